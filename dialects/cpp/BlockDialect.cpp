@@ -1,0 +1,269 @@
+//===- BlockDialect.cpp - `block` dialect: kernel-level block ops ---------===//
+//
+// Verifiers state the shape rules of Pallas block operations; each failure
+// names the operands and shapes involved.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/BlockDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace tessel::block;
+
+#include "BlockDialect.cpp.inc"
+#include "BlockEnums.cpp.inc"
+
+ParseResult tessel::parseIntegerList(AsmParser &parser,
+                                     SmallVectorImpl<int64_t> &values) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        int64_t value;
+        if (parser.parseInteger(value))
+          return failure();
+        values.push_back(value);
+        return success();
+      });
+}
+
+void tessel::printIntegerList(AsmPrinter &printer, ArrayRef<int64_t> values) {
+  printer << "[";
+  llvm::interleaveComma(values, printer);
+  printer << "]";
+}
+
+// Custom directives of the declarative formats: `[16, 16]` and `[0, 1]`.
+static ParseResult parseSizeList(OpAsmParser &parser, DenseI64ArrayAttr &attr) {
+  SmallVector<int64_t> values;
+  if (tessel::parseIntegerList(parser, values))
+    return failure();
+  attr = parser.getBuilder().getDenseI64ArrayAttr(values);
+  return success();
+}
+static void printSizeList(OpAsmPrinter &printer, Operation *,
+                          DenseI64ArrayAttr attr) {
+  tessel::printIntegerList(printer, attr ? attr.asArrayRef()
+                                         : ArrayRef<int64_t>());
+}
+static ParseResult parseDimList(OpAsmParser &parser, DenseI64ArrayAttr &attr) {
+  return parseSizeList(parser, attr);
+}
+static void printDimList(OpAsmPrinter &printer, Operation *op,
+                         DenseI64ArrayAttr attr) {
+  printSizeList(printer, op, attr);
+}
+
+#define GET_OP_CLASSES
+#include "BlockOps.cpp.inc"
+
+void BlockDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "BlockOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string shapeString(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
+  return text;
+}
+
+/// Shared by load, store and atomic_rmw: the accessed block `blockType` is
+/// either the whole ref or, with offsets, a window of it.
+LogicalResult verifyAccess(Operation *op, StringRef blockName,
+                           ShapedType blockType, MemRefType refType,
+                           size_t numOffsets,
+                           std::optional<ArrayRef<int64_t>> sizes) {
+  if (blockType.getElementType() != refType.getElementType())
+    return op->emitOpError()
+           << blockName << " element type " << blockType.getElementType()
+           << " does not match the ref's " << refType.getElementType();
+  int64_t rank = refType.getRank();
+  if (numOffsets == 0) {
+    if (sizes)
+      return op->emitOpError("window sizes need offsets");
+    if (blockType.getShape() != refType.getShape())
+      return op->emitOpError()
+             << blockName << " shape " << shapeString(blockType.getShape())
+             << " does not match the ref's " << shapeString(refType.getShape())
+             << " (use offsets for a window)";
+    return success();
+  }
+  if (static_cast<int64_t>(numOffsets) != rank)
+    return op->emitOpError("expected ")
+           << rank << " offsets (one per ref dimension), got " << numOffsets;
+  if (sizes && *sizes != blockType.getShape())
+    return op->emitOpError("window sizes ")
+           << shapeString(*sizes) << " do not match the " << blockName
+           << " shape " << shapeString(blockType.getShape());
+  if (blockType.getRank() != rank)
+    return op->emitOpError("a window has the ref's rank ")
+           << rank << ", got " << blockName << " of rank "
+           << blockType.getRank();
+  for (int64_t d = 0; d < rank; ++d)
+    if (blockType.getDimSize(d) > refType.getDimSize(d))
+      return op->emitOpError("window of size ")
+             << blockType.getDimSize(d) << " exceeds the ref's size "
+             << refType.getDimSize(d) << " in dimension " << d;
+  return success();
+}
+
+/// Distinct dimensions in [0, rank), for reduce and broadcast.
+LogicalResult verifyDimensions(Operation *op, ArrayRef<int64_t> dims,
+                               int64_t rank) {
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t dim : dims) {
+    if (dim < 0 || dim >= rank)
+      return op->emitOpError("dimension ")
+             << dim << " is out of range for rank " << rank;
+    if (!seen.insert(dim).second)
+      return op->emitOpError("dimension ") << dim << " is listed twice";
+  }
+  return success();
+}
+} // namespace
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError("'other' requires a 'mask'");
+  if (getSizes() && getOffsets().empty())
+    return emitOpError("window sizes need offsets");
+  if (!getOffsets().empty() && !getSizes())
+    return emitOpError("a window needs its sizes");
+  return verifyAccess(*this, "result", getResult().getType(),
+                      getRef().getType(), getOffsets().size(), getSizes());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, "value", getValue().getType(), getRef().getType(),
+                      getOffsets().size(), std::nullopt);
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  Type element = getValue().getType().getElementType();
+  if (!isa<FloatType, IntegerType>(element))
+    return emitOpError("atomics need float or integer elements, got ")
+           << element;
+  return verifyAccess(*this, "value", getValue().getType(), getRef().getType(),
+                      getOffsets().size(), std::nullopt);
+}
+
+/// Accumulation may widen: f16/bf16 -> f32, i8 -> i32, but never change kind.
+static bool canAccumulateInto(Type operand, Type result) {
+  if (operand == result)
+    return true;
+  if (isa<FloatType>(operand) && isa<FloatType>(result))
+    return operand.getIntOrFloatBitWidth() <= result.getIntOrFloatBitWidth();
+  if (isa<IntegerType>(operand) && isa<IntegerType>(result))
+    return operand.getIntOrFloatBitWidth() <= result.getIntOrFloatBitWidth();
+  return false;
+}
+
+LogicalResult DotOp::verify() {
+  ShapedType lhs = getLhs().getType(), rhs = getRhs().getType(),
+             result = getResult().getType();
+  int64_t rank = lhs.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError("operands must be matrices (rank 2) or batches of "
+                       "matrices (rank 3), got rank ")
+           << rank;
+  if (rhs.getRank() != rank || result.getRank() != rank)
+    return emitOpError("lhs, rhs and result must have the same rank, got ")
+           << rank << ", " << rhs.getRank() << " and " << result.getRank();
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError("lhs and rhs element types differ: ")
+           << lhs.getElementType() << " vs " << rhs.getElementType();
+  if (!canAccumulateInto(lhs.getElementType(), result.getElementType()))
+    return emitOpError("cannot accumulate ")
+           << lhs.getElementType() << " products into "
+           << result.getElementType();
+  int64_t batch = rank - 2;
+  if (batch && (lhs.getDimSize(0) != rhs.getDimSize(0) ||
+                lhs.getDimSize(0) != result.getDimSize(0)))
+    return emitOpError("batch sizes differ: ")
+           << lhs.getDimSize(0) << ", " << rhs.getDimSize(0) << " and "
+           << result.getDimSize(0);
+  int64_t m = lhs.getDimSize(batch), k = lhs.getDimSize(batch + 1),
+          rhsK = rhs.getDimSize(batch), n = rhs.getDimSize(batch + 1);
+  if (k != rhsK)
+    return emitOpError("contraction sizes differ: lhs has K = ")
+           << k << " but rhs has K = " << rhsK;
+  if (result.getDimSize(batch) != m || result.getDimSize(batch + 1) != n)
+    return emitOpError("result shape ")
+           << shapeString(result.getShape()) << " must be " << m << "x" << n
+           << (batch ? " per batch" : "");
+  if (getAcc() && getAcc().getType() != result)
+    return emitOpError("accumulator type ")
+           << getAcc().getType() << " must equal the result type " << result;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  ShapedType input = getInput().getType(), result = getResult().getType();
+  if (failed(verifyDimensions(*this, getDims(), input.getRank())))
+    return failure();
+  if (getDims().empty())
+    return emitOpError("expected at least one dimension to reduce");
+  if (input.getElementType() != result.getElementType())
+    return emitOpError("result element type ")
+           << result.getElementType() << " must equal the input's "
+           << input.getElementType();
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (!llvm::is_contained(getDims(), d))
+      kept.push_back(input.getDimSize(d));
+  if (result.getShape() != ArrayRef<int64_t>(kept))
+    return emitOpError("result shape ")
+           << shapeString(result.getShape()) << " must be "
+           << shapeString(kept) << " (the input without the reduced dims)";
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  ShapedType input = getInput().getType(), result = getResult().getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError("result element type ")
+           << result.getElementType() << " must equal the input's "
+           << input.getElementType();
+  if (failed(verifyDimensions(*this, getDims(), result.getRank())))
+    return failure();
+  if (input.getRank() + static_cast<int64_t>(getDims().size()) !=
+      result.getRank())
+    return emitOpError("result rank ")
+           << result.getRank() << " must be the input rank "
+           << input.getRank() << " plus " << getDims().size()
+           << " added dims";
+  int64_t inputDim = 0;
+  for (int64_t d = 0; d < result.getRank(); ++d) {
+    if (llvm::is_contained(getDims(), d))
+      continue;
+    int64_t from = input.getDimSize(inputDim), to = result.getDimSize(d);
+    if (from != to && from != 1)
+      return emitOpError("input dimension ")
+             << inputDim << " of size " << from
+             << " cannot broadcast to size " << to << " (result dim " << d
+             << ")";
+    ++inputDim;
+  }
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  int64_t rank = getResult().getType().getRank();
+  if (static_cast<int64_t>(getDim()) >= rank)
+    return emitOpError("dimension ")
+           << getDim() << " is out of range for rank " << rank;
+  return success();
+}

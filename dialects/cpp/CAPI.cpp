@@ -1,0 +1,159 @@
+//===- CAPI.cpp - C API of the Tessel dialects and tool support -----------===//
+//
+// The only C++ the Rust half needs: dialect handles, BlockSpec access,
+// by-name registration of Rust passes (the C API has none), and mlir-opt's
+// source-manager diagnostics (printing and --verify-diagnostics).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel-c/Tessel.h"
+#include "tessel/BlockDialect.h"
+#include "tessel/GridDialect.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Registration.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/CAPI/AffineMap.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using tessel::grid::BlockSpecAttr;
+
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Grid, grid, tessel::grid::GridDialect)
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Block, block,
+                                      tessel::block::BlockDialect)
+
+//===----------------------------------------------------------------------===//
+// #grid.block
+//===----------------------------------------------------------------------===//
+
+bool tesselAttributeIsABlockSpec(MlirAttribute attr) {
+  return isa<BlockSpecAttr>(unwrap(attr));
+}
+
+MlirAttribute tesselBlockSpecGet(MlirContext ctx, bool full, intptr_t rank,
+                                 const int64_t *blockShape,
+                                 MlirAffineMap indexMap, bool unblocked,
+                                 intptr_t nPadding, const int64_t *padding) {
+  // Invalid specs give a null attribute; the reason goes to the context's
+  // diagnostic handlers.
+  return wrap(BlockSpecAttr::getChecked(
+      [&] { return emitError(UnknownLoc::get(unwrap(ctx))); }, unwrap(ctx),
+      full, ArrayRef<int64_t>(blockShape, rank),
+      mlirAffineMapIsNull(indexMap) ? AffineMap() : unwrap(indexMap),
+      unblocked, ArrayRef<int64_t>(padding, nPadding)));
+}
+
+int64_t tesselBlockSpecSqueezed(void) { return BlockSpecAttr::kSqueezed; }
+
+bool tesselBlockSpecIsFull(MlirAttribute attr) {
+  return cast<BlockSpecAttr>(unwrap(attr)).getFull();
+}
+
+intptr_t tesselBlockSpecGetRank(MlirAttribute attr) {
+  return cast<BlockSpecAttr>(unwrap(attr)).getRank();
+}
+
+int64_t tesselBlockSpecGetBlockDim(MlirAttribute attr, intptr_t pos) {
+  return cast<BlockSpecAttr>(unwrap(attr)).getBlockShape()[pos];
+}
+
+MlirAffineMap tesselBlockSpecGetIndexMap(MlirAttribute attr) {
+  return wrap(cast<BlockSpecAttr>(unwrap(attr)).getIndexMap());
+}
+
+bool tesselBlockSpecIsUnblocked(MlirAttribute attr) {
+  return cast<BlockSpecAttr>(unwrap(attr)).getUnblocked();
+}
+
+intptr_t tesselBlockSpecGetNumPadding(MlirAttribute attr) {
+  return cast<BlockSpecAttr>(unwrap(attr)).getPadding().size();
+}
+
+int64_t tesselBlockSpecGetPadding(MlirAttribute attr, intptr_t pos) {
+  return cast<BlockSpecAttr>(unwrap(attr)).getPadding()[pos];
+}
+
+MlirAttribute tesselDimensionSemanticsGet(MlirContext ctx, bool arbitrary) {
+  return wrap(tessel::grid::DimensionSemanticsAttr::get(
+      unwrap(ctx), arbitrary ? tessel::grid::DimensionSemantics::arbitrary
+                             : tessel::grid::DimensionSemantics::parallel));
+}
+
+//===----------------------------------------------------------------------===//
+// Passes by name
+//===----------------------------------------------------------------------===//
+
+void tesselRegisterPass(TesselPassFactory factory, void *userData) {
+  registerPass([factory, userData]() -> std::unique_ptr<Pass> {
+    return std::unique_ptr<Pass>(unwrap(factory(userData)));
+  });
+}
+
+bool tesselIsRegisteredPass(MlirStringRef argument) {
+  StringRef name = unwrap(argument);
+  return PassInfo::lookup(name) || PassPipelineInfo::lookup(name);
+}
+
+void tesselPrintRegisteredPasses(void) { printRegisteredPasses(); }
+
+MlirPassManager tesselPassManagerCreateImplicitNesting(MlirContext ctx) {
+  return wrap(new PassManager(unwrap(ctx), ModuleOp::getOperationName(),
+                              OpPassManager::Nesting::Implicit));
+}
+
+//===----------------------------------------------------------------------===//
+// Source diagnostics
+//===----------------------------------------------------------------------===//
+
+struct TesselSourceDiagnostics {
+  MLIRContext *context;
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<SourceMgrDiagnosticHandler> printer;
+  std::unique_ptr<SourceMgrDiagnosticVerifierHandler> verifier;
+};
+
+TesselSourceDiagnostics *tesselSourceDiagnosticsCreate(MlirContext ctx,
+                                                       MlirStringRef buffer,
+                                                       MlirStringRef bufferName,
+                                                       bool verify) {
+  auto *diagnostics = new TesselSourceDiagnostics();
+  diagnostics->context = unwrap(ctx);
+  diagnostics->sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(unwrap(buffer), unwrap(bufferName)),
+      llvm::SMLoc());
+  if (verify)
+    diagnostics->verifier = std::make_unique<SourceMgrDiagnosticVerifierHandler>(
+        diagnostics->sourceMgr, diagnostics->context);
+  else
+    diagnostics->printer = std::make_unique<SourceMgrDiagnosticHandler>(
+        diagnostics->sourceMgr, diagnostics->context);
+  return diagnostics;
+}
+
+MlirOperation
+tesselSourceDiagnosticsParse(TesselSourceDiagnostics *diagnostics) {
+  ParserConfig config(diagnostics->context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(diagnostics->sourceMgr, config);
+  if (!module)
+    return MlirOperation{nullptr};
+  return wrap(module.release().getOperation());
+}
+
+MlirLogicalResult
+tesselSourceDiagnosticsVerify(TesselSourceDiagnostics *diagnostics) {
+  if (!diagnostics->verifier)
+    return mlirLogicalResultSuccess();
+  return wrap(diagnostics->verifier->verify());
+}
+
+void tesselSourceDiagnosticsDestroy(TesselSourceDiagnostics *diagnostics) {
+  delete diagnostics;
+}

@@ -1,0 +1,276 @@
+//! A Rust view of `#grid.block` BlockSpecs and their index maps.
+
+use crate::ffi;
+use melior::{
+    Context,
+    ir::{Attribute, AttributeLike},
+};
+use mlir_sys::{
+    MlirAffineExpr, MlirAffineMap, mlirAffineAddExprGet, mlirAffineBinaryOpExprGetLHS,
+    mlirAffineBinaryOpExprGetRHS, mlirAffineCeilDivExprGet, mlirAffineConstantExprGet,
+    mlirAffineConstantExprGetValue, mlirAffineDimExprGet, mlirAffineDimExprGetPosition,
+    mlirAffineExprIsAAdd, mlirAffineExprIsACeilDiv, mlirAffineExprIsAConstant,
+    mlirAffineExprIsADim, mlirAffineExprIsAFloorDiv, mlirAffineExprIsAMod, mlirAffineExprIsAMul,
+    mlirAffineFloorDivExprGet, mlirAffineMapGet, mlirAffineMapGetNumDims,
+    mlirAffineMapGetNumResults, mlirAffineMapGetResult, mlirAffineModExprGet,
+    mlirAffineMulExprGet,
+};
+
+/// One result of an index map: an affine expression of the grid indices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexExpr {
+    /// Grid index `d<n>`.
+    Dim(usize),
+    Constant(i64),
+    Add(Box<IndexExpr>, Box<IndexExpr>),
+    Mul(Box<IndexExpr>, Box<IndexExpr>),
+    /// Floor modulo (result has the sign of the divisor), as in MLIR.
+    Mod(Box<IndexExpr>, Box<IndexExpr>),
+    FloorDiv(Box<IndexExpr>, Box<IndexExpr>),
+    CeilDiv(Box<IndexExpr>, Box<IndexExpr>),
+}
+
+impl IndexExpr {
+    /// Value at the grid point `indices`, or `None` on division by zero.
+    pub fn eval(&self, indices: &[i64]) -> Option<i64> {
+        Some(match self {
+            IndexExpr::Dim(position) => indices[*position],
+            IndexExpr::Constant(value) => *value,
+            IndexExpr::Add(lhs, rhs) => lhs.eval(indices)?.checked_add(rhs.eval(indices)?)?,
+            IndexExpr::Mul(lhs, rhs) => lhs.eval(indices)?.checked_mul(rhs.eval(indices)?)?,
+            IndexExpr::Mod(lhs, rhs) => lhs.eval(indices)?.checked_rem_euclid(rhs.eval(indices)?)?,
+            IndexExpr::FloorDiv(lhs, rhs) => floor_div(lhs.eval(indices)?, rhs.eval(indices)?)?,
+            IndexExpr::CeilDiv(lhs, rhs) => {
+                floor_div(lhs.eval(indices)?.checked_neg()?, rhs.eval(indices)?)?.checked_neg()?
+            }
+        })
+    }
+
+    /// Whether the expression changes with grid index `dim`.
+    pub fn uses_dim(&self, dim: usize) -> bool {
+        match self {
+            IndexExpr::Dim(position) => *position == dim,
+            IndexExpr::Constant(_) => false,
+            IndexExpr::Add(lhs, rhs)
+            | IndexExpr::Mul(lhs, rhs)
+            | IndexExpr::Mod(lhs, rhs)
+            | IndexExpr::FloorDiv(lhs, rhs)
+            | IndexExpr::CeilDiv(lhs, rhs) => lhs.uses_dim(dim) || rhs.uses_dim(dim),
+        }
+    }
+
+    /// Whether the expression is a sum of constant multiples of dims (its
+    /// extremes over a box of grid points are at the box's corners).
+    pub fn is_linear(&self) -> bool {
+        match self {
+            IndexExpr::Dim(_) | IndexExpr::Constant(_) => true,
+            IndexExpr::Add(lhs, rhs) => lhs.is_linear() && rhs.is_linear(),
+            IndexExpr::Mul(lhs, rhs) => {
+                (lhs.is_linear() && matches!(**rhs, IndexExpr::Constant(_)))
+                    || (rhs.is_linear() && matches!(**lhs, IndexExpr::Constant(_)))
+            }
+            _ => false,
+        }
+    }
+
+    unsafe fn from_raw(expr: MlirAffineExpr) -> Self {
+        unsafe {
+            let binary = |make: fn(Box<IndexExpr>, Box<IndexExpr>) -> IndexExpr| {
+                make(
+                    Box::new(Self::from_raw(mlirAffineBinaryOpExprGetLHS(expr))),
+                    Box::new(Self::from_raw(mlirAffineBinaryOpExprGetRHS(expr))),
+                )
+            };
+            if mlirAffineExprIsADim(expr) {
+                IndexExpr::Dim(mlirAffineDimExprGetPosition(expr) as usize)
+            } else if mlirAffineExprIsAConstant(expr) {
+                IndexExpr::Constant(mlirAffineConstantExprGetValue(expr))
+            } else if mlirAffineExprIsAAdd(expr) {
+                binary(IndexExpr::Add)
+            } else if mlirAffineExprIsAMul(expr) {
+                binary(IndexExpr::Mul)
+            } else if mlirAffineExprIsAMod(expr) {
+                binary(IndexExpr::Mod)
+            } else if mlirAffineExprIsAFloorDiv(expr) {
+                binary(IndexExpr::FloorDiv)
+            } else if mlirAffineExprIsACeilDiv(expr) {
+                binary(IndexExpr::CeilDiv)
+            } else {
+                // Symbols are rejected by the BlockSpec verifier.
+                unreachable!("index maps have no symbols")
+            }
+        }
+    }
+
+    unsafe fn to_raw(&self, context: &Context) -> MlirAffineExpr {
+        unsafe {
+            let ctx = context.to_raw();
+            match self {
+                IndexExpr::Dim(position) => mlirAffineDimExprGet(ctx, *position as isize),
+                IndexExpr::Constant(value) => mlirAffineConstantExprGet(ctx, *value),
+                IndexExpr::Add(l, r) => mlirAffineAddExprGet(l.to_raw(context), r.to_raw(context)),
+                IndexExpr::Mul(l, r) => mlirAffineMulExprGet(l.to_raw(context), r.to_raw(context)),
+                IndexExpr::Mod(l, r) => mlirAffineModExprGet(l.to_raw(context), r.to_raw(context)),
+                IndexExpr::FloorDiv(l, r) => {
+                    mlirAffineFloorDivExprGet(l.to_raw(context), r.to_raw(context))
+                }
+                IndexExpr::CeilDiv(l, r) => {
+                    mlirAffineCeilDivExprGet(l.to_raw(context), r.to_raw(context))
+                }
+            }
+        }
+    }
+}
+
+/// Division rounding towards negative infinity; `None` for `b == 0` or overflow.
+fn floor_div(a: i64, b: i64) -> Option<i64> {
+    let (q, r) = (a.checked_div(b)?, a.checked_rem(b)?);
+    Some(if r != 0 && ((r < 0) != (b < 0)) { q - 1 } else { q })
+}
+
+/// An index map `(grid indices) -> (block indices or element offsets)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexMap {
+    pub num_dims: usize,
+    pub results: Vec<IndexExpr>,
+}
+
+impl IndexMap {
+    /// Block indices at a grid point, or `None` on division by zero/overflow.
+    pub fn eval(&self, indices: &[i64]) -> Option<Vec<i64>> {
+        self.results.iter().map(|result| result.eval(indices)).collect()
+    }
+
+    /// Whether some result changes with grid index `dim`.
+    pub fn uses_dim(&self, dim: usize) -> bool {
+        self.results.iter().any(|result| result.uses_dim(dim))
+    }
+
+    /// # Safety
+    /// `map` must be a valid, non-null affine map without symbols.
+    pub unsafe fn from_raw(map: MlirAffineMap) -> Self {
+        unsafe {
+            IndexMap {
+                num_dims: mlirAffineMapGetNumDims(map) as usize,
+                results: (0..mlirAffineMapGetNumResults(map))
+                    .map(|i| IndexExpr::from_raw(mlirAffineMapGetResult(map, i)))
+                    .collect(),
+            }
+        }
+    }
+
+    fn to_raw(&self, context: &Context) -> MlirAffineMap {
+        unsafe {
+            let mut results: Vec<_> = self.results.iter().map(|r| r.to_raw(context)).collect();
+            mlirAffineMapGet(
+                context.to_raw(),
+                self.num_dims as isize,
+                0,
+                results.len() as isize,
+                results.as_mut_ptr(),
+            )
+        }
+    }
+}
+
+/// A Pallas BlockSpec, as written in `#grid.block<...>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockSpec {
+    /// `block_shape=None`: the whole array is one block.
+    pub full: bool,
+    /// Block sizes; `None` is a squeezed dimension (Pallas' `None`).
+    pub block_shape: Vec<Option<i64>>,
+    /// `None`: all-zero block indices.
+    pub index_map: Option<IndexMap>,
+    /// The map gives element offsets rather than block indices.
+    pub unblocked: bool,
+    /// Virtual (lo, hi) padding per dimension, only when unblocked.
+    pub padding: Vec<(i64, i64)>,
+}
+
+/// Why an attribute is not a valid BlockSpec.
+#[derive(Debug, thiserror::Error)]
+pub enum BlockSpecError {
+    #[error("attribute is not a #grid.block BlockSpec")]
+    NotABlockSpec,
+    #[error("invalid BlockSpec (see the context's diagnostics)")]
+    Invalid,
+}
+
+impl BlockSpec {
+    /// Reads a `#grid.block` attribute.
+    pub fn from_attribute(attribute: Attribute) -> Result<Self, BlockSpecError> {
+        let raw = attribute.to_raw();
+        unsafe {
+            if !ffi::tesselAttributeIsABlockSpec(raw) {
+                return Err(BlockSpecError::NotABlockSpec);
+            }
+            let squeezed = ffi::tesselBlockSpecSqueezed();
+            let rank = ffi::tesselBlockSpecGetRank(raw);
+            let map = ffi::tesselBlockSpecGetIndexMap(raw);
+            let padding = ffi::tesselBlockSpecGetNumPadding(raw);
+            Ok(BlockSpec {
+                full: ffi::tesselBlockSpecIsFull(raw),
+                block_shape: (0..rank)
+                    .map(|i| ffi::tesselBlockSpecGetBlockDim(raw, i))
+                    .map(|size| (size != squeezed).then_some(size))
+                    .collect(),
+                index_map: (!map.ptr.is_null()).then(|| IndexMap::from_raw(map)),
+                unblocked: ffi::tesselBlockSpecIsUnblocked(raw),
+                padding: (0..padding / 2)
+                    .map(|i| {
+                        (
+                            ffi::tesselBlockSpecGetPadding(raw, 2 * i),
+                            ffi::tesselBlockSpecGetPadding(raw, 2 * i + 1),
+                        )
+                    })
+                    .collect(),
+            })
+        }
+    }
+
+    /// Builds the `#grid.block` attribute.
+    pub fn to_attribute<'c>(&self, context: &'c Context) -> Result<Attribute<'c>, BlockSpecError> {
+        let squeezed = unsafe { ffi::tesselBlockSpecSqueezed() };
+        let shape: Vec<i64> = self.block_shape.iter().map(|size| size.unwrap_or(squeezed)).collect();
+        let padding: Vec<i64> = self.padding.iter().flat_map(|&(lo, hi)| [lo, hi]).collect();
+        let map = match &self.index_map {
+            Some(map) => map.to_raw(context),
+            None => MlirAffineMap { ptr: std::ptr::null() },
+        };
+        let raw = unsafe {
+            ffi::tesselBlockSpecGet(
+                context.to_raw(),
+                self.full,
+                shape.len() as isize,
+                shape.as_ptr(),
+                map,
+                self.unblocked,
+                padding.len() as isize,
+                padding.as_ptr(),
+            )
+        };
+        if raw.ptr.is_null() {
+            return Err(BlockSpecError::Invalid);
+        }
+        Ok(unsafe { Attribute::from_raw(raw) })
+    }
+
+    /// Block indices (blocked) or element offsets (unblocked) at a grid point.
+    pub fn indices_at(&self, grid_point: &[i64]) -> Option<Vec<i64>> {
+        match &self.index_map {
+            Some(map) => map.eval(grid_point),
+            None => Some(vec![0; self.block_shape.len()]),
+        }
+    }
+
+    /// Block size per array dimension (squeezed dimensions count as 1).
+    pub fn block_sizes(&self) -> Vec<i64> {
+        self.block_shape.iter().map(|size| size.unwrap_or(1)).collect()
+    }
+
+    /// Whether the block changes with grid axis `dim`.
+    pub fn uses_grid_axis(&self, dim: usize) -> bool {
+        self.index_map.as_ref().is_some_and(|map| map.uses_dim(dim))
+    }
+}

@@ -1,0 +1,59 @@
+//! Raw bindings of `dialects/include/tessel-c/Tessel.h`.
+#![allow(non_snake_case, missing_docs)]
+
+use mlir_sys::{
+    MlirAffineMap, MlirAttribute, MlirContext, MlirDialectHandle, MlirLogicalResult,
+    MlirOperation, MlirPass, MlirPassManager, MlirStringRef,
+};
+use std::ffi::c_void;
+
+/// Opaque `TesselSourceDiagnostics`.
+#[repr(C)]
+pub struct TesselSourceDiagnostics {
+    _private: [u8; 0],
+}
+
+pub type TesselPassFactory = unsafe extern "C" fn(user_data: *mut c_void) -> MlirPass;
+
+unsafe extern "C" {
+    pub fn mlirGetDialectHandle__grid__() -> MlirDialectHandle;
+    pub fn mlirGetDialectHandle__block__() -> MlirDialectHandle;
+
+    pub fn tesselAttributeIsABlockSpec(attr: MlirAttribute) -> bool;
+    pub fn tesselBlockSpecGet(
+        ctx: MlirContext,
+        full: bool,
+        rank: isize,
+        block_shape: *const i64,
+        index_map: MlirAffineMap,
+        unblocked: bool,
+        n_padding: isize,
+        padding: *const i64,
+    ) -> MlirAttribute;
+    pub fn tesselBlockSpecSqueezed() -> i64;
+    pub fn tesselBlockSpecIsFull(attr: MlirAttribute) -> bool;
+    pub fn tesselBlockSpecGetRank(attr: MlirAttribute) -> isize;
+    pub fn tesselBlockSpecGetBlockDim(attr: MlirAttribute, pos: isize) -> i64;
+    pub fn tesselBlockSpecGetIndexMap(attr: MlirAttribute) -> MlirAffineMap;
+    pub fn tesselBlockSpecIsUnblocked(attr: MlirAttribute) -> bool;
+    pub fn tesselBlockSpecGetNumPadding(attr: MlirAttribute) -> isize;
+    pub fn tesselBlockSpecGetPadding(attr: MlirAttribute, pos: isize) -> i64;
+    pub fn tesselDimensionSemanticsGet(ctx: MlirContext, arbitrary: bool) -> MlirAttribute;
+
+    pub fn tesselRegisterPass(factory: TesselPassFactory, user_data: *mut c_void);
+    pub fn tesselIsRegisteredPass(argument: MlirStringRef) -> bool;
+    pub fn tesselPrintRegisteredPasses();
+    pub fn tesselPassManagerCreateImplicitNesting(ctx: MlirContext) -> MlirPassManager;
+
+    pub fn tesselSourceDiagnosticsCreate(
+        ctx: MlirContext,
+        buffer: MlirStringRef,
+        buffer_name: MlirStringRef,
+        verify: bool,
+    ) -> *mut TesselSourceDiagnostics;
+    pub fn tesselSourceDiagnosticsParse(diagnostics: *mut TesselSourceDiagnostics) -> MlirOperation;
+    pub fn tesselSourceDiagnosticsVerify(
+        diagnostics: *mut TesselSourceDiagnostics,
+    ) -> MlirLogicalResult;
+    pub fn tesselSourceDiagnosticsDestroy(diagnostics: *mut TesselSourceDiagnostics);
+}

@@ -1,0 +1,164 @@
+//===- BlockOps.td - `block` dialect operations -------------*- tablegen -*-===//
+
+#ifndef TESSEL_BLOCK_OPS
+#define TESSEL_BLOCK_OPS
+
+include "BlockDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Block_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Block_Dialect, mnemonic, traits>;
+
+// Tensor types of a block: the mask of a masked access has the accessed
+// block's shape with i1 elements; `other` is a scalar of its element type.
+defvar MaskOfShape = "::mlir::RankedTensorType::get(::llvm::cast<::mlir::ShapedType>($_self).getShape(), ::mlir::IntegerType::get($_self.getContext(), 1))";
+defvar ElementOf = "::llvm::cast<::mlir::ShapedType>($_self).getElementType()";
+
+def Block_LoadOp : Block_Op<"load", [AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"mask has the result's shape with i1 elements",
+                           "result", "mask", MaskOfShape>,
+    OptionalTypesMatchWith<"other is a scalar of the result's element type",
+                           "result", "other", ElementOf>]> {
+  let summary = "read a block (or a window of it) from a ref";
+  let description = [{
+    ```mlir
+    %a = block.load %x : memref<8x128xf32> -> tensor<8x128xf32>
+    %w = block.load %x[%off] [16] : memref<64xf32> -> tensor<16xf32>
+    %v = block.load %x mask %m other %ninf : memref<4x128xf32> -> tensor<4x128xf32>
+    ```
+    With offsets, reads the window of the given static sizes at those
+    (dynamic) element offsets (`pl.ds`). Masked-off elements read `other`,
+    or an unspecified value when `other` is absent.
+  }];
+  let arguments = (ins
+    Arg<AnyStaticShapeMemRef, "the ref", [MemRead]>:$ref,
+    Variadic<Index>:$offsets,
+    OptionalAttr<DenseI64ArrayAttr>:$sizes,
+    Optional<RankedTensorOf<[I1]>>:$mask,
+    Optional<AnyType>:$other);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $ref (`[` $offsets^ `]` custom<SizeList>($sizes))? (`mask` $mask^)?
+    (`other` $other^)? attr-dict `:` type($ref) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_StoreOp : Block_Op<"store", [AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"mask has the value's shape with i1 elements",
+                           "value", "mask", MaskOfShape>]> {
+  let summary = "write a block (or a window of it) to a ref";
+  let description = [{
+    ```mlir
+    block.store %v, %o : tensor<8x128xf32>, memref<8x128xf32>
+    block.store %w, %o[%off] mask %m2 : tensor<16xf32>, memref<64xf32>
+    ```
+    With offsets, writes the value as a window at those element offsets.
+    Masked-off elements of the ref are left unchanged.
+  }];
+  let arguments = (ins
+    AnyStaticShapeTensor:$value,
+    Arg<AnyStaticShapeMemRef, "the ref", [MemWrite]>:$ref,
+    Variadic<Index>:$offsets,
+    Optional<RankedTensorOf<[I1]>>:$mask);
+  let assemblyFormat = [{
+    $value `,` $ref (`[` $offsets^ `]`)? (`mask` $mask^)? attr-dict
+    `:` type($value) `,` type($ref)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_DotOp : Block_Op<"dot", [Pure]> {
+  let summary = "matrix product of two blocks, optionally accumulated";
+  let description = [{
+    ```mlir
+    %c = block.dot %a, %b : tensor<32x16xf32>, tensor<16x16xf32> -> tensor<32x16xf32>
+    %c = block.dot %a, %b acc %c0 : tensor<32x16xbf16>, tensor<16x16xbf16>,
+                                    tensor<32x16xf32> -> tensor<32x16xf32>
+    ```
+    `[B x] M x K` times `[B x] K x N` gives `[B x] M x N`. The result element
+    type may be wider than the operands' (f16/bf16 -> f32, i8 -> i32); the
+    products are accumulated in it.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs,
+                       Optional<AnyStaticShapeTensor>:$acc);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`acc` $acc^)? attr-dict `:` type($lhs) `,` type($rhs)
+    (`,` type($acc)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_ReduceOp : Block_Op<"reduce", [Pure]> {
+  let summary = "reduce a block along some dimensions";
+  let description = [{
+    ```mlir
+    %s = block.reduce sum %v dims [1] : tensor<4x128xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Block_ReduceKind:$kind, AnyStaticShapeTensor:$input,
+                       DenseI64ArrayAttr:$dims);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $kind $input `dims` custom<DimList>($dims) attr-dict `:` type($input)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_BroadcastOp : Block_Op<"broadcast", [Pure]> {
+  let summary = "broadcast a block into new dimensions";
+  let description = [{
+    ```mlir
+    %b = block.broadcast %s dims [1] : tensor<4xf32> -> tensor<4x128xf32>
+    ```
+    `dims` are the result dimensions that the input does not have. An input
+    dimension of size 1 also stretches to the result's size.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $input `dims` custom<DimList>($dims) attr-dict `:` type($input)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_IotaOp : Block_Op<"iota", [Pure]> {
+  let summary = "a block whose elements are their index along one dimension";
+  let description = [{
+    ```mlir
+    %i = block.iota dim 1 : tensor<4x128xi32>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let results = (outs RankedTensorOf<[AnySignlessInteger, Index]>:$result);
+  let assemblyFormat = "`dim` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Block_AtomicRMWOp : Block_Op<"atomic_rmw", [AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"mask has the value's shape with i1 elements",
+                           "value", "mask", MaskOfShape>]> {
+  let summary = "atomically combine a block into a ref";
+  let description = [{
+    ```mlir
+    block.atomic_rmw add %s1, %o : tensor<1xf32>, memref<1xf32>
+    block.atomic_rmw max %w, %o[%off] mask %m : tensor<16xf32>, memref<64xf32>
+    ```
+  }];
+  let arguments = (ins
+    Block_AtomicKind:$kind,
+    AnyStaticShapeTensor:$value,
+    Arg<AnyStaticShapeMemRef, "the ref", [MemRead, MemWrite]>:$ref,
+    Variadic<Index>:$offsets,
+    Optional<RankedTensorOf<[I1]>>:$mask);
+  let assemblyFormat = [{
+    $kind $value `,` $ref (`[` $offsets^ `]`)? (`mask` $mask^)? attr-dict
+    `:` type($value) `,` type($ref)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TESSEL_BLOCK_OPS
