@@ -86,6 +86,21 @@ MlirAttribute tesselDimensionSemanticsGet(MlirContext ctx, bool arbitrary) {
                              : tessel::grid::DimensionSemantics::parallel));
 }
 
+void tesselEmitDiagnostic(MlirLocation loc, TesselSeverity severity,
+                          MlirStringRef message) {
+  switch (severity) {
+  case TesselSeverityError:
+    emitError(unwrap(loc)) << unwrap(message);
+    break;
+  case TesselSeverityWarning:
+    emitWarning(unwrap(loc)) << unwrap(message);
+    break;
+  case TesselSeverityRemark:
+    emitRemark(unwrap(loc)) << unwrap(message);
+    break;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Passes by name
 //===----------------------------------------------------------------------===//
@@ -128,6 +143,8 @@ TesselSourceDiagnostics *tesselSourceDiagnosticsCreate(MlirContext ctx,
   diagnostics->sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(unwrap(buffer), unwrap(bufferName)),
       llvm::SMLoc());
+  // Like mlir-opt: expected-* comments never mention the op dump note.
+  diagnostics->context->printOpOnDiagnostic(!verify);
   if (verify)
     diagnostics->verifier = std::make_unique<SourceMgrDiagnosticVerifierHandler>(
         diagnostics->sourceMgr, diagnostics->context);

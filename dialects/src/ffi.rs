@@ -2,7 +2,7 @@
 #![allow(non_snake_case, missing_docs)]
 
 use mlir_sys::{
-    MlirAffineMap, MlirAttribute, MlirContext, MlirDialectHandle, MlirLogicalResult,
+    MlirAffineMap, MlirAttribute, MlirContext, MlirDialectHandle, MlirLocation, MlirLogicalResult,
     MlirOperation, MlirPass, MlirPassManager, MlirStringRef,
 };
 use std::ffi::c_void;
@@ -12,6 +12,11 @@ use std::ffi::c_void;
 pub struct TesselSourceDiagnostics {
     _private: [u8; 0],
 }
+
+/// `TesselSeverity`.
+pub const SEVERITY_ERROR: u32 = 0;
+pub const SEVERITY_WARNING: u32 = 1;
+pub const SEVERITY_REMARK: u32 = 2;
 
 pub type TesselPassFactory = unsafe extern "C" fn(user_data: *mut c_void) -> MlirPass;
 
@@ -39,6 +44,8 @@ unsafe extern "C" {
     pub fn tesselBlockSpecGetNumPadding(attr: MlirAttribute) -> isize;
     pub fn tesselBlockSpecGetPadding(attr: MlirAttribute, pos: isize) -> i64;
     pub fn tesselDimensionSemanticsGet(ctx: MlirContext, arbitrary: bool) -> MlirAttribute;
+
+    pub fn tesselEmitDiagnostic(loc: MlirLocation, severity: u32, message: MlirStringRef);
 
     pub fn tesselRegisterPass(factory: TesselPassFactory, user_data: *mut c_void);
     pub fn tesselIsRegisteredPass(argument: MlirStringRef) -> bool;

@@ -7,8 +7,11 @@
 
 pub mod ffi;
 mod block_spec;
+mod grid_call;
+pub mod source;
 
-pub use block_spec::{BlockSpec, BlockSpecError, IndexMap};
+pub use block_spec::{BlockSpec, BlockSpecError, IndexExpr, IndexMap};
+pub use grid_call::{AxisSemantics, GridCall, Operand};
 use melior::{
     Context,
     dialect::{DialectHandle, DialectRegistry},

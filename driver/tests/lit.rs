@@ -1,1 +1,190 @@
-fn main(){}
+//! The lit-style test harness: every `test/**/*.mlir` runs its `// RUN:`
+//! lines through `bash -o pipefail` with real FileCheck, and the full output
+//! of each RUN line's tool (the part before the first `|`) is snapshotted
+//! with insta. A second suite feeds every test file, truncated and mutated,
+//! to `tessel-opt` and requires a clean exit (0 or 1), never a crash.
+//!
+//! Substitutions: `%s` (the file, relative to the repository root, which is
+//! the working directory), `%t` (a per-file temporary path), `tessel-opt`,
+//! `FileCheck`, `mlir-opt` (LLVM 22's), `not`, `%plugin` (the dialect
+//! plugin).
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn tessel_opt() -> &'static str {
+    env!("CARGO_BIN_EXE_tessel-opt")
+}
+
+/// The RUN commands of a test file, with `\` continuations joined.
+fn run_lines(source: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut pending: Option<String> = None;
+    for line in source.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("// RUN:") else {
+            continue;
+        };
+        let rest = rest.trim();
+        let text = match pending.take() {
+            Some(previous) => format!("{previous} {rest}"),
+            None => rest.to_string(),
+        };
+        match text.strip_suffix('\\') {
+            Some(continued) => pending = Some(continued.trim_end().to_string()),
+            None => commands.push(text),
+        }
+    }
+    commands
+}
+
+/// Replaces lit's substitutions and tool names with real paths.
+fn substitute(command: &str, relative: &str, temp: &Path) -> String {
+    let tools = [
+        ("tessel-opt", tessel_opt().to_string()),
+        ("FileCheck", format!("{LLVM_BIN}/FileCheck")),
+        ("mlir-opt", format!("{LLVM_BIN}/mlir-opt")),
+        ("not", format!("{LLVM_BIN}/not")),
+    ];
+    let mut words: Vec<String> = Vec::new();
+    for word in command.split(' ') {
+        let word = word
+            .replace("%plugin", tessel_dialects_plugin())
+            .replace("%s", relative)
+            .replace("%t", &temp.display().to_string());
+        let replaced = tools.iter().find(|(name, _)| *name == word).map(|(_, path)| path.clone());
+        words.push(replaced.unwrap_or(word));
+    }
+    words.join(" ")
+}
+
+fn tessel_dialects_plugin() -> &'static str {
+    // Built next to the static dialect library by dialects/build.rs.
+    env!("TESSEL_PLUGIN_PATH")
+}
+
+fn bash(command: &str) -> std::process::Output {
+    Command::new("bash")
+        .args(["-o", "pipefail", "-c", command])
+        .current_dir(repo_root())
+        .output()
+        .expect("bash runs")
+}
+
+fn snapshot_name(relative: &str, index: usize) -> String {
+    let stem = relative.trim_start_matches("test/").trim_end_matches(".mlir").replace('/', "__");
+    format!("{stem}__run{index}")
+}
+
+fn lit(path: &Path, source: String) -> datatest_stable::Result<()> {
+    let root = repo_root();
+    let absolute = std::fs::canonicalize(path)?;
+    let relative = absolute.strip_prefix(&root)?.display().to_string();
+    let commands = run_lines(&source);
+    if commands.is_empty() {
+        return Err(format!("{relative}: no RUN lines").into());
+    }
+    let temp_dir = std::env::temp_dir().join("tessel-lit");
+    std::fs::create_dir_all(&temp_dir)?;
+    let temp = temp_dir.join(relative.replace('/', "_"));
+    for (index, command) in commands.iter().enumerate() {
+        let full = substitute(command, &relative, &temp);
+        let output = bash(&full);
+        if !output.status.success() {
+            return Err(format!(
+                "{relative}: RUN line {index} failed ({}):\n{full}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            )
+            .into());
+        }
+        // Snapshot what the tool itself printed (stdout, then stderr).
+        let tool = command.split(" | ").next().unwrap();
+        let tool = tool.strip_prefix("not ").unwrap_or(tool);
+        let tool_output = bash(&substitute(tool, &relative, &temp));
+        let printed = format!(
+            "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
+            tool_output.status.code().map_or("signal".into(), |code| code.to_string()),
+            String::from_utf8_lossy(&tool_output.stdout),
+            String::from_utf8_lossy(&tool_output.stderr).replace(&root.display().to_string(), "<root>")
+        );
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(root.join("test/snapshots"));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.bind(|| insta::assert_snapshot!(snapshot_name(&relative, index), printed));
+    }
+    Ok(())
+}
+
+/// A tiny deterministic generator, so failures reproduce.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, bound: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % bound.max(1)
+    }
+}
+
+/// Truncations and byte-level mutations of a valid or invalid input must
+/// never crash tessel-opt: exit 0 or 1 only.
+fn mutations_never_crash(path: &Path, source: String) -> datatest_stable::Result<()> {
+    let bytes = source.as_bytes();
+    let mut random = Lcg(bytes.len() as u64 ^ 0x7e55e1);
+    let junk: &[&[u8]] = &[b"}", b"{", b">", b"<", b"[", b"]", b"%", b"@", b"(", b",", b"-1", b"0", b"squeezed", b"#grid.block<", b"x"];
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    for k in 1..=6 {
+        cases.push(bytes[..bytes.len() * k / 7].to_vec());
+    }
+    for _ in 0..10 {
+        let mut mutated = bytes.to_vec();
+        for _ in 0..1 + random.next(3) {
+            let at = random.next(mutated.len());
+            match random.next(3) {
+                0 => {
+                    let len = 1 + random.next(8);
+                    mutated.drain(at..(at + len).min(mutated.len()));
+                }
+                1 => {
+                    let piece = junk[random.next(junk.len())];
+                    mutated.splice(at..at, piece.iter().copied());
+                }
+                _ => {
+                    if at < mutated.len() {
+                        mutated[at] = junk[random.next(junk.len())][0];
+                    }
+                }
+            }
+        }
+        cases.push(mutated);
+    }
+    for (index, case) in cases.iter().enumerate() {
+        let temp = std::env::temp_dir().join(format!(
+            "tessel-mutation-{}-{index}.mlir",
+            path.file_stem().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&temp, case)?;
+        for extra in [&[][..], &["--grid-verify-specs"][..]] {
+            let status = Command::new(tessel_opt()).arg(&temp).args(extra).output()?.status;
+            if !matches!(status.code(), Some(0 | 1)) {
+                return Err(format!("tessel-opt {} {extra:?} ended with {status}", temp.display()).into());
+            }
+        }
+        std::fs::remove_file(&temp)?;
+    }
+    Ok(())
+}
+
+datatest_stable::harness! {
+    { test = lit, root = "../test", pattern = r"\.mlir$" },
+    { test = mutations_never_crash, root = "../test", pattern = r"\.mlir$" },
+}

@@ -1,1 +1,17 @@
-//! placeholder
+//! Tessel's own MLIR passes, one per file, registered by name.
+//!
+//! The MLIR C API cannot register a pass by name, so each Rust pass is handed
+//! to a small C++ entry point (`tesselRegisterPass`) with a factory that
+//! builds a fresh external pass; after [`register_passes`], `--<argument>`
+//! flags and `--pass-pipeline` strings reach Tessel passes like upstream
+//! ones (in `tessel-opt` and in any pass manager of the process).
+
+mod diagnostics;
+mod grid_verify_specs;
+mod registry;
+
+pub use diagnostics::{emit_error, emit_remark, emit_warning};
+pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
+
+/// Every Tessel pass, in pipeline order.
+pub static PASSES: &[&PassDefinition] = &[&grid_verify_specs::PASS];

@@ -43,6 +43,17 @@ MLIR_CAPI_EXPORTED int64_t tesselBlockSpecGetPadding(MlirAttribute attr,
 MLIR_CAPI_EXPORTED MlirAttribute tesselDimensionSemanticsGet(MlirContext ctx,
                                                             bool arbitrary);
 
+/* ---- diagnostics from Rust passes ---------------------------------------- */
+typedef enum {
+  TesselSeverityError = 0,
+  TesselSeverityWarning = 1,
+  TesselSeverityRemark = 2
+} TesselSeverity;
+/* Emits a diagnostic at `loc` (the C API only has mlirEmitError). */
+MLIR_CAPI_EXPORTED void tesselEmitDiagnostic(MlirLocation loc,
+                                             TesselSeverity severity,
+                                             MlirStringRef message);
+
 /* ---- passes by name ------------------------------------------------------ */
 /* Called for every instantiation of a registered pass (pipelines, clones);
  * returns a fresh pass made by mlirCreateExternalPass. */

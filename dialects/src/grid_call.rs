@@ -1,0 +1,127 @@
+//! A read/write view of a `grid.call` operation for Rust passes.
+
+use crate::{BlockSpec, BlockSpecError, ffi};
+use melior::ir::{
+    Attribute, AttributeLike, OperationRef, Value, ValueLike,
+    attribute::ArrayAttribute, TypeLike,
+    operation::{OperationLike, OperationMutLike, OperationRefMut},
+};
+use mlir_sys::{
+    mlirShapedTypeGetDimSize, mlirShapedTypeGetRank,
+    mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirDenseI32ArrayGetElement,
+    mlirDenseI64ArrayGetElement, mlirDenseArrayGetNumElements, mlirIntegerAttrGetValueInt,
+};
+
+/// Iteration semantics of one grid axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisSemantics {
+    /// Programs along the axis may run concurrently, in any order.
+    Parallel,
+    /// Programs along the axis run in order.
+    Arbitrary,
+}
+
+/// One array operand of a call with its BlockSpec.
+#[derive(Clone, Debug)]
+pub struct Operand<'c, 'a> {
+    pub value: Value<'c, 'a>,
+    pub shape: Vec<i64>,
+    pub spec: BlockSpec,
+}
+
+/// A verified `grid.call`.
+pub struct GridCall<'c, 'a> {
+    operation: OperationRef<'c, 'a>,
+}
+
+impl<'c, 'a> GridCall<'c, 'a> {
+    pub const NAME: &'static str = "grid.call";
+
+    /// `None` unless `operation` is a `grid.call`.
+    pub fn new(operation: OperationRef<'c, 'a>) -> Option<Self> {
+        (operation.name().as_string_ref().as_str() == Ok(Self::NAME)).then_some(Self { operation })
+    }
+
+    pub fn operation(&self) -> OperationRef<'c, 'a> {
+        self.operation
+    }
+
+    /// The kernel's symbol name, without `@`.
+    pub fn callee(&self) -> String {
+        let attribute = self.operation.attribute("callee").expect("verified grid.call");
+        let text = attribute.to_string();
+        text.trim_start_matches('@').trim_matches('"').to_string()
+    }
+
+    /// Grid sizes, one per axis (empty: one program).
+    pub fn grid(&self) -> Vec<i64> {
+        let raw = self.operation.attribute("grid").expect("verified grid.call").to_raw();
+        unsafe {
+            (0..mlirDenseArrayGetNumElements(raw))
+                .map(|i| mlirDenseI64ArrayGetElement(raw, i))
+                .collect()
+        }
+    }
+
+    fn segment(&self, index: isize) -> std::ops::Range<usize> {
+        let raw = self.operation.attribute("operandSegmentSizes").expect("verified grid.call").to_raw();
+        let (inputs, outputs) =
+            unsafe { (mlirDenseI32ArrayGetElement(raw, 0) as usize, mlirDenseI32ArrayGetElement(raw, 1) as usize) };
+        if index == 0 { 0..inputs } else { inputs..inputs + outputs }
+    }
+
+    fn operands(&self, segment: isize, specs: &str) -> Result<Vec<Operand<'c, 'a>>, BlockSpecError> {
+        let specs = self.operation.attribute(specs).expect("verified grid.call").to_raw();
+        self.segment(segment)
+            .enumerate()
+            .map(|(i, position)| {
+                let value = self.operation.operand(position).expect("verified grid.call");
+                // Verified: a statically shaped memref.
+                let raw_type = value.r#type().to_raw();
+                let shape = unsafe {
+                    (0..mlirShapedTypeGetRank(raw_type)).map(|d| mlirShapedTypeGetDimSize(raw_type, d as isize)).collect()
+                };
+                let spec = unsafe { Attribute::from_raw(mlirArrayAttrGetElement(specs, i as isize)) };
+                Ok(Operand { value, shape, spec: BlockSpec::from_attribute(spec)? })
+            })
+            .collect()
+    }
+
+    pub fn inputs(&self) -> Result<Vec<Operand<'c, 'a>>, BlockSpecError> {
+        self.operands(0, "in_specs")
+    }
+
+    pub fn outputs(&self) -> Result<Vec<Operand<'c, 'a>>, BlockSpecError> {
+        self.operands(1, "out_specs")
+    }
+
+    /// The written `semantics`, if any.
+    pub fn semantics(&self) -> Option<Vec<AxisSemantics>> {
+        let raw = self.operation.attribute("semantics").ok()?.to_raw();
+        Some(unsafe {
+            (0..mlirArrayAttrGetNumElements(raw))
+                .map(|i| match mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(raw, i)) {
+                    0 => AxisSemantics::Parallel,
+                    _ => AxisSemantics::Arbitrary,
+                })
+                .collect()
+        })
+    }
+
+    /// Writes `semantics` on the op.
+    pub fn set_semantics(&self, semantics: &[AxisSemantics]) {
+        let context = self.operation.context();
+        let elements: Vec<Attribute> = semantics
+            .iter()
+            .map(|axis| unsafe {
+                Attribute::from_raw(ffi::tesselDimensionSemanticsGet(
+                    context.to_ref().to_raw(),
+                    *axis == AxisSemantics::Arbitrary,
+                ))
+            })
+            .collect();
+        let array = ArrayAttribute::new(unsafe { context.to_ref() }, &elements);
+        let mut operation = unsafe { OperationRefMut::from_raw(self.operation.to_raw()) };
+        operation.set_inherent_attribute("semantics", array.into());
+    }
+}

@@ -1,0 +1,4 @@
+//! The `tessel-opt` and `tessel` command-line tools, as thin shells over the
+//! Tessel crates.
+
+pub mod opt;

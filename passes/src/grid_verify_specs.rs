@@ -1,0 +1,164 @@
+//! `grid-verify-specs`: checks every `grid.call`'s BlockSpecs against its
+//! operands over the whole grid, and writes the axis `semantics`.
+//!
+//! The op verifier checks what one look at the op can (ranks, arities,
+//! kernel signature). This pass checks what needs the grid walked: every
+//! program's block must have at least one element in bounds (Pallas' rule),
+//! and index maps must not divide by zero. It then infers the semantics of
+//! each axis: `arbitrary` when some output's block does not depend on it
+//! (the output block is revisited, so the axis must run in order), else
+//! `parallel`. Written semantics are kept; a `parallel` axis along which an
+//! output block is revisited gets a warning (programs would race on it).
+
+use crate::{PassDefinition, emit_error, emit_warning};
+use melior::{
+    ir::{OperationRef, operation::{OperationLike, WalkOrder, WalkResult}},
+    pass::ExternalPass,
+};
+use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, Operand};
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "grid-verify-specs",
+    name: "GridVerifySpecs",
+    description: "Check BlockSpecs over the whole grid and infer axis semantics",
+    anchor: "builtin.module",
+    run,
+};
+
+/// Grids up to this many programs are checked point by point; larger ones
+/// at the corners of the grid when their maps are linear (exact then, since
+/// a linear map takes its extremes at the corners of a box).
+const MAX_ENUMERATED_PROGRAMS: i64 = 1 << 18;
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let mut calls = Vec::new();
+    module.walk(WalkOrder::PreOrder, |operation| {
+        if GridCall::new(operation).is_some() {
+            calls.push(operation.to_raw());
+        }
+        WalkResult::Advance
+    });
+    let mut ok = true;
+    for raw in calls {
+        let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
+        ok &= verify_call(&call);
+    }
+    if !ok {
+        pass.signal_failure();
+    }
+}
+
+fn verify_call(call: &GridCall) -> bool {
+    let location = call.operation().location();
+    let (inputs, outputs) = match (call.inputs(), call.outputs()) {
+        (Ok(inputs), Ok(outputs)) => (inputs, outputs),
+        _ => {
+            emit_error(location, "grid.call specs must be #grid.block attributes");
+            return false;
+        }
+    };
+    let grid = call.grid();
+    let mut ok = true;
+    for (role, operands) in [("input", &inputs), ("output", &outputs)] {
+        for (index, operand) in operands.iter().enumerate() {
+            if let Err(message) = check_bounds(&grid, operand) {
+                emit_error(location, &format!("BlockSpec of {role} #{index}: {message}"));
+                ok = false;
+            }
+        }
+    }
+
+    // The first output whose block stays the same along `axis`.
+    let revisited =
+        |axis: usize| outputs.iter().position(|output| output.spec.full || !output.spec.uses_grid_axis(axis));
+    match call.semantics() {
+        Some(written) => {
+            for (axis, semantics) in written.iter().enumerate() {
+                if let (AxisSemantics::Parallel, Some(output)) = (semantics, revisited(axis)) {
+                    emit_warning(
+                        location,
+                        &format!(
+                            "grid axis {axis} is parallel but the block of output #{output} does not \
+                             depend on it: programs along it race on the same block"
+                        ),
+                    );
+                }
+            }
+        }
+        None => {
+            let inferred: Vec<_> = (0..grid.len())
+                .map(|axis| match revisited(axis) {
+                    Some(_) => AxisSemantics::Arbitrary,
+                    None => AxisSemantics::Parallel,
+                })
+                .collect();
+            call.set_semantics(&inferred);
+        }
+    }
+    ok
+}
+
+/// Checks that every program's block has an element in bounds.
+fn check_bounds(grid: &[i64], operand: &Operand) -> Result<(), String> {
+    let spec = &operand.spec;
+    if spec.full || grid.contains(&0) {
+        return Ok(());
+    }
+    let points: i64 = grid.iter().product();
+    let linear = spec.index_map.as_ref().is_none_or(|map| map.results.iter().all(|r| r.is_linear()));
+    if points <= MAX_ENUMERATED_PROGRAMS {
+        for_each_point(grid, |point| check_point(spec, &operand.shape, point))
+    } else if linear {
+        for_each_point(&vec![2; grid.len()], |corner| {
+            let point: Vec<i64> = corner.iter().zip(grid).map(|(&c, &size)| c * (size - 1)).collect();
+            check_point(spec, &operand.shape, &point)
+        })
+    } else {
+        // Too many programs to enumerate and no closed form: the compiled
+        // code checks at run time.
+        Ok(())
+    }
+}
+
+fn check_point(spec: &BlockSpec, shape: &[i64], point: &[i64]) -> Result<(), String> {
+    let indices = spec
+        .indices_at(point)
+        .ok_or_else(|| format!("index map divides by zero or overflows at grid point {point:?}"))?;
+    for (dim, ((&index, &size), &extent)) in indices.iter().zip(&spec.block_sizes()).zip(shape).enumerate() {
+        let (start, limit, what) = if spec.unblocked {
+            let padded = spec.padding.get(dim).map_or(0, |(lo, hi)| lo + hi);
+            (index, extent + padded, if padded > 0 { "padded array" } else { "array" })
+        } else {
+            (index.saturating_mul(size), extent, "array")
+        };
+        if start < 0 || start >= limit {
+            return Err(format!(
+                "at grid point {point:?} the block starts at element {start} of dimension {dim}, \
+                 outside the {what} of size {limit}; at least one element of each block must be in \
+                 bounds"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Calls `check` on every point of `grid` in row-major order, stopping at
+/// the first error.
+fn for_each_point(grid: &[i64], mut check: impl FnMut(&[i64]) -> Result<(), String>) -> Result<(), String> {
+    let mut point = vec![0i64; grid.len()];
+    loop {
+        check(&point)?;
+        let mut axis = grid.len();
+        loop {
+            if axis == 0 {
+                return Ok(());
+            }
+            axis -= 1;
+            point[axis] += 1;
+            if point[axis] < grid[axis] {
+                break;
+            }
+            point[axis] = 0;
+        }
+    }
+}
