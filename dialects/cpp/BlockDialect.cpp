@@ -153,8 +153,9 @@ LogicalResult StoreOp::verify() {
 
 LogicalResult AtomicRMWOp::verify() {
   Type element = getValue().getType().getElementType();
-  if (!isa<FloatType, IntegerType>(element))
-    return emitOpError("atomics need float or integer elements, got ")
+  if (!isa<FloatType, IntegerType>(element) || element.getIntOrFloatBitWidth() < 8)
+    return emitOpError("atomics need float or integer elements of at least 8 "
+                       "bits, got ")
            << element;
   return verifyAccess(*this, "value", getValue().getType(), getRef().getType(),
                       getOffsets().size(), std::nullopt);

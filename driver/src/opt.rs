@@ -99,7 +99,7 @@ pub fn main(args: Vec<String>) -> ExitCode {
     let (source, name) = match read_input(&options.input) {
         Ok(read) => read,
         Err(message) => {
-            eprintln!("tessel-opt: error: {message}");
+            eprintln!("{message}");
             return ExitCode::from(1);
         }
     };
@@ -183,14 +183,24 @@ fn build_pass_manager<'c>(context: &'c Context, pipeline: &str, print_after_all:
 }
 
 fn read_input(input: &str) -> Result<(String, String), String> {
-    if input == "-" {
-        let mut source = String::new();
-        std::io::stdin().read_to_string(&mut source).map_err(|e| format!("cannot read stdin: {e}"))?;
-        return Ok((source, "<stdin>".into()));
+    let (bytes, name) = if input == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("tessel-opt: error: cannot read stdin: {e}"))?;
+        (bytes, "<stdin>".to_string())
+    } else {
+        let bytes = std::fs::read(input).map_err(|e| format!("tessel-opt: error: could not open input file '{input}': {e}"))?;
+        (bytes, input.to_string())
+    };
+    match String::from_utf8(bytes) {
+        Ok(source) => Ok((source, name)),
+        Err(error) => {
+            // Located like any other diagnostic: the first invalid byte.
+            let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
+            let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+            let column = 1 + valid.iter().rev().take_while(|&&b| b != b'\n').count();
+            Err(format!("{name}:{line}:{column}: error: input is not valid UTF-8 text"))
+        }
     }
-    let bytes = std::fs::read(input).map_err(|e| format!("could not open input file '{input}': {e}"))?;
-    let source = String::from_utf8(bytes).map_err(|_| format!("input file '{input}' is not UTF-8 text"))?;
-    Ok((source, input.to_string()))
 }
 
 /// Splits at `// -----` lines. Each chunk is prefixed with the newlines
@@ -214,6 +224,8 @@ fn split_chunks(source: &str) -> Vec<String> {
 fn process_chunk(options: &Options, pipeline: Option<&str>, chunk: &str, name: &str) -> (Option<String>, bool) {
     let context = create_context();
     context.set_allow_unregistered_dialects(options.allow_unregistered_dialect);
+    // MLIR prints IR between passes only without its thread pool.
+    context.enable_multi_threading(!options.print_ir_after_all);
     let diagnostics = SourceDiagnostics::new(&context, chunk, name, options.verify_diagnostics);
     let result = (|| {
         let mut module = diagnostics.parse()?;

@@ -16,7 +16,7 @@ func.func @one(%o: memref<2x3xi32>) { return }
 // CHECK-LABEL: func.func @calls
 func.func @calls(%x: memref<16x128xf32>, %y: memref<16x128xf32>, %z: memref<8x6xi32>) {
   // A grid of [] runs the kernel once.
-  // CHECK: grid.call @copy grid [] ins(%{{.*}} : memref<16x128xf32>) outs(%{{.*}} : memref<16x128xf32>) in_specs [#grid.block<[8, 128]>] out_specs [#grid.block<[8, 128]>]{{$}}
+  // CHECK: grid.call @copy grid [] ins(%{{.*}} : memref<16x128xf32>) outs(%{{.*}} : memref<16x128xf32>) in_specs [#grid.block<[8, 128], () -> (0, 0)>] out_specs [#grid.block<[8, 128]>]{{$}}
   grid.call @copy grid [] ins(%x : memref<16x128xf32>) outs(%y : memref<16x128xf32>)
       in_specs [#grid.block<[8, 128], () -> (0, 0)>] out_specs [#grid.block<[8, 128]>]
   // Scratch buffers follow the outputs in the kernel's signature.
