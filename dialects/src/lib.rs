@@ -8,7 +8,10 @@
 pub mod ffi;
 mod block_spec;
 mod grid_call;
+pub mod builders;
 pub mod source;
+#[cfg(test)]
+mod tests;
 
 pub use block_spec::{BlockSpec, BlockSpecError, IndexExpr, IndexMap};
 pub use grid_call::{AxisSemantics, GridCall, Operand};
