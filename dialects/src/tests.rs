@@ -134,9 +134,17 @@ fn block_specs_round_trip_through_attributes() {
     assert_eq!(spec.indices_at(&[2, 3]), Some(vec![2, 4]));
     assert!(spec.uses_grid_axis(1));
     assert!(BlockSpec::from_attribute(Attribute::parse(&context, "[1, 2]").unwrap()).is_err());
-    // Invalid specs are refused, not built.
+    // Invalid specs are refused with the verifier's reason, not built.
+    let messages = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = messages.clone();
+    let handler = context.attach_diagnostic_handler(move |diagnostic| {
+        sink.borrow_mut().push(diagnostic.to_string());
+        true
+    });
     let invalid = BlockSpec { full: false, block_shape: vec![Some(2)], index_map: None, unblocked: false, padding: vec![(1, 1)] };
     assert!(invalid.to_attribute(&context).is_err());
+    context.detach_diagnostic_handler(handler);
+    assert_eq!(*messages.borrow(), vec!["'pad' is only allowed on an unblocked BlockSpec".to_string()]);
 }
 
 #[test]
