@@ -60,12 +60,7 @@ pub fn store<'c>(
     mask: Option<Value<'c, '_>>,
     location: Location<'c>,
 ) -> Operation<'c> {
-    let operands: Vec<Value> = [value, r#ref].into_iter().chain(offsets.iter().copied()).chain(mask).collect();
-    OperationBuilder::new("block.store", location)
-        .add_operands(&operands)
-        .add_attributes(&[segments(context, &[1, 1, offsets.len(), mask.is_some() as usize])])
-        .build()
-        .expect("valid block.store")
+    write_access(context, "block.store", vec![], value, r#ref, offsets, mask, location)
 }
 
 /// Combiner of `block.atomic_rmw`, in ODS case order.
@@ -86,16 +81,30 @@ pub fn atomic_rmw<'c>(
     mask: Option<Value<'c, '_>>,
     location: Location<'c>,
 ) -> Operation<'c> {
-    let operands: Vec<Value> = [value, r#ref].into_iter().chain(offsets.iter().copied()).chain(mask).collect();
     let kind = IntegerAttribute::new(IntegerType::new(context, 32).into(), kind as i64);
-    OperationBuilder::new("block.atomic_rmw", location)
+    let attributes = vec![(Identifier::new(context, "kind"), kind.into())];
+    write_access(context, "block.atomic_rmw", attributes, value, r#ref, offsets, mask, location)
+}
+
+/// Store and atomic_rmw share their operand layout: value, ref, offsets, mask.
+#[allow(clippy::too_many_arguments)]
+fn write_access<'c>(
+    context: &'c Context,
+    name: &str,
+    mut attributes: Vec<(Identifier<'c>, Attribute<'c>)>,
+    value: Value<'c, '_>,
+    r#ref: Value<'c, '_>,
+    offsets: &[Value<'c, '_>],
+    mask: Option<Value<'c, '_>>,
+    location: Location<'c>,
+) -> Operation<'c> {
+    let operands: Vec<Value> = [value, r#ref].into_iter().chain(offsets.iter().copied()).chain(mask).collect();
+    attributes.push(segments(context, &[1, 1, offsets.len(), mask.is_some() as usize]));
+    OperationBuilder::new(name, location)
         .add_operands(&operands)
-        .add_attributes(&[
-            segments(context, &[1, 1, offsets.len(), mask.is_some() as usize]),
-            (Identifier::new(context, "kind"), kind.into()),
-        ])
+        .add_attributes(&attributes)
         .build()
-        .expect("valid block.atomic_rmw")
+        .unwrap_or_else(|_| panic!("valid {name}"))
 }
 
 /// The operands and specs of a `grid.call`.

@@ -44,6 +44,15 @@ fn typed_builders_make_a_verified_kernel() {
         None,
         location,
     ));
+    body.append_operation(builders::atomic_rmw(
+        &context,
+        builders::AtomicKind::Max,
+        sum.result(0).unwrap().into(),
+        body.argument(1).unwrap().into(),
+        &[],
+        None,
+        location,
+    ));
     body.append_operation(func::r#return(&[], location));
     let region = Region::new();
     region.append_block(body);
@@ -102,6 +111,7 @@ fn typed_builders_make_a_verified_kernel() {
     assert!(text.contains("block.load %arg0 : memref<8x128xf32> -> tensor<8x128xf32>"), "{text}");
     assert!(text.contains("block.reduce sum %0 dims [1] : tensor<8x128xf32> -> tensor<8xf32>"), "{text}");
     assert!(text.contains("block.store %1, %arg1 : tensor<8xf32>, memref<8xf32>"), "{text}");
+    assert!(text.contains("block.atomic_rmw max %1, %arg1 : tensor<8xf32>, memref<8xf32>"), "{text}");
     assert!(
         text.contains(
             "grid.call @row_sums grid [2] ins(%arg0 : memref<16x128xf32>) outs(%arg1 : memref<16xf32>) \

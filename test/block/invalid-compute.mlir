@@ -106,7 +106,7 @@ func.func @f(%s: tensor<4xf32>) {
 // -----
 
 func.func @f(%s: tensor<4xf32>) {
-  // expected-error @+1 {{'block.broadcast' op result rank 3 must be the input rank 1 plus 1 added dims}}
+  // expected-error @below {{'block.broadcast' op result rank 3 must be the input rank 1 plus 1 added dims}}
   %b = block.broadcast %s dims [1] : tensor<4xf32> -> tensor<4x128x2xf32>
   return
 }
@@ -114,8 +114,8 @@ func.func @f(%s: tensor<4xf32>) {
 // -----
 
 func.func @f() {
-  // expected-error @+1 {{'block.iota' op dimension 2 is out of range for rank 2}}
   %i = block.iota dim 2 : tensor<4x128xi32>
+  // expected-error @above {{'block.iota' op dimension 2 is out of range for rank 2}}
   return
 }
 
