@@ -7,7 +7,7 @@ use melior::ir::{
     operation::{OperationLike, OperationMutLike, OperationRefMut},
 };
 use mlir_sys::{
-    mlirShapedTypeGetDimSize, mlirShapedTypeGetRank,
+    mlirShapedTypeGetDimSize, mlirShapedTypeGetRank, mlirTypeAttrGetValue,
     mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirDenseI32ArrayGetElement,
     mlirDenseI64ArrayGetElement, mlirDenseArrayGetNumElements, mlirIntegerAttrGetValueInt,
 };
@@ -93,6 +93,19 @@ impl<'c, 'a> GridCall<'c, 'a> {
 
     pub fn outputs(&self) -> Result<Vec<Operand<'c, 'a>>, BlockSpecError> {
         self.operands(1, "out_specs")
+    }
+
+    /// The scratch buffer types, printed.
+    pub fn scratch_types(&self) -> Vec<String> {
+        let Ok(scratch) = self.operation.attribute("scratch") else {
+            return Vec::new();
+        };
+        let raw = scratch.to_raw();
+        unsafe {
+            (0..mlirArrayAttrGetNumElements(raw))
+                .map(|i| melior::ir::Type::from_raw(mlirTypeAttrGetValue(mlirArrayAttrGetElement(raw, i))).to_string())
+                .collect()
+        }
     }
 
     /// The written `semantics`, if any.

@@ -85,17 +85,22 @@ fn verify_call(call: &GridCall) -> bool {
                 }
             }
         }
-        None => {
-            let inferred: Vec<_> = (0..grid.len())
-                .map(|axis| match revisited(axis) {
-                    Some(_) => AxisSemantics::Arbitrary,
-                    None => AxisSemantics::Parallel,
-                })
-                .collect();
-            call.set_semantics(&inferred);
-        }
+        None => call.set_semantics(&infer_semantics(&outputs, grid.len())),
     }
     ok
+}
+
+/// `arbitrary` for the axes along which some output block is revisited.
+pub(crate) fn infer_semantics(outputs: &[Operand], rank: usize) -> Vec<AxisSemantics> {
+    (0..rank)
+        .map(|axis| {
+            if outputs.iter().any(|output| output.spec.full || !output.spec.uses_grid_axis(axis)) {
+                AxisSemantics::Arbitrary
+            } else {
+                AxisSemantics::Parallel
+            }
+        })
+        .collect()
 }
 
 /// Checks that every program's block has an element in bounds.

@@ -6,12 +6,15 @@
 //! flags and `--pass-pipeline` strings reach Tessel passes like upstream
 //! ones (in `tessel-opt` and in any pass manager of the process).
 
+mod block_to_linalg;
 mod diagnostics;
+mod grid_to_loops;
 mod grid_verify_specs;
 mod registry;
+mod template;
 
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 
 /// Every Tessel pass, in pipeline order.
-pub static PASSES: &[&PassDefinition] = &[&grid_verify_specs::PASS];
+pub static PASSES: &[&PassDefinition] = &[&grid_verify_specs::PASS, &grid_to_loops::PASS, &block_to_linalg::PASS];

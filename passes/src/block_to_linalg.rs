@@ -1,0 +1,457 @@
+//! `block-to-linalg`: block ops to linalg, tensor, memref and bufferization
+//! ops, ready for one-shot bufferization.
+//!
+//! - `block.load` copies the ref (or a `memref.subview` window of it) into a
+//!   fresh buffer viewed as a tensor: later stores to the ref cannot change
+//!   a loaded value. A mask selects `other` where it is false.
+//! - `block.store` materializes the value in the ref (or window); a mask
+//!   first merges the value with the ref's current contents.
+//! - `block.dot` is `linalg.matmul` / `linalg.batch_matmul` accumulating
+//!   into zeros or `acc` (mixed precision through linalg's casts).
+//! - `block.reduce` is `linalg.reduce` from the combiner's identity.
+//! - `block.broadcast` and `block.iota` are `linalg.generic`s.
+//! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
+
+use crate::{PassDefinition, emit_error, template};
+use melior::ir::{OperationRef, operation::{OperationLike, WalkOrder, WalkResult}};
+use melior::pass::ExternalPass;
+use mlir_sys::*;
+use std::fmt::Write;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "block-to-linalg",
+    name: "BlockToLinalg",
+    description: "Lower block ops to linalg, tensor, memref and bufferization ops",
+    anchor: "builtin.module",
+    run,
+};
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let mut operations = Vec::new();
+    module.walk(WalkOrder::PostOrder, |operation| {
+        let name = operation.name().as_string_ref().as_str().unwrap_or("").to_string();
+        if name.starts_with("block.") {
+            operations.push((operation.to_raw(), name));
+        }
+        WalkResult::Advance
+    });
+    for (operation, name) in operations {
+        let op = Op(operation);
+        let lowered = match name.as_str() {
+            "block.load" => load(&op),
+            "block.store" => store(&op),
+            "block.dot" => dot(&op),
+            "block.reduce" => reduce(&op),
+            "block.broadcast" => broadcast(&op),
+            "block.iota" => iota(&op),
+            "block.atomic_rmw" => atomic_rmw(&op),
+            other => Err(format!("no lowering for {other}")),
+        };
+        let result = lowered.and_then(|(text, args)| {
+            let context = unsafe { mlirOperationGetContext(operation) };
+            template::replace(context, operation, &text, &args).map_err(|e| e.0)
+        });
+        if let Err(message) = result {
+            emit_error(unsafe { OperationRef::from_raw(operation) }.location(), &format!("block-to-linalg: {message}"));
+            pass.signal_failure();
+            return;
+        }
+    }
+}
+
+/// Raw access to an operation's operands, attributes and types.
+struct Op(MlirOperation);
+
+/// A shaped type, printed and taken apart.
+struct Shaped {
+    text: String,
+    shape: Vec<i64>,
+    element: String,
+    raw: MlirType,
+}
+
+fn print_type(raw: MlirType) -> String {
+    unsafe { melior::ir::Type::from_raw(raw) }.to_string()
+}
+
+fn shaped(raw: MlirType) -> Shaped {
+    unsafe {
+        Shaped {
+            text: print_type(raw),
+            shape: (0..mlirShapedTypeGetRank(raw)).map(|d| mlirShapedTypeGetDimSize(raw, d as isize)).collect(),
+            element: print_type(mlirShapedTypeGetElementType(raw)),
+            raw,
+        }
+    }
+}
+
+impl Op {
+    fn operands(&self) -> Vec<MlirValue> {
+        unsafe { (0..mlirOperationGetNumOperands(self.0)).map(|i| mlirOperationGetOperand(self.0, i)).collect() }
+    }
+    fn operand_type(&self, i: usize) -> Shaped {
+        shaped(unsafe { mlirValueGetType(mlirOperationGetOperand(self.0, i as isize)) })
+    }
+    fn result_type(&self) -> Shaped {
+        shaped(unsafe { mlirValueGetType(mlirOperationGetResult(self.0, 0)) })
+    }
+    /// Operand counts of (ref-or-value, ref, offsets, mask, other) segments.
+    fn segments(&self) -> Vec<usize> {
+        let raw = self.attribute("operandSegmentSizes");
+        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI32ArrayGetElement(raw, i) as usize).collect() }
+    }
+    fn attribute(&self, name: &str) -> MlirAttribute {
+        unsafe { mlirOperationGetAttributeByName(self.0, melior::StringRef::new(name).to_raw()) }
+    }
+    fn integers(&self, name: &str) -> Vec<i64> {
+        let raw = self.attribute(name);
+        if raw.ptr.is_null() {
+            return Vec::new();
+        }
+        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
+    }
+    fn integer(&self, name: &str) -> i64 {
+        unsafe { mlirIntegerAttrGetValueInt(self.attribute(name)) }
+    }
+}
+
+fn join<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+    items.into_iter().map(|item| item.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn is_float(element: &str) -> bool {
+    element.starts_with('f') || element == "bf16"
+}
+
+fn dims(rank: usize) -> String {
+    join((0..rank).map(|d| format!("d{d}")))
+}
+
+fn parallel(rank: usize) -> String {
+    join((0..rank).map(|_| "\"parallel\""))
+}
+
+fn tensor_text(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
+    format!("tensor<{dims}{element}>")
+}
+
+fn buffer_text(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
+    format!("memref<{dims}{element}>")
+}
+
+/// `%view` = the window of `%ref` at `%o<d>` with `sizes`, or `%ref` itself.
+fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, String) {
+    let Some(sizes) = sizes else {
+        return ("%ref".into(), r#ref.text.clone());
+    };
+    let rank = r#ref.shape.len();
+    let mut strides = vec![0i64; rank];
+    let mut offset = 0i64;
+    unsafe { mlirMemRefTypeGetStridesAndOffset(r#ref.raw, strides.as_mut_ptr(), &mut offset) };
+    let dims: String = sizes.iter().map(|size| format!("{size}x")).collect();
+    let view = format!("memref<{dims}{}, strided<[{}], offset: ?>>", r#ref.element, join(&strides));
+    writeln!(
+        out,
+        "%view = memref.subview %ref[{}] [{}] [{}] : {} to {view}",
+        join((0..rank).map(|d| format!("%o{d}"))),
+        join(sizes),
+        join(sizes.iter().map(|_| 1)),
+        r#ref.text
+    )
+    .unwrap();
+    ("%view".into(), view)
+}
+
+type Lowering = Result<(String, Vec<MlirValue>), String>;
+
+fn load(op: &Op) -> Lowering {
+    let segments = op.segments();
+    let (offsets, has_mask, has_other) = (segments[1], segments[2] == 1, segments[3] == 1);
+    let r#ref = op.operand_type(0);
+    let result = op.result_type();
+    let mut params = vec![format!("%ref: {}", r#ref.text)];
+    params.extend((0..offsets).map(|d| format!("%o{d}: index")));
+    let mask_type = tensor_text(&result.shape, "i1");
+    if has_mask {
+        params.push(format!("%mask: {mask_type}"));
+    }
+    if has_other {
+        params.push(format!("%other: {}", result.element));
+    }
+    let mut body = String::new();
+    let sizes = (offsets > 0).then(|| op.integers("sizes"));
+    let (source, source_type) = window(&mut body, &r#ref, sizes.as_deref());
+    let buffer = buffer_text(&result.shape, &result.element);
+    write!(
+        body,
+        "%buf = memref.alloc() : {buffer}\n\
+         memref.copy {source}, %buf : {source_type} to {buffer}\n\
+         %t = bufferization.to_tensor %buf restrict writable : {buffer} to {}\n",
+        result.text
+    )
+    .unwrap();
+    let value = if has_other {
+        write!(
+            body,
+            "%fill = tensor.splat %other : {result}\n%r = arith.select %mask, %t, %fill : {mask_type}, {result}\n",
+            result = result.text
+        )
+        .unwrap();
+        "%r"
+    } else {
+        "%t"
+    };
+    let text = format!(
+        "func.func @template({}) -> {result} {{\n{body}return {value} : {result}\n}}",
+        join(&params),
+        result = result.text
+    );
+    Ok((text, op.operands()))
+}
+
+fn store(op: &Op) -> Lowering {
+    let segments = op.segments();
+    let (offsets, has_mask) = (segments[2], segments[3] == 1);
+    let value = op.operand_type(0);
+    let r#ref = op.operand_type(1);
+    let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
+    params.extend((0..offsets).map(|d| format!("%o{d}: index")));
+    let mask_type = tensor_text(&value.shape, "i1");
+    if has_mask {
+        params.push(format!("%mask: {mask_type}"));
+    }
+    let mut body = String::new();
+    let (target, target_type) = window(&mut body, &r#ref, (offsets > 0).then_some(&value.shape[..]));
+    let stored = if has_mask {
+        let buffer = buffer_text(&value.shape, &value.element);
+        write!(
+            body,
+            "%buf = memref.alloc() : {buffer}\n\
+             memref.copy {target}, %buf : {target_type} to {buffer}\n\
+             %old = bufferization.to_tensor %buf restrict writable : {buffer} to {t}\n\
+             %merged = arith.select %mask, %value, %old : {mask_type}, {t}\n",
+            t = value.text
+        )
+        .unwrap();
+        "%merged"
+    } else {
+        "%value"
+    };
+    writeln!(
+        body,
+        "bufferization.materialize_in_destination {stored} in restrict writable {target} : ({}, {target_type}) -> ()",
+        value.text
+    )
+    .unwrap();
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+}
+
+fn zero(element: &str) -> String {
+    if is_float(element) { format!("0.0 : {element}") } else { format!("0 : {element}") }
+}
+
+fn dot(op: &Op) -> Lowering {
+    let (lhs, rhs, result) = (op.operand_type(0), op.operand_type(1), op.result_type());
+    let has_acc = op.operands().len() == 3;
+    let named = if lhs.shape.len() == 3 { "linalg.batch_matmul" } else { "linalg.matmul" };
+    let r = &result.text;
+    let mut params = vec![format!("%a: {}", lhs.text), format!("%b: {}", rhs.text)];
+    let mut body = String::new();
+    let init = if has_acc {
+        params.push(format!("%acc: {r}"));
+        "%acc"
+    } else {
+        write!(
+            body,
+            "%zero = arith.constant {}\n%empty = tensor.empty() : {r}\n\
+             %init = linalg.fill ins(%zero : {e}) outs(%empty : {r}) -> {r}\n",
+            zero(&result.element),
+            e = result.element
+        )
+        .unwrap();
+        "%init"
+    };
+    writeln!(body, "%c = {named} ins(%a, %b : {}, {}) outs({init} : {r}) -> {r}", lhs.text, rhs.text).unwrap();
+    Ok((format!("func.func @template({}) -> {r} {{\n{body}return %c : {r}\n}}", join(&params)), op.operands()))
+}
+
+/// The identity of a reduction or atomic combiner, as `value : type`.
+fn identity(kind: i64, element: &str) -> String {
+    let float = is_float(element);
+    let text = match (kind, float) {
+        (0, _) => return zero(element),
+        (_, true) if kind == 3 => "1.0".to_string(),
+        (3, false) => "1".to_string(),
+        (_, true) => {
+            let (negative, positive) = match element {
+                "f64" => ("0xFFF0000000000000", "0x7FF0000000000000"),
+                "f16" => ("0xFC00", "0x7C00"),
+                "bf16" => ("0xFF80", "0x7F80"),
+                _ => ("0xFF800000", "0x7F800000"),
+            };
+            (if kind == 1 { negative } else { positive }).to_string()
+        }
+        (_, false) => {
+            let bits: u32 = if element == "index" { 64 } else { element[1..].parse().unwrap_or(64) };
+            let (min, max) = if bits == 1 { (-1i128, 0i128) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
+            (if kind == 1 { min } else { max }).to_string()
+        }
+    };
+    format!("{text} : {element}")
+}
+
+/// Reduction combiners in `block.reduce`'s case order: sum, max, min, prod.
+fn combiner(kind: i64, element: &str) -> &'static str {
+    match (kind, is_float(element)) {
+        (0, true) => "arith.addf",
+        (1, true) => "arith.maximumf",
+        (2, true) => "arith.minimumf",
+        (_, true) => "arith.mulf",
+        (0, false) => "arith.addi",
+        (1, false) => "arith.maxsi",
+        (2, false) => "arith.minsi",
+        (_, false) => "arith.muli",
+    }
+}
+
+fn reduce(op: &Op) -> Lowering {
+    let (input, result) = (op.operand_type(0), op.result_type());
+    let kind = op.integer("kind");
+    let (e, r) = (&result.element, &result.text);
+    let text = format!(
+        "func.func @template(%in: {i}) -> {r} {{\n\
+         %id = arith.constant {id}\n\
+         %empty = tensor.empty() : {r}\n\
+         %init = linalg.fill ins(%id : {e}) outs(%empty : {r}) -> {r}\n\
+         %red = linalg.reduce ins(%in : {i}) outs(%init : {r}) dimensions = [{dims}]\n\
+           (%x: {e}, %acc: {e}) {{\n\
+             %y = {combine} %x, %acc : {e}\n\
+             linalg.yield %y : {e}\n\
+           }}\n\
+         return %red : {r}\n}}",
+        i = input.text,
+        id = identity(kind, e),
+        dims = join(op.integers("dims")),
+        combine = combiner(kind, e),
+    );
+    Ok((text, op.operands()))
+}
+
+fn broadcast(op: &Op) -> Lowering {
+    let (input, result) = (op.operand_type(0), op.result_type());
+    let added = op.integers("dims");
+    let rank = result.shape.len();
+    let mut input_exprs = Vec::new();
+    let mut input_dim = 0;
+    for d in 0..rank {
+        if added.contains(&(d as i64)) {
+            continue;
+        }
+        let stretched = input.shape[input_dim] == 1 && result.shape[d] != 1;
+        input_exprs.push(if stretched { "0".to_string() } else { format!("d{d}") });
+        input_dim += 1;
+    }
+    let (e, r) = (&result.element, &result.text);
+    let text = format!(
+        "func.func @template(%in: {i}) -> {r} {{\n\
+         %empty = tensor.empty() : {r}\n\
+         %out = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({ins})>, affine_map<({dims}) -> ({dims})>], \
+         iterator_types = [{parallel}]}} ins(%in : {i}) outs(%empty : {r}) {{\n\
+         ^bb0(%x: {e}, %unused: {e}):\n  linalg.yield %x : {e}\n}} -> {r}\n\
+         return %out : {r}\n}}",
+        i = input.text,
+        dims = dims(rank),
+        ins = join(&input_exprs),
+        parallel = parallel(rank),
+    );
+    Ok((text, op.operands()))
+}
+
+fn iota(op: &Op) -> Lowering {
+    let result = op.result_type();
+    let rank = result.shape.len();
+    let (e, r) = (&result.element, &result.text);
+    let cast = if e == "index" {
+        "%v = arith.addi %i, %i0 : index\n".to_string()
+    } else {
+        format!("%v = arith.index_cast %i : index to {e}\n")
+    };
+    let text = format!(
+        "func.func @template() -> {r} {{\n\
+         %i0 = arith.constant 0 : index\n\
+         %empty = tensor.empty() : {r}\n\
+         %out = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>], iterator_types = [{parallel}]}} \
+         outs(%empty : {r}) {{\n\
+         ^bb0(%unused: {e}):\n  %i = linalg.index {dim} : index\n  {cast}  linalg.yield %v : {e}\n}} -> {r}\n\
+         return %out : {r}\n}}",
+        dims = dims(rank),
+        parallel = parallel(rank),
+        dim = op.integer("dim"),
+    );
+    Ok((text, vec![]))
+}
+
+fn atomic_rmw(op: &Op) -> Lowering {
+    let segments = op.segments();
+    let (offsets, has_mask) = (segments[2], segments[3] == 1);
+    let value = op.operand_type(0);
+    let r#ref = op.operand_type(1);
+    let float = is_float(&value.element);
+    let kind = match (op.integer("kind"), float) {
+        (0, true) => "addf",
+        (1, true) => "maximumf",
+        (2, true) => "minimumf",
+        (0, false) => "addi",
+        (1, false) => "maxs",
+        _ => "mins",
+    };
+    let rank = value.shape.len();
+    let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
+    params.extend((0..offsets).map(|d| format!("%o{d}: index")));
+    let mask_type = tensor_text(&value.shape, "i1");
+    if has_mask {
+        params.push(format!("%mask: {mask_type}"));
+    }
+    let values = buffer_text(&value.shape, &value.element);
+    let mut body = format!(
+        "%c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n\
+         %values = bufferization.to_buffer %value read_only : {} to {values}\n",
+        value.text
+    );
+    if has_mask {
+        writeln!(body, "%masks = bufferization.to_buffer %mask read_only : {mask_type} to {}", buffer_text(&value.shape, "i1"))
+            .unwrap();
+    }
+    for (d, size) in value.shape.iter().enumerate() {
+        writeln!(body, "%n{d} = arith.constant {size} : index\nscf.for %i{d} = %c0 to %n{d} step %c1 {{").unwrap();
+    }
+    let indices = join((0..rank).map(|d| format!("%i{d}")));
+    let targets: Vec<String> = (0..rank)
+        .map(|d| {
+            if offsets > 0 {
+                writeln!(body, "%j{d} = arith.addi %o{d}, %i{d} : index").unwrap();
+                format!("%j{d}")
+            } else {
+                format!("%i{d}")
+            }
+        })
+        .collect();
+    writeln!(body, "%x = memref.load %values[{indices}] : {values}").unwrap();
+    let update = format!(
+        "%old = memref.atomic_rmw {kind} %x, %ref[{}] : ({}, {}) -> {}\n",
+        join(&targets),
+        value.element,
+        r#ref.text,
+        value.element
+    );
+    if has_mask {
+        write!(body, "%m = memref.load %masks[{indices}] : {}\nscf.if %m {{\n{update}}}\n", buffer_text(&value.shape, "i1"))
+            .unwrap();
+    } else {
+        body.push_str(&update);
+    }
+    body.push_str(&"}\n".repeat(rank));
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+}

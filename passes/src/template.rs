@@ -1,0 +1,94 @@
+//! Rewriting by IR templates: a replacement is written as MLIR text, a
+//! `func.func @template` whose arguments stand for existing values; its body
+//! is parsed, verified and inlined in place of an operation.
+//!
+//! Lowerings stay readable (the IR they produce is written out as IR) and
+//! every template is checked by MLIR's parser and verifiers when it is used.
+
+use mlir_sys::{
+    MlirBlock, MlirContext, MlirOperation, MlirValue, mlirBlockGetFirstOperation,
+    mlirBlockGetTerminator, mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleCreateParse,
+    mlirModuleDestroy, mlirModuleGetBody, mlirOperationGetFirstRegion, mlirOperationGetName,
+    mlirOperationGetNextInBlock, mlirOperationGetNumOperands, mlirOperationGetOperand,
+    mlirRegionGetFirstBlock, mlirRewriterBaseEraseOp, mlirRewriterBaseInlineBlockBefore,
+    mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore,
+    mlirIdentifierStr, mlirOperationGetAttributeByName, mlirOperationGetLocation,
+    mlirOperationSetLocation, mlirStringAttrGetValue,
+};
+use melior::ir::operation::OperationLike;
+use melior::StringRef;
+
+/// Why a template could not be used: a bug in the pass that wrote it.
+#[derive(Debug)]
+pub struct TemplateError(pub String);
+
+fn template_body(module: mlir_sys::MlirModule) -> Option<MlirBlock> {
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+        while !op.ptr.is_null() {
+            let name = mlirOperationGetName(op);
+            let is_func = StringRef::from_raw(mlirIdentifierStr(name)).as_str() == Ok("func.func");
+            let symbol = mlirOperationGetAttributeByName(op, StringRef::new("sym_name").to_raw());
+            if is_func && !symbol.ptr.is_null() && StringRef::from_raw(mlirStringAttrGetValue(symbol)).as_str() == Ok("template") {
+                return Some(mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(op)));
+            }
+            op = mlirOperationGetNextInBlock(op);
+        }
+        None
+    }
+}
+
+/// Inlines the body of `@template` (from `text`) before `anchor`, binding
+/// its arguments to `args`, and returns the values its `return` returned.
+/// Other functions in `text` (declarations the template calls) are only
+/// there for the verifier and are dropped.
+pub fn inline_before(
+    context: MlirContext,
+    anchor: MlirOperation,
+    text: &str,
+    args: &[MlirValue],
+) -> Result<Vec<MlirValue>, TemplateError> {
+    unsafe {
+        let module = mlirModuleCreateParse(context, StringRef::new(text).to_raw());
+        if module.ptr.is_null() {
+            return Err(TemplateError(format!("template does not parse:\n{text}")));
+        }
+        let Some(body) = template_body(module) else {
+            mlirModuleDestroy(module);
+            return Err(TemplateError(format!("no func.func @template in:\n{text}")));
+        };
+        let terminator = mlirBlockGetTerminator(body);
+        let results: Vec<MlirValue> = (0..mlirOperationGetNumOperands(terminator))
+            .map(|i| mlirOperationGetOperand(terminator, i))
+            .collect();
+        // The template's ops take the location of what they replace.
+        let location = mlirOperationGetLocation(anchor);
+        let mut op = mlirBlockGetFirstOperation(body);
+        while !op.ptr.is_null() {
+            melior::ir::OperationRef::from_raw(op).walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
+                mlirOperationSetLocation(nested.to_raw(), location);
+                melior::ir::operation::WalkResult::Advance
+            });
+            op = mlirOperationGetNextInBlock(op);
+        }
+        let rewriter = mlirIRRewriterCreate(context);
+        mlirRewriterBaseSetInsertionPointBefore(rewriter, anchor);
+        mlirRewriterBaseInlineBlockBefore(rewriter, body, anchor, args.len() as isize, args.as_ptr());
+        mlirRewriterBaseEraseOp(rewriter, terminator);
+        mlirIRRewriterDestroy(rewriter);
+        mlirModuleDestroy(module);
+        Ok(results)
+    }
+}
+
+/// Replaces `operation` by the template's body; its results by the
+/// template's returned values.
+pub fn replace(context: MlirContext, operation: MlirOperation, text: &str, args: &[MlirValue]) -> Result<(), TemplateError> {
+    let results = inline_before(context, operation, text, args)?;
+    unsafe {
+        let rewriter = mlirIRRewriterCreate(context);
+        mlirRewriterBaseReplaceOpWithValues(rewriter, operation, results.len() as isize, results.as_ptr());
+        mlirIRRewriterDestroy(rewriter);
+    }
+    Ok(())
+}

@@ -1,0 +1,75 @@
+// block-to-linalg: each block op as linalg / tensor / memref /
+// bufferization ops; the result still verifies and bufferizes.
+// RUN: tessel-opt %s --block-to-linalg | FileCheck %s
+// RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries=1})' > /dev/null
+
+// CHECK-DAG: #[[STRETCH:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-DAG: #[[ADD:.*]] = affine_map<(d0, d1) -> (d0)>
+
+// CHECK-LABEL: func.func @loads
+func.func @loads(%x: memref<8x128xf32>, %w: memref<64xf32, strided<[2], offset: ?>>, %off: index,
+                 %m: tensor<16xi1>, %ninf: f32) -> (tensor<8x128xf32>, tensor<16xf32>) {
+  // A load copies the ref into a fresh buffer first.
+  // CHECK: %[[BUF:.*]] = memref.alloc() : memref<8x128xf32>
+  // CHECK: memref.copy %arg0, %[[BUF]] : memref<8x128xf32> to memref<8x128xf32>
+  // CHECK: bufferization.to_tensor %[[BUF]] restrict writable : memref<8x128xf32> to tensor<8x128xf32>
+  %a = block.load %x : memref<8x128xf32> -> tensor<8x128xf32>
+  // A window keeps the ref's strides; masked-off elements take `other`.
+  // CHECK: %[[VIEW:.*]] = memref.subview %arg1[%arg2] [16] [1] : memref<64xf32, strided<[2], offset: ?>> to memref<16xf32, strided<[2], offset: ?>>
+  // CHECK: memref.copy %[[VIEW]], %{{.*}} : memref<16xf32, strided<[2], offset: ?>> to memref<16xf32>
+  // CHECK: %[[T:.*]] = bufferization.to_tensor
+  // CHECK: %[[FILL:.*]] = tensor.splat %arg4 : tensor<16xf32>
+  // CHECK: arith.select %arg3, %[[T]], %[[FILL]] : tensor<16xi1>, tensor<16xf32>
+  %b = block.load %w[%off] [16] mask %m other %ninf : memref<64xf32, strided<[2], offset: ?>> -> tensor<16xf32>
+  return %a, %b : tensor<8x128xf32>, tensor<16xf32>
+}
+
+// CHECK-LABEL: func.func @stores
+func.func @stores(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tensor<16xi1>) {
+  // CHECK: %[[VIEW:.*]] = memref.subview %arg1[%arg2] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>
+  // CHECK: bufferization.materialize_in_destination %arg0 in restrict writable %[[VIEW]]
+  block.store %v, %o[%off] : tensor<16xf32>, memref<64xf32>
+  // A masked store merges with the current contents.
+  // CHECK: %[[OLD:.*]] = bufferization.to_tensor
+  // CHECK: %[[MERGED:.*]] = arith.select %arg3, %arg0, %[[OLD]]
+  // CHECK: bufferization.materialize_in_destination %[[MERGED]] in restrict writable
+  block.store %v, %o[%off] mask %m : tensor<16xf32>, memref<64xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @compute
+func.func @compute(%a: tensor<32x16xbf16>, %b: tensor<16x8xbf16>, %acc: tensor<32x8xf32>,
+                   %v: tensor<4x128xf32>, %r: tensor<1x128xi32>) -> (tensor<32x8xf32>, tensor<32x8xf32>, tensor<4xf32>, tensor<4x128xi32>, tensor<4x128xi32>, tensor<4x3xi32>) {
+  // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x8xf32>)
+  // CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<32x16xbf16>, tensor<16x8xbf16>) outs(%[[Z]] : tensor<32x8xf32>)
+  %c = block.dot %a, %b : tensor<32x16xbf16>, tensor<16x8xbf16> -> tensor<32x8xf32>
+  // CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<32x16xbf16>, tensor<16x8xbf16>) outs(%arg2 : tensor<32x8xf32>)
+  %d = block.dot %a, %b acc %acc : tensor<32x16xbf16>, tensor<16x8xbf16>, tensor<32x8xf32> -> tensor<32x8xf32>
+  // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+  // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NINF]] : f32)
+  // CHECK: linalg.reduce ins(%arg3 : tensor<4x128xf32>) outs(%[[INIT]] : tensor<4xf32>) dimensions = [1]
+  // CHECK: arith.maximumf
+  %s = block.reduce max %v dims [1] : tensor<4x128xf32> -> tensor<4xf32>
+  // Size-1 dimensions stretch through a constant index.
+  // CHECK: linalg.generic {indexing_maps = [#[[STRETCH]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%arg4 : tensor<1x128xi32>)
+  %bc = block.broadcast %r dims [] : tensor<1x128xi32> -> tensor<4x128xi32>
+  // CHECK: linalg.index 1 : index
+  // CHECK: arith.index_cast
+  %i = block.iota dim 1 : tensor<4x128xi32>
+  // CHECK: linalg.generic {indexing_maps = [#[[ADD]], #{{.*}}]
+  %e = block.reduce sum %bc dims [1] : tensor<4x128xi32> -> tensor<4xi32>
+  %f = block.broadcast %e dims [1] : tensor<4xi32> -> tensor<4x3xi32>
+  return %c, %d, %s, %bc, %i, %f : tensor<32x8xf32>, tensor<32x8xf32>, tensor<4xf32>, tensor<4x128xi32>, tensor<4x128xi32>, tensor<4x3xi32>
+}
+
+// CHECK-LABEL: func.func @atomics
+func.func @atomics(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tensor<16xi1>) {
+  // CHECK: %[[VALUES:.*]] = bufferization.to_buffer %arg0 read_only
+  // CHECK: scf.for %[[I:.*]] =
+  // CHECK: %[[J:.*]] = arith.addi %arg2, %[[I]] : index
+  // CHECK: %[[X:.*]] = memref.load %[[VALUES]][%[[I]]]
+  // CHECK: scf.if
+  // CHECK: memref.atomic_rmw addf %[[X]], %arg1[%[[J]]] : (f32, memref<64xf32>) -> f32
+  block.atomic_rmw add %v, %o[%off] mask %m : tensor<16xf32>, memref<64xf32>
+  return
+}

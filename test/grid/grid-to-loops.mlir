@@ -1,0 +1,103 @@
+// grid-to-loops: parallel axes become scf.forall, arbitrary axes ordered
+// scf.for loops (in axis order); whole blocks are subviews, partial blocks
+// padded local buffers; the kernel is specialized per call site (program
+// ids as trailing index arguments) and the original kernel disappears.
+// RUN: tessel-opt %s --split-input-file --grid-verify-specs --grid-to-loops | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --grid-verify-specs --grid-to-loops --inline --symbol-dce | FileCheck %s --check-prefix=INLINED
+
+// CHECK-LABEL: func.func private @matmul_kernel__call0(
+// CHECK-SAME: %{{.*}}: memref<128x256xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: memref<256x128xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: memref<128x128xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
+// CHECK-NOT: func.func @matmul_kernel(
+// CHECK-LABEL: func.func @matmul(
+// CHECK: scf.forall (%[[I:.*]], %[[J:.*]]) in (8, 8) {
+// CHECK:   scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:     %[[XI:.*]] = affine.apply #{{.*}}(%[[I]], %[[J]], %[[K]])
+// CHECK:     %[[XK:.*]] = affine.apply #{{.*}}(%[[I]], %[[J]], %[[K]])
+// CHECK:     %[[X:.*]] = memref.subview %arg0[%[[XI]], %[[XK]]] [128, 256] [1, 1] : memref<1024x1024xf32> to memref<128x256xf32, strided<[1024, 1], offset: ?>>
+// CHECK:     memref.subview %arg2[%{{.*}}, %{{.*}}] [128, 128] [1, 1]
+// CHECK:     func.call @matmul_kernel__call0(%[[X]], %{{.*}}, %{{.*}}, %[[I]], %[[J]], %[[K]])
+// INLINED-LABEL: func.func @matmul(
+// INLINED-NOT: func.call
+// INLINED: block.dot
+func.func @matmul_kernel(%x: memref<128x256xf32>, %y: memref<256x128xf32>, %z: memref<128x128xf32>) {
+  %a = block.load %x : memref<128x256xf32> -> tensor<128x256xf32>
+  %b = block.load %y : memref<256x128xf32> -> tensor<256x128xf32>
+  %acc = block.load %z : memref<128x128xf32> -> tensor<128x128xf32>
+  %c = block.dot %a, %b acc %acc : tensor<128x256xf32>, tensor<256x128xf32>, tensor<128x128xf32> -> tensor<128x128xf32>
+  block.store %c, %z : tensor<128x128xf32>, memref<128x128xf32>
+  return
+}
+func.func @matmul(%x: memref<1024x1024xf32>, %y: memref<1024x1024xf32>, %z: memref<1024x1024xf32>) {
+  grid.call @matmul_kernel grid [8, 8, 4]
+      ins(%x, %y : memref<1024x1024xf32>, memref<1024x1024xf32>) outs(%z : memref<1024x1024xf32>)
+      in_specs [#grid.block<[128, 256], (i, j, k) -> (i, k)>, #grid.block<[256, 128], (i, j, k) -> (k, j)>]
+      out_specs [#grid.block<[128, 128], (i, j, k) -> (i, j)>]
+  return
+}
+
+// -----
+
+// Partial blocks: a 7x5 array in 2x3 blocks. The block is a local buffer,
+// padded with zeros, filled with the in-bounds part and written back.
+// CHECK-LABEL: func.func private @ids__call0(
+// CHECK-SAME: %[[O:.*]]: memref<2x3xi32>, %[[P0:.*]]: index, %[[P1:.*]]: index)
+// CHECK: %[[N:.*]] = arith.constant 2 : index
+// CHECK: arith.addi %[[P0]], %[[N]]
+// CHECK-LABEL: func.func @partial(
+// CHECK: scf.forall
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<2x3xi32>
+// CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[BUF]] : memref<2x3xi32>)
+// CHECK: %[[SRC:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : memref<7x5xi32> to memref<?x?xi32, strided<[5, 1], offset: ?>>
+// CHECK: %[[DST:.*]] = memref.subview %[[BUF]][%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : memref<2x3xi32> to memref<?x?xi32, strided<[3, 1], offset: ?>>
+// CHECK: memref.copy %[[SRC]], %[[DST]]
+// CHECK: func.call @ids__call0(%[[BUF]], %{{.*}}, %{{.*}})
+// CHECK: memref.copy %[[DST]], %[[SRC]]
+func.func @ids(%o: memref<2x3xi32>) {
+  %i = grid.program_id 0
+  %n = grid.num_programs 1
+  %s = arith.addi %i, %n : index
+  %v = arith.index_cast %s : index to i32
+  %b = tensor.splat %v : tensor<2x3xi32>
+  block.store %b, %o : tensor<2x3xi32>, memref<2x3xi32>
+  return
+}
+func.func @partial(%o: memref<7x5xi32>) {
+  grid.call @ids grid [4, 2] ins() outs(%o : memref<7x5xi32>) in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (i, j)>]
+  return
+}
+
+// -----
+
+// Squeezed dimensions give rank-reduced subviews; poison mode pads with the
+// integer minimum; an arbitrary axis before a parallel one stays outermost
+// and scratch lives inside the forall.
+// CHECK-LABEL: func.func @squeezed(
+// CHECK: memref.subview %arg0[%{{.*}}, %{{.*}}] [1, 2] [1, 1] : memref<3x4xi32> to memref<2xi32, strided<[1], offset: ?>>
+func.func @k(%o: memref<2xi32>) { return }
+func.func @squeezed(%o: memref<3x4xi32>) {
+  grid.call @k grid [3, 2] ins() outs(%o : memref<3x4xi32>) in_specs [] out_specs [#grid.block<[squeezed, 2], (i, j) -> (i, j)>]
+  return
+}
+// CHECK-LABEL: func.func @order(
+// CHECK: scf.for %[[A:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT: scf.forall (%[[B:.*]]) in (3) {
+// CHECK-NEXT: memref.alloc() : memref<4xf32>
+func.func @k2(%x: memref<2xf32>, %o: memref<2xf32>, %s: memref<4xf32>) { return }
+func.func @order(%x: memref<4x6xf32>, %o: memref<6xf32>) {
+  grid.call @k2 grid [2, 3] ins(%x : memref<4x6xf32>) outs(%o : memref<6xf32>) scratch(memref<4xf32>)
+      in_specs [#grid.block<[squeezed, 2], (i, j) -> (i, j)>] out_specs [#grid.block<[2], (i, j) -> (j)>]
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @poisoned(
+// CHECK: arith.constant -2147483648 : i32
+// CHECK: linalg.fill
+module attributes {tessel.poison} {
+  func.func @k(%o: memref<2x3xi32>) { return }
+  func.func @poisoned(%o: memref<3x3xi32>) {
+    grid.call @k grid [2] ins() outs(%o : memref<3x3xi32>) in_specs [] out_specs [#grid.block<[2, 3], (i) -> (i, 0)>]
+    return
+  }
+}
