@@ -111,6 +111,18 @@ void tesselRegisterPass(TesselPassFactory factory, void *userData) {
   });
 }
 
+void tesselRegisterPassPipeline(MlirStringRef argument,
+                                MlirStringRef description,
+                                MlirStringRef pipeline) {
+  std::string text = unwrap(pipeline).str();
+  PassPipelineRegistration<>(
+      unwrap(argument), unwrap(description), [text](OpPassManager &pm) {
+        if (failed(parsePassPipeline(text, pm, llvm::errs())))
+          llvm::report_fatal_error("invalid built-in pipeline: " +
+                                   llvm::Twine(text));
+      });
+}
+
 bool tesselIsRegisteredPass(MlirStringRef argument) {
   StringRef name = unwrap(argument);
   return PassInfo::lookup(name) || PassPipelineInfo::lookup(name);

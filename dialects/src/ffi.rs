@@ -49,6 +49,7 @@ unsafe extern "C" {
 
     pub fn tesselRegisterPass(factory: TesselPassFactory, user_data: *mut c_void);
     pub fn tesselIsRegisteredPass(argument: MlirStringRef) -> bool;
+    pub fn tesselRegisterPassPipeline(argument: MlirStringRef, description: MlirStringRef, pipeline: MlirStringRef);
     pub fn tesselPrintRegisteredPasses();
     pub fn tesselPassManagerCreateImplicitNesting(ctx: MlirContext) -> MlirPassManager;
 

@@ -2,3 +2,5 @@
 //! Tessel crates.
 
 pub mod opt;
+pub mod run;
+pub mod source;

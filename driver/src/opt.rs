@@ -9,7 +9,7 @@ use melior::{
     Context,
     ir::operation::{OperationLike, OperationPrintingFlags},
     pass::{PassIrPrintingOptions, PassManager},
-    utility::{parse_pass_pipeline, register_all_passes},
+    utility::parse_pass_pipeline,
 };
 use std::{io::Read, path::PathBuf, process::ExitCode};
 use tessel_dialects::{create_context, ffi, source::SourceDiagnostics};
@@ -63,8 +63,7 @@ struct PassFlag {
 const SPLIT_MARKER: &str = "// -----";
 
 pub fn main(args: Vec<String>) -> ExitCode {
-    register_all_passes();
-    tessel_passes::register_passes();
+    tessel_lowering::register_everything();
 
     let (clap_args, pass_flags) = split_pass_flags(args);
     let options = match Options::command().try_get_matches_from(clap_args) {

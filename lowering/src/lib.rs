@@ -1,3 +1,27 @@
-//! Per-target lowering pipelines (`tessel-to-cpu`, `tessel-to-rocm`) and
-//! code emission. Empty until the CPU end-to-end work lands: the dialects,
-//! `grid-verify-specs` and `tessel-opt` come first.
+//! The per-target pipelines, each visible in one function, registered as
+//! named pipelines (`tessel-to-cpu`) so `tessel-opt` and pipeline strings
+//! reach them too.
+
+pub mod cpu;
+
+use melior::StringRef;
+use std::sync::Once;
+use tessel_dialects::ffi;
+
+/// Registers upstream passes, Tessel's passes and Tessel's named pipelines
+/// (idempotent).
+pub fn register_everything() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        melior::utility::register_all_passes();
+        tessel_passes::register_passes();
+        let (name, description, pipeline) = cpu::registration();
+        unsafe {
+            ffi::tesselRegisterPassPipeline(
+                StringRef::new(name).to_raw(),
+                StringRef::new(description).to_raw(),
+                StringRef::new(&pipeline).to_raw(),
+            )
+        };
+    });
+}

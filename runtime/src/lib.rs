@@ -1,2 +1,10 @@
-//! Host buffers (`.npy` in and out), CPU JIT and AOT loading, and the HIP
-//! launcher. Empty until the CPU end-to-end work lands.
+//! Host buffers (`.npy` in and out, random and zero fills), numpy-style
+//! printing, and calling JIT-compiled kernels on them.
+
+mod array;
+mod jit;
+mod print;
+
+pub use array::{ArrayError, ElementType, HostArray};
+pub use jit::{Jit, JitError};
+pub use print::format_numpy;

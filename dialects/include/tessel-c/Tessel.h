@@ -62,6 +62,11 @@ typedef MlirPass (*TesselPassFactory)(void *userData);
 MLIR_CAPI_EXPORTED void tesselRegisterPass(TesselPassFactory factory,
                                            void *userData);
 MLIR_CAPI_EXPORTED bool tesselIsRegisteredPass(MlirStringRef argument);
+/* Registers `argument` as a named pipeline that expands to `pipeline`, a
+ * textual pipeline anchored on builtin.module. */
+MLIR_CAPI_EXPORTED void tesselRegisterPassPipeline(MlirStringRef argument,
+                                                   MlirStringRef description,
+                                                   MlirStringRef pipeline);
 MLIR_CAPI_EXPORTED void tesselPrintRegisteredPasses(void);
 /* A pass manager that nests passes anchored on other ops implicitly, like
  * mlir-opt's. */

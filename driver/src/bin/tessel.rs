@@ -1,0 +1,30 @@
+//! `tessel`: compile and run Pallas-style kernels.
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use tessel_driver::run::{RunOptions, run};
+
+#[derive(Parser)]
+#[command(name = "tessel", about = "Compile and run Pallas-style block kernels")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// JIT-compile for the host CPU and call a function on host arrays.
+    Run(RunOptions),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Run(options) => run(options),
+    }
+}

@@ -1,0 +1,185 @@
+//! `tessel run`: JIT-compile a module for the host CPU and call a function
+//! on host arrays (`.npy` files, random or zero fills).
+
+use crate::source::{SourceError, parse_file};
+use clap::Args;
+use melior::ir::{
+    BlockLike, Module, RegionLike, TypeLike, ValueLike,
+    r#type::ShapedTypeLike,
+    operation::OperationLike,
+};
+use std::{path::PathBuf, process::ExitCode, time::Instant};
+use tessel_lowering::cpu::{self, Padding};
+use tessel_runtime::{ElementType, HostArray, Jit, format_numpy};
+
+#[derive(Args, Debug)]
+pub struct RunOptions {
+    /// The module (`.mlir`).
+    file: PathBuf,
+    /// The function to call; all its arguments are memrefs.
+    #[arg(long)]
+    entry: String,
+    /// `N=PATH.npy`, `N=random:SEED` or `N=zeros` for argument N (default zeros).
+    #[arg(long = "arg", value_name = "N=SOURCE")]
+    args: Vec<String>,
+    /// Write every argument after the call as DIR/arg<N>.npy.
+    #[arg(long, value_name = "DIR")]
+    dump: Option<PathBuf>,
+    /// Pad partial blocks with NaN / the integer minimum instead of zeros.
+    #[arg(long)]
+    poison: bool,
+    /// Time repeated calls; the last line is {"median_s", "min_s", "runs"}.
+    #[arg(long)]
+    bench: bool,
+}
+
+/// Where an argument's initial contents come from.
+enum ArgSource {
+    Zeros,
+    Random(u64),
+    Npy(PathBuf),
+}
+
+fn parse_arg(text: &str) -> Result<(usize, ArgSource), String> {
+    let (index, source) = text.split_once('=').ok_or_else(|| format!("--arg '{text}': expected N=SOURCE"))?;
+    let index = index.parse().map_err(|_| format!("--arg '{text}': '{index}' is not an argument number"))?;
+    let source = match source {
+        "zeros" => ArgSource::Zeros,
+        _ if source.starts_with("random:") => ArgSource::Random(
+            source["random:".len()..].parse().map_err(|_| format!("--arg '{text}': the seed must be an unsigned integer"))?,
+        ),
+        path => ArgSource::Npy(PathBuf::from(path)),
+    };
+    Ok((index, source))
+}
+
+pub fn run(options: RunOptions) -> ExitCode {
+    let mut sources: Vec<(usize, ArgSource)> = Vec::new();
+    for text in &options.args {
+        match parse_arg(text) {
+            Ok(parsed) => sources.push(parsed),
+            Err(message) => {
+                eprintln!("tessel: error: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match run_checked(&options, sources) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(SourceError::Reported) => ExitCode::from(1),
+        Err(SourceError::Message(message)) => {
+            eprintln!("{message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The element type and shape of each argument of `entry`.
+fn signature(module: &Module, entry: &str, file: &str) -> Result<Vec<(String, ElementType, Vec<usize>)>, SourceError> {
+    let body = module.body();
+    let mut op = body.first_operation();
+    while let Some(function) = op {
+        let is_entry = function.name().as_string_ref().as_str() == Ok("func.func")
+            && function.attribute("sym_name").is_ok_and(|name| name.to_string() == format!("\"{entry}\""));
+        if is_entry {
+            let region = function.region(0).map_err(|_| SourceError::Message(format!("{file}: error: @{entry} has no body")))?;
+            let block = region.first_block().ok_or_else(|| SourceError::Message(format!("{file}: error: @{entry} has no body")))?;
+            return (0..block.argument_count())
+                .map(|i| {
+                    let r#type = block.argument(i).unwrap().r#type();
+                    let text = r#type.to_string();
+                    let located = |why: &str| {
+                        tessel_passes::emit_error(function.location(), &format!("argument #{i} of @{entry} {why}, got {text}"));
+                        SourceError::Reported
+                    };
+                    if !r#type.is_mem_ref() {
+                        return Err(located("must be a memref"));
+                    }
+                    let memref = melior::ir::r#type::MemRefType::try_from(r#type).unwrap();
+                    let element = ElementType::from_mlir(&memref.element().to_string())
+                        .ok_or_else(|| located("has an unsupported element type"))?;
+                    let shape: Option<Vec<usize>> = (0..memref.rank())
+                        .map(|d| match memref.dim_size(d) {
+                            Ok(melior::ir::r#type::DimSize::Static(size)) => Some(size as usize),
+                            _ => None,
+                        })
+                        .collect();
+                    let shape = shape.ok_or_else(|| located("must have a static shape"))?;
+                    Ok((text, element, shape))
+                })
+                .collect();
+        }
+        op = function.next_in_block();
+    }
+    Err(SourceError::Message(format!("{file}: error: no function @{entry}")))
+}
+
+fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result<(), SourceError> {
+    tessel_lowering::register_everything();
+    let context = tessel_dialects::create_context();
+    let file = options.file.display().to_string();
+    let (mut module, diagnostics) = parse_file(&context, &options.file)?;
+    let signature = signature(&module, &options.entry, &file)?;
+
+    let mut arrays: Vec<HostArray> =
+        signature.iter().map(|(_, element, shape)| HostArray::zeros(*element, shape)).collect();
+    for (index, source) in sources {
+        let Some((_, element, shape)) = signature.get(index) else {
+            return Err(SourceError::Message(format!(
+                "{file}: error: --arg {index}: @{} has {} arguments",
+                options.entry,
+                signature.len()
+            )));
+        };
+        arrays[index] = match source {
+            ArgSource::Zeros => HostArray::zeros(*element, shape),
+            ArgSource::Random(seed) => HostArray::random(*element, shape, seed.wrapping_add(index as u64)),
+            ArgSource::Npy(path) => HostArray::read_npy(&path, *element, shape)
+                .map_err(|e| SourceError::Message(format!("tessel: error: argument #{index}: {e}")))?,
+        };
+    }
+
+    let padding = if options.poison { Padding::Poison } else { Padding::Zero };
+    cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
+    drop(diagnostics);
+    let jit = Jit::new(&module, 3).map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
+    jit.call(&options.entry, &mut arrays).map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
+
+    for (index, ((r#type, _, _), array)) in signature.iter().zip(&arrays).enumerate() {
+        println!("arg{index}: {type}\n{}", format_numpy(array));
+    }
+    if let Some(dir) = &options.dump {
+        std::fs::create_dir_all(dir).map_err(|e| SourceError::Message(format!("tessel: error: cannot create '{}': {e}", dir.display())))?;
+        for (index, array) in arrays.iter().enumerate() {
+            array
+                .write_npy(&dir.join(format!("arg{index}.npy")))
+                .map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
+        }
+    }
+    if options.bench {
+        bench(&jit, &options.entry, &mut arrays)?;
+    }
+    Ok(())
+}
+
+/// Times calls (one warm-up, then at least 5 and up to 1000 runs or about
+/// one second) and prints the JSON summary line.
+fn bench(jit: &Jit, entry: &str, arrays: &mut [HostArray]) -> Result<(), SourceError> {
+    let call = |arrays: &mut [HostArray]| jit.call(entry, arrays).map_err(|e| SourceError::Message(format!("tessel: error: {e}")));
+    call(arrays)?;
+    let mut times = Vec::new();
+    let started = Instant::now();
+    while times.len() < 5 || (times.len() < 1000 && started.elapsed().as_secs_f64() < 1.0) {
+        let start = Instant::now();
+        call(arrays)?;
+        times.push(start.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{{\"median_s\": {:e}, \"min_s\": {:e}, \"runs\": {}}}",
+        times[times.len() / 2],
+        times[0],
+        times.len()
+    );
+    Ok(())
+}

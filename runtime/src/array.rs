@@ -1,0 +1,243 @@
+//! Host arrays: typed, row-major, 8-byte aligned storage.
+
+use half::{bf16, f16};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use npyz::WriterBuilder;
+use std::{io::BufReader, path::Path};
+
+/// Element types of Tessel arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElementType {
+    F16,
+    BF16,
+    F32,
+    F64,
+    I1,
+    I8,
+    I16,
+    I32,
+    I64,
+    Index,
+}
+
+impl ElementType {
+    /// From MLIR's spelling (`f32`, `i1`, `index`, ...).
+    pub fn from_mlir(text: &str) -> Option<Self> {
+        Some(match text {
+            "f16" => Self::F16,
+            "bf16" => Self::BF16,
+            "f32" => Self::F32,
+            "f64" => Self::F64,
+            "i1" => Self::I1,
+            "i8" => Self::I8,
+            "i16" => Self::I16,
+            "i32" => Self::I32,
+            "i64" => Self::I64,
+            "index" => Self::Index,
+            _ => return None,
+        })
+    }
+
+    /// Bytes per element in memory (i1 takes a byte, as in MLIR's memrefs).
+    pub fn size(self) -> usize {
+        match self {
+            Self::I1 | Self::I8 => 1,
+            Self::F16 | Self::BF16 | Self::I16 => 2,
+            Self::F32 | Self::I32 => 4,
+            Self::F64 | Self::I64 | Self::Index => 8,
+        }
+    }
+
+    /// The numpy dtype string stored in `.npy` headers (bf16 as raw `<u2`).
+    pub fn npy_descr(self) -> &'static str {
+        match self {
+            Self::F16 => "<f2",
+            Self::BF16 => "<u2",
+            Self::F32 => "<f4",
+            Self::F64 => "<f8",
+            Self::I1 => "|b1",
+            Self::I8 => "|i1",
+            Self::I16 => "<i2",
+            Self::I32 => "<i4",
+            Self::I64 | Self::Index => "<i8",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Self::F16 | Self::BF16 | Self::F32 | Self::F64)
+    }
+}
+
+/// Why an array could not be read or made.
+#[derive(Debug, thiserror::Error)]
+pub enum ArrayError {
+    #[error("cannot read '{path}': {message}")]
+    Read { path: String, message: String },
+    #[error("cannot write '{path}': {message}")]
+    Write { path: String, message: String },
+    #[error("'{path}' holds {found} but the argument is {expected}")]
+    Mismatch { path: String, found: String, expected: String },
+}
+
+/// A row-major host array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostArray {
+    pub element: ElementType,
+    pub shape: Vec<usize>,
+    /// 8-byte words, so every element type is naturally aligned.
+    words: Vec<u64>,
+}
+
+impl HostArray {
+    pub fn zeros(element: ElementType, shape: &[usize]) -> Self {
+        let bytes = shape.iter().product::<usize>() * element.size();
+        Self { element, shape: shape.to_vec(), words: vec![0; bytes.div_ceil(8).max(1)] }
+    }
+
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        let len = self.len() * self.element.size();
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast(), len) }
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.len() * self.element.size();
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast(), len) }
+    }
+
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr().cast()
+    }
+
+    /// Element `i` (row-major) widened to f64, for printing and comparing.
+    pub fn get(&self, i: usize) -> f64 {
+        let size = self.element.size();
+        let b = &self.bytes()[i * size..(i + 1) * size];
+        match self.element {
+            ElementType::F16 => f16::from_le_bytes([b[0], b[1]]).to_f64(),
+            ElementType::BF16 => bf16::from_le_bytes([b[0], b[1]]).to_f64(),
+            ElementType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+            ElementType::F64 => f64::from_le_bytes(b.try_into().unwrap()),
+            ElementType::I1 => (b[0] & 1) as f64,
+            ElementType::I8 => b[0] as i8 as f64,
+            ElementType::I16 => i16::from_le_bytes([b[0], b[1]]) as f64,
+            ElementType::I32 => i32::from_le_bytes(b.try_into().unwrap()) as f64,
+            ElementType::I64 | ElementType::Index => i64::from_le_bytes(b.try_into().unwrap()) as f64,
+        }
+    }
+
+    /// Sets element `i` from an f64 (rounded or truncated to the type).
+    pub fn set(&mut self, i: usize, value: f64) {
+        let size = self.element.size();
+        let element = self.element;
+        let b = &mut self.bytes_mut()[i * size..(i + 1) * size];
+        match element {
+            ElementType::F16 => b.copy_from_slice(&f16::from_f64(value).to_le_bytes()),
+            ElementType::BF16 => b.copy_from_slice(&bf16::from_f64(value).to_le_bytes()),
+            ElementType::F32 => b.copy_from_slice(&(value as f32).to_le_bytes()),
+            ElementType::F64 => b.copy_from_slice(&value.to_le_bytes()),
+            ElementType::I1 => b[0] = (value != 0.0) as u8,
+            ElementType::I8 => b[0] = value as i8 as u8,
+            ElementType::I16 => b.copy_from_slice(&(value as i16).to_le_bytes()),
+            ElementType::I32 => b.copy_from_slice(&(value as i32).to_le_bytes()),
+            ElementType::I64 | ElementType::Index => b.copy_from_slice(&(value as i64).to_le_bytes()),
+        }
+    }
+
+    /// Deterministic pseudo-random contents: floats in [-1, 1), integers in
+    /// [-8, 8) (index: [0, 8)), booleans.
+    pub fn random(element: ElementType, shape: &[usize], seed: u64) -> Self {
+        let mut array = Self::zeros(element, shape);
+        let mut rng = StdRng::seed_from_u64(seed);
+        for i in 0..array.len() {
+            let value = match element {
+                e if e.is_float() => rng.random_range(-1.0..1.0),
+                ElementType::I1 => rng.random_range(0..2) as f64,
+                ElementType::Index => rng.random_range(0..8) as f64,
+                _ => rng.random_range(-8..8) as f64,
+            };
+            array.set(i, value);
+        }
+        array
+    }
+
+    /// Reads a C-order `.npy` file, which must match `element` and `shape`.
+    pub fn read_npy(path: &Path, element: ElementType, shape: &[usize]) -> Result<Self, ArrayError> {
+        let display = path.display().to_string();
+        let read_error = |message: String| ArrayError::Read { path: display.clone(), message };
+        let file = std::fs::File::open(path).map_err(|e| read_error(e.to_string()))?;
+        let npy = npyz::NpyFile::new(BufReader::new(file)).map_err(|e| read_error(e.to_string()))?;
+        let descr = npy.header().dtype().descr().replace('=', "<");
+        let found_shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+        if npy.order() != npyz::Order::C {
+            return Err(read_error("Fortran-order arrays are not supported".into()));
+        }
+        if descr != element.npy_descr() || found_shape != shape {
+            return Err(ArrayError::Mismatch {
+                path: display,
+                found: format!("{descr} {found_shape:?}"),
+                expected: format!("{} {shape:?}", element.npy_descr()),
+            });
+        }
+        let mut array = Self::zeros(element, shape);
+        let bytes: Vec<u8> = match element {
+            ElementType::F16 => le_bytes(npy.into_vec::<f16>(), f16::to_le_bytes),
+            ElementType::BF16 => le_bytes(npy.into_vec::<u16>(), u16::to_le_bytes),
+            ElementType::F32 => le_bytes(npy.into_vec::<f32>(), f32::to_le_bytes),
+            ElementType::F64 => le_bytes(npy.into_vec::<f64>(), f64::to_le_bytes),
+            ElementType::I1 => le_bytes(npy.into_vec::<bool>(), |b| [b as u8]),
+            ElementType::I8 => le_bytes(npy.into_vec::<i8>(), i8::to_le_bytes),
+            ElementType::I16 => le_bytes(npy.into_vec::<i16>(), i16::to_le_bytes),
+            ElementType::I32 => le_bytes(npy.into_vec::<i32>(), i32::to_le_bytes),
+            ElementType::I64 | ElementType::Index => le_bytes(npy.into_vec::<i64>(), i64::to_le_bytes),
+        }
+        .map_err(|e| read_error(e.to_string()))?;
+        if bytes.len() != array.bytes().len() {
+            return Err(read_error("truncated data".into()));
+        }
+        array.bytes_mut().copy_from_slice(&bytes);
+        Ok(array)
+    }
+
+    /// Writes a C-order `.npy` file.
+    pub fn write_npy(&self, path: &Path) -> Result<(), ArrayError> {
+        let write_error = |e: std::io::Error| ArrayError::Write { path: path.display().to_string(), message: e.to_string() };
+        let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(write_error)?);
+        let shape: Vec<u64> = self.shape.iter().map(|&d| d as u64).collect();
+        let bytes = self.bytes();
+        let size = self.element.size();
+        let chunks = bytes.chunks_exact(size);
+        macro_rules! write_as {
+            ($t:ty, $convert:expr) => {{
+                let mut writer = npyz::WriteOptions::<$t>::new().default_dtype().shape(&shape).writer(file).begin_nd().map_err(write_error)?;
+                for chunk in chunks {
+                    writer.push(&$convert(chunk)).map_err(write_error)?;
+                }
+                writer.finish().map_err(write_error)
+            }};
+        }
+        match self.element {
+            ElementType::F16 => write_as!(f16, |c: &[u8]| f16::from_le_bytes([c[0], c[1]])),
+            ElementType::BF16 => write_as!(u16, |c: &[u8]| u16::from_le_bytes([c[0], c[1]])),
+            ElementType::F32 => write_as!(f32, |c: &[u8]| f32::from_le_bytes(c.try_into().unwrap())),
+            ElementType::F64 => write_as!(f64, |c: &[u8]| f64::from_le_bytes(c.try_into().unwrap())),
+            ElementType::I1 => write_as!(bool, |c: &[u8]| c[0] != 0),
+            ElementType::I8 => write_as!(i8, |c: &[u8]| c[0] as i8),
+            ElementType::I16 => write_as!(i16, |c: &[u8]| i16::from_le_bytes([c[0], c[1]])),
+            ElementType::I32 => write_as!(i32, |c: &[u8]| i32::from_le_bytes(c.try_into().unwrap())),
+            ElementType::I64 | ElementType::Index => write_as!(i64, |c: &[u8]| i64::from_le_bytes(c.try_into().unwrap())),
+        }
+    }
+}
+
+/// Little-endian bytes of every element of a read vector.
+fn le_bytes<T, const N: usize>(values: std::io::Result<Vec<T>>, to_bytes: impl Fn(T) -> [u8; N]) -> std::io::Result<Vec<u8>> {
+    Ok(values?.into_iter().flat_map(to_bytes).collect())
+}
