@@ -4,3 +4,10 @@
 pub mod opt;
 pub mod run;
 pub mod source;
+
+/// Writes to stdout; a closed pipe (`tessel ... | head`) is not an error
+/// worth a panic, the output is simply no longer wanted.
+pub fn write_stdout(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}

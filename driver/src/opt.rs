@@ -115,7 +115,7 @@ pub fn main(args: Vec<String>) -> ExitCode {
     let written = match &options.output {
         Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write '{}': {e}", path.display())),
         None => {
-            print!("{text}");
+            crate::write_stdout(&text);
             Ok(())
         }
     };

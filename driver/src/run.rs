@@ -145,9 +145,11 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     let jit = Jit::new(&module, 3).map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
     jit.call(&options.entry, &mut arrays).map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
 
+    let mut printed = String::new();
     for (index, ((r#type, _, _), array)) in signature.iter().zip(&arrays).enumerate() {
-        println!("arg{index}: {type}\n{}", format_numpy(array));
+        printed.push_str(&format!("arg{index}: {type}\n{}\n", format_numpy(array)));
     }
+    crate::write_stdout(&printed);
     if let Some(dir) = &options.dump {
         std::fs::create_dir_all(dir).map_err(|e| SourceError::Message(format!("tessel: error: cannot create '{}': {e}", dir.display())))?;
         for (index, array) in arrays.iter().enumerate() {
@@ -175,11 +177,11 @@ fn bench(jit: &Jit, entry: &str, arrays: &mut [HostArray]) -> Result<(), SourceE
         times.push(start.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);
-    println!(
-        "{{\"median_s\": {:e}, \"min_s\": {:e}, \"runs\": {}}}",
+    crate::write_stdout(&format!(
+        "{{\"median_s\": {:e}, \"min_s\": {:e}, \"runs\": {}}}\n",
         times[times.len() / 2],
         times[0],
         times.len()
-    );
+    ));
     Ok(())
 }

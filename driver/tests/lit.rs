@@ -6,6 +6,7 @@
 //!
 //! Substitutions: `%s` (the file, relative to the repository root, which is
 //! the working directory), `%t` (a per-file temporary path), `tessel-opt`,
+//! `tessel`,
 //! `FileCheck`, `mlir-opt` (LLVM 22's), `not`, `%plugin` (the dialect
 //! plugin).
 
@@ -49,6 +50,7 @@ fn run_lines(source: &str) -> Vec<String> {
 fn substitute(command: &str, relative: &str, temp: &Path) -> String {
     let tools = [
         ("tessel-opt", tessel_opt().to_string()),
+        ("tessel", env!("CARGO_BIN_EXE_tessel").to_string()),
         ("FileCheck", format!("{LLVM_BIN}/FileCheck")),
         ("mlir-opt", format!("{LLVM_BIN}/mlir-opt")),
         ("not", format!("{LLVM_BIN}/not")),

@@ -174,7 +174,7 @@ impl HostArray {
         let read_error = |message: String| ArrayError::Read { path: display.clone(), message };
         let file = std::fs::File::open(path).map_err(|e| read_error(e.to_string()))?;
         let npy = npyz::NpyFile::new(BufReader::new(file)).map_err(|e| read_error(e.to_string()))?;
-        let descr = npy.header().dtype().descr().replace('=', "<");
+        let descr = npy.header().dtype().descr().trim_matches('\'').replace('=', "<");
         let found_shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
         if npy.order() != npyz::Order::C {
             return Err(read_error("Fortran-order arrays are not supported".into()));

@@ -1,0 +1,36 @@
+// tessel run on bad input: a clear error, exit 1 (2 for usage errors), and
+// nothing written.
+// RUN: rm -rf %t.d %t.none && tessel run %s --entry iota8 --dump %t.d > /dev/null
+// RUN: tessel run %s --entry nope --dump %t.none 2>&1 | FileCheck %s --check-prefix=ENTRY; test ${PIPESTATUS[0]} -eq 1 && test ! -e %t.none
+// RUN: tessel run %s --entry scalar 2>&1 | FileCheck %s --check-prefix=SCALAR; test ${PIPESTATUS[0]} -eq 1
+// RUN: tessel run %s --entry dynamic 2>&1 | FileCheck %s --check-prefix=DYNAMIC; test ${PIPESTATUS[0]} -eq 1
+// RUN: tessel run %s --entry floats4 --arg 0=%t.d/arg0.npy --dump %t.none 2>&1 | FileCheck %s --check-prefix=NPY; test ${PIPESTATUS[0]} -eq 1 && test ! -e %t.none
+// RUN: tessel run %s --entry floats4 --arg 0=%t.d/missing.npy 2>&1 | FileCheck %s --check-prefix=MISSING; test ${PIPESTATUS[0]} -eq 1
+// RUN: printf 'not an npy file' > %t.bad.npy && tessel run %s --entry floats4 --arg 0=%t.bad.npy 2>&1 | FileCheck %s --check-prefix=BROKEN; test ${PIPESTATUS[0]} -eq 1
+// RUN: tessel run %s --entry floats4 --arg 3=zeros 2>&1 | FileCheck %s --check-prefix=INDEX; test ${PIPESTATUS[0]} -eq 1
+// RUN: tessel run %s --entry floats4 --arg 0:zeros 2>&1 | FileCheck %s --check-prefix=SYNTAX; test ${PIPESTATUS[0]} -eq 2
+// RUN: tessel run %s 2>&1 | FileCheck %s --check-prefix=USAGE; test ${PIPESTATUS[0]} -eq 2
+
+// ENTRY: run-errors.mlir: error: no function @nope
+// SCALAR: run-errors.mlir:[[@LINE+8]]:1: error: argument #0 of @scalar must be a memref, got f32
+// DYNAMIC: run-errors.mlir:[[@LINE+8]]:1: error: argument #0 of @dynamic must have a static shape, got memref<?xf32>
+// NPY: tessel: error: argument #0: '{{.*}}arg0.npy' holds <i4 [8] but the argument is <f4 [4]
+// MISSING: tessel: error: argument #0: cannot read '{{.*}}missing.npy'
+// BROKEN: tessel: error: argument #0: cannot read '{{.*}}.bad.npy'
+// INDEX: error: --arg 3: @floats4 has 1 arguments
+// SYNTAX: tessel: error: --arg '0:zeros': expected N=SOURCE
+// USAGE: error: the following required arguments were not provided:
+func.func @scalar(%x: f32) { return }
+func.func @dynamic(%x: memref<?xf32>) { return }
+func.func @floats4(%x: memref<4xf32>) { return }
+func.func @iota_kernel(%o: memref<8xi32>) {
+  %i = grid.program_id 0
+  %v = arith.index_cast %i : index to i32
+  %t = tensor.splat %v : tensor<1xi32>
+  block.store %t, %o[%i] : tensor<1xi32>, memref<8xi32>
+  return
+}
+func.func @iota8(%o: memref<8xi32>) {
+  grid.call @iota_kernel grid [8] ins() outs(%o : memref<8xi32>) in_specs [] out_specs [#grid.block<full>]
+  return
+}
