@@ -8,7 +8,7 @@
 #include "tessel/BlockDialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
-#include "mlir/Transforms/InliningUtils.h"
+#include "tessel/Inlining.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -60,26 +60,12 @@ static void printDimList(OpAsmPrinter &printer, Operation *op,
 #define GET_OP_CLASSES
 #include "BlockOps.cpp.inc"
 
-namespace {
-/// Kernels are specialized per call site and inlined into the loops that
-/// run them: every op of this dialect may be inlined anywhere.
-struct InlineEverything : public DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
-} // namespace
-
 void BlockDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "BlockOps.cpp.inc"
       >();
-  addInterfaces<InlineEverything>();
+  addInterfaces<tessel::InlineEverything>();
 }
 
 //===----------------------------------------------------------------------===//

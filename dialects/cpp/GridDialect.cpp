@@ -9,7 +9,7 @@
 #include "tessel/BlockDialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
-#include "mlir/Transforms/InliningUtils.h"
+#include "tessel/Inlining.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -25,20 +25,6 @@ using namespace tessel::grid;
 #define GET_OP_CLASSES
 #include "GridOps.cpp.inc"
 
-namespace {
-/// Kernels are specialized per call site and inlined into the loops that
-/// run them: every op of this dialect may be inlined anywhere.
-struct InlineEverything : public DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
-} // namespace
-
 void GridDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
@@ -48,7 +34,7 @@ void GridDialect::initialize() {
 #define GET_OP_LIST
 #include "GridOps.cpp.inc"
       >();
-  addInterfaces<InlineEverything>();
+  addInterfaces<tessel::InlineEverything>();
 }
 
 //===----------------------------------------------------------------------===//

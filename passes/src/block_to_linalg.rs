@@ -12,8 +12,12 @@
 //! - `block.broadcast` and `block.iota` are `linalg.generic`s.
 //! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
 
-use crate::{PassDefinition, emit_error, template};
-use melior::ir::{OperationRef, operation::{OperationLike, WalkOrder, WalkResult}};
+use crate::{
+    PassDefinition, emit_error,
+    ir::{collect_operations, join, print_type},
+    template,
+};
+use melior::ir::{OperationRef, operation::OperationLike};
 use melior::pass::ExternalPass;
 use mlir_sys::*;
 use std::fmt::Write;
@@ -27,15 +31,7 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    let mut operations = Vec::new();
-    module.walk(WalkOrder::PostOrder, |operation| {
-        let name = operation.name().as_string_ref().as_str().unwrap_or("").to_string();
-        if name.starts_with("block.") {
-            operations.push((operation.to_raw(), name));
-        }
-        WalkResult::Advance
-    });
-    for (operation, name) in operations {
+    for (operation, name) in collect_operations(module, |name| name.starts_with("block.")) {
         let op = Op(operation);
         let lowered = match name.as_str() {
             "block.load" => load(&op),
@@ -68,10 +64,6 @@ struct Shaped {
     shape: Vec<i64>,
     element: String,
     raw: MlirType,
-}
-
-fn print_type(raw: MlirType) -> String {
-    unsafe { melior::ir::Type::from_raw(raw) }.to_string()
 }
 
 fn shaped(raw: MlirType) -> Shaped {
@@ -113,10 +105,6 @@ impl Op {
     fn integer(&self, name: &str) -> i64 {
         unsafe { mlirIntegerAttrGetValueInt(self.attribute(name)) }
     }
-}
-
-fn join<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
-    items.into_iter().map(|item| item.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn is_float(element: &str) -> bool {

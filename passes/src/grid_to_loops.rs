@@ -17,7 +17,12 @@
 //! (`grid.program_id` uses them, `grid.num_programs` becomes a constant);
 //! the upstream `inline` pass then inlines it into the loops.
 
-use crate::{PassDefinition, emit_error, grid_verify_specs::infer_semantics, template};
+use crate::{
+    PassDefinition, emit_error,
+    grid_verify_specs::infer_semantics,
+    ir::{collect_operations, join, print_type},
+    template,
+};
 use melior::{
     StringRef,
     ir::{OperationRef, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}},
@@ -36,16 +41,10 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    let mut calls = Vec::new();
-    module.walk(WalkOrder::PreOrder, |operation| {
-        if GridCall::new(operation).is_some() {
-            calls.push(operation.to_raw());
-        }
-        WalkResult::Advance
-    });
+    let calls = collect_operations(module, |name| name == GridCall::NAME);
     let poison = module.has_attribute("tessel.poison");
     let mut kernels = Vec::new();
-    for (index, raw) in calls.into_iter().enumerate() {
+    for (index, (raw, _)) in calls.into_iter().enumerate() {
         let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
         kernels.push(call.callee());
         if let Err(message) = lower_call(module.to_raw(), &call, index, poison) {
@@ -83,10 +82,6 @@ fn is_called(module: OperationRef, name: &str) -> bool {
     called
 }
 
-fn type_text(raw: MlirType) -> String {
-    unsafe { melior::ir::Type::from_raw(raw) }.to_string()
-}
-
 fn value_type(raw: MlirValue) -> MlirType {
     unsafe { mlirValueGetType(raw) }
 }
@@ -98,10 +93,6 @@ fn strides(shape: &[i64]) -> Vec<i64> {
         strides[d] = strides[d + 1] * shape[d + 1];
     }
     strides
-}
-
-fn join<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
-    items.into_iter().map(|item| item.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn memref_text(shape: &[String], element: &str, layout: Option<&[i64]>) -> String {
@@ -268,8 +259,8 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
     let mut arguments = Vec::new();
     for (i, (operand, is_output)) in operands.iter().enumerate() {
         let raw_type = value_type(operand.value.to_raw());
-        let array_type = type_text(raw_type);
-        let element = type_text(unsafe { mlirShapedTypeGetElementType(raw_type) });
+        let array_type = print_type(raw_type);
+        let element = print_type(unsafe { mlirShapedTypeGetElementType(raw_type) });
         let identity = memref_text(&operand.shape.iter().map(i64::to_string).collect::<Vec<_>>(), &element, None);
         if array_type != identity {
             return Err(format!("arrays need the identity layout, got {array_type}"));
@@ -406,15 +397,11 @@ fn specialize_kernel(
         let program_ids: Vec<MlirValue> =
             parsed[refs..].iter().map(|&t| mlirBlockAddArgument(entry, t, location)).collect();
 
-        let mut queries = Vec::new();
-        melior::ir::OperationRef::from_raw(clone).walk(WalkOrder::PreOrder, |op| {
-            let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-            if name == "grid.program_id" || name == "grid.num_programs" {
-                queries.push((op.to_raw(), name == "grid.program_id"));
-            }
-            WalkResult::Advance
+        let queries = collect_operations(OperationRef::from_raw(clone), |name| {
+            name == "grid.program_id" || name == "grid.num_programs"
         });
-        for (op, is_program_id) in queries {
+        for (op, name) in queries {
+            let is_program_id = name == "grid.program_id";
             let axis = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, StringRef::new("axis").to_raw())) as usize;
             if is_program_id {
                 let rewriter = mlirIRRewriterCreate(context);

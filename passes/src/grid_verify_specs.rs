@@ -10,9 +10,9 @@
 //! `parallel`. Written semantics are kept; a `parallel` axis along which an
 //! output block is revisited gets a warning (programs would race on it).
 
-use crate::{PassDefinition, emit_error, emit_warning};
+use crate::{PassDefinition, emit_error, emit_warning, ir::collect_operations};
 use melior::{
-    ir::{OperationRef, operation::{OperationLike, WalkOrder, WalkResult}},
+    ir::{OperationRef, operation::OperationLike},
     pass::ExternalPass,
 };
 use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, Operand};
@@ -31,15 +31,8 @@ pub static PASS: PassDefinition = PassDefinition {
 const MAX_ENUMERATED_PROGRAMS: i64 = 1 << 18;
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    let mut calls = Vec::new();
-    module.walk(WalkOrder::PreOrder, |operation| {
-        if GridCall::new(operation).is_some() {
-            calls.push(operation.to_raw());
-        }
-        WalkResult::Advance
-    });
     let mut ok = true;
-    for raw in calls {
+    for (raw, _) in collect_operations(module, |name| name == GridCall::NAME) {
         let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
         ok &= verify_call(&call);
     }

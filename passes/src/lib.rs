@@ -10,6 +10,7 @@ mod block_to_linalg;
 mod diagnostics;
 mod grid_to_loops;
 mod grid_verify_specs;
+mod ir;
 mod registry;
 mod template;
 
