@@ -10,7 +10,7 @@ use melior::ir::{
 };
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 use tessel_lowering::cpu::{self, Padding};
-use tessel_runtime::{ElementType, HostArray, Jit, format_numpy};
+use tessel_runtime::{ElementType, HostArray, Jit, format_numpy, interpret::interpret};
 
 #[derive(Args, Debug)]
 pub struct RunOptions {
@@ -28,6 +28,13 @@ pub struct RunOptions {
     /// Pad partial blocks with NaN / the integer minimum instead of zeros.
     #[arg(long)]
     poison: bool,
+    /// Run the reference interpreter instead of compiled code.
+    #[arg(long, conflicts_with_all = ["check", "bench"])]
+    interpret: bool,
+    /// Run compiled code (with --poison padding) and the interpreter, and
+    /// compare every argument afterwards.
+    #[arg(long)]
+    check: bool,
     /// Time repeated calls; the last line is {"median_s", "min_s", "runs"}.
     #[arg(long)]
     bench: bool,
@@ -139,11 +146,30 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
         };
     }
 
-    let padding = if options.poison { Padding::Poison } else { Padding::Zero };
-    cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
+    let message = |e: &dyn std::fmt::Display| SourceError::Message(format!("tessel: error: {e}"));
+    // The interpreter runs on the dialect-level IR, before lowering.
+    let interpreted = if options.interpret || options.check {
+        let mut copies = arrays.clone();
+        interpret(&module, &options.entry, &mut copies).map_err(|e| message(&format!("interpreter: {e}")))?;
+        Some(copies)
+    } else {
+        None
+    };
+    let mut jit = None;
+    match (options.interpret, interpreted) {
+        (true, Some(copies)) => arrays = copies,
+        (_, reference) => {
+            let padding = if options.poison || options.check { Padding::Poison } else { Padding::Zero };
+            cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
+            let compiled = Jit::new(&module, 3).map_err(|e| message(&e))?;
+            compiled.call(&options.entry, &mut arrays).map_err(|e| message(&e))?;
+            if let Some(reference) = reference {
+                compare(&arrays, &reference).map_err(|e| message(&format!("--check: {e}")))?;
+            }
+            jit = Some(compiled);
+        }
+    }
     drop(diagnostics);
-    let jit = Jit::new(&module, 3).map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
-    jit.call(&options.entry, &mut arrays).map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
 
     let mut printed = String::new();
     for (index, ((r#type, _, _), array)) in signature.iter().zip(&arrays).enumerate() {
@@ -158,8 +184,37 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                 .map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
         }
     }
-    if options.bench {
-        bench(&jit, &options.entry, &mut arrays)?;
+    if options.check {
+        crate::write_stdout("check: compiled code matches the interpreter\n");
+    }
+    if let (true, Some(jit)) = (options.bench, &jit) {
+        bench(jit, &options.entry, &mut arrays)?;
+    }
+    Ok(())
+}
+
+/// Compares compiled results with the interpreter's: integers exactly,
+/// floats to a tolerance of their precision (NaN equals NaN).
+fn compare(compiled: &[HostArray], reference: &[HostArray]) -> Result<(), String> {
+    for (index, (a, b)) in compiled.iter().zip(reference).enumerate() {
+        let tolerance = match a.element {
+            ElementType::F64 => 1e-12,
+            ElementType::F32 => 1e-5,
+            ElementType::F16 => 1e-2,
+            ElementType::BF16 => 2e-2,
+            _ => 0.0,
+        };
+        for i in 0..a.len() {
+            let (x, y) = (a.get(i), b.get(i));
+            let same = if a.element.is_float() {
+                (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= tolerance * y.abs().max(1.0)
+            } else {
+                a.get_int(i) == b.get_int(i)
+            };
+            if !same {
+                return Err(format!("argument #{index} differs at element {i}: compiled {x}, interpreter {y}"));
+            }
+        }
     }
     Ok(())
 }

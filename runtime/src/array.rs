@@ -151,6 +151,32 @@ impl HostArray {
         }
     }
 
+    /// Integer element `i`, exactly (i1 as 0/1, signed otherwise).
+    pub fn get_int(&self, i: usize) -> i64 {
+        let size = self.element.size();
+        let b = &self.bytes()[i * size..(i + 1) * size];
+        match self.element {
+            ElementType::I1 => (b[0] & 1) as i64,
+            ElementType::I8 => b[0] as i8 as i64,
+            ElementType::I16 => i16::from_le_bytes([b[0], b[1]]) as i64,
+            ElementType::I32 => i32::from_le_bytes(b.try_into().unwrap()) as i64,
+            _ => i64::from_le_bytes(b.try_into().unwrap()),
+        }
+    }
+
+    /// Sets integer element `i`, truncating to the element's width.
+    pub fn set_int(&mut self, i: usize, value: i64) {
+        let size = self.element.size();
+        let bytes = value.to_le_bytes();
+        let element = self.element;
+        let b = &mut self.bytes_mut()[i * size..(i + 1) * size];
+        if element == ElementType::I1 {
+            b[0] = (value & 1) as u8;
+        } else {
+            b.copy_from_slice(&bytes[..size]);
+        }
+    }
+
     /// Deterministic pseudo-random contents: floats in [-1, 1), integers in
     /// [-8, 8) (index: [0, 8)), booleans.
     pub fn random(element: ElementType, shape: &[usize], seed: u64) -> Self {

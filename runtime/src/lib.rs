@@ -2,6 +2,7 @@
 //! printing, and calling JIT-compiled kernels on them.
 
 mod array;
+pub mod interpret;
 mod jit;
 mod print;
 

@@ -1,0 +1,268 @@
+//! The interpreter's `block`, `tensor` and `memref` ops.
+
+use super::{
+    Interpreter, Op, Result, fail, scalar,
+    value::{Num, Tensor, Val, for_each_index, normalize, poison, read, write},
+    value_type,
+};
+use crate::ElementType;
+
+fn tensor(val: &Val) -> Result<&Tensor> {
+    match val {
+        Val::Tensor(t) => Ok(t),
+        _ => fail("expected a tensor"),
+    }
+}
+
+fn buffer(val: &Val) -> Result<usize> {
+    match val {
+        Val::Ref(id) => Ok(*id),
+        _ => fail("expected a memref"),
+    }
+}
+
+fn linear(index: &[usize], strides: &[usize]) -> usize {
+    index.iter().zip(strides).map(|(i, s)| i * s).sum()
+}
+
+/// The element of the ref at `offsets + index`, if in bounds.
+fn ref_index(shape: &[usize], offsets: &[i64], index: &[usize]) -> Option<usize> {
+    if index.len() != shape.len() {
+        return None;
+    }
+    let strides = Tensor::strides(shape);
+    let mut at = 0;
+    for d in 0..shape.len() {
+        let position = offsets.get(d).copied().unwrap_or(0) + index[d] as i64;
+        if position < 0 || position >= shape[d] as i64 {
+            return None;
+        }
+        at += position as usize * strides[d];
+    }
+    Some(at)
+}
+
+/// Identity of a reduction combiner (sum, max, min, prod).
+fn identity(kind: i64, element: ElementType) -> Num {
+    let float = element.is_float();
+    match (kind, float) {
+        (0, true) => Num::F(0.0),
+        (0, false) => Num::I(0),
+        (1, true) => Num::F(f64::NEG_INFINITY),
+        (2, true) => Num::F(f64::INFINITY),
+        (1, false) => poison(element),
+        (2, false) => Num::I(normalize(element, Num::I(poison(element).i().wrapping_sub(1))).i()),
+        (_, true) => Num::F(1.0),
+        (_, false) => Num::I(1),
+    }
+}
+
+/// The combiner of a reduction or atomic kind (sum/add, max, min, prod).
+fn combine(kind: i64, element: ElementType, x: Num, acc: Num) -> Result<Num> {
+    let name = match (kind, element.is_float()) {
+        (0, true) => "arith.addf",
+        (1, true) => "arith.maximumf",
+        (2, true) => "arith.minimumf",
+        (_, true) => "arith.mulf",
+        (0, false) => "arith.addi",
+        (1, false) => "arith.maxsi",
+        (2, false) => "arith.minsi",
+        (_, false) => "arith.muli",
+    };
+    super::elementwise::evaluate(name, element, element, 0, &[x, acc]).map_err(super::InterpretError)
+}
+
+impl Interpreter {
+    pub(super) fn block_op(&mut self, op: &Op, name: &str, operands: &[Val]) -> Result<Option<Val>> {
+        let result_type = op.results().first().map(|&r| value_type(r)).transpose()?;
+        Ok(Some(match name {
+            "block.load" => {
+                let segments = op.segments();
+                let (element, shape) = result_type.unwrap();
+                let id = buffer(&operands[0])?;
+                let offsets: Vec<i64> = operands[1..1 + segments[1]].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
+                let mask = (segments[2] == 1).then(|| tensor(&operands[1 + segments[1]])).transpose()?;
+                let other = (segments[3] == 1).then(|| scalar(&operands[operands.len() - 1])).transpose()?;
+                let source = &self.buffers[id];
+                let mut data = Vec::new();
+                let mut error = None;
+                let mut k = 0;
+                for_each_index(&shape, |index| {
+                    let masked_off = mask.is_some_and(|m| m.data[k].i() == 0);
+                    k += 1;
+                    if masked_off {
+                        data.push(normalize(element, other.unwrap_or(poison(element))));
+                        return;
+                    }
+                    match ref_index(&source.shape, &offsets, index) {
+                        Some(at) => data.push(read(source, at)),
+                        None => {
+                            error = Some(format!("block.load reads out of bounds at {index:?} + {offsets:?}"));
+                            data.push(poison(element));
+                        }
+                    }
+                });
+                if let Some(error) = error {
+                    return fail(error);
+                }
+                Val::Tensor(Tensor { element, shape, data })
+            }
+            "block.store" | "block.atomic_rmw" => {
+                let segments = op.segments();
+                let value = tensor(&operands[0])?.clone();
+                let id = buffer(&operands[1])?;
+                let offsets: Vec<i64> = operands[2..2 + segments[2]].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
+                let mask = (segments[3] == 1).then(|| tensor(&operands[operands.len() - 1])).transpose()?;
+                let atomic = (name == "block.atomic_rmw").then(|| op.integer("kind"));
+                let target = &mut self.buffers[id];
+                let shape = target.shape.clone();
+                let mut k = 0;
+                let mut error = None;
+                for_each_index(&value.shape.clone(), |index| {
+                    let (x, masked_off) = (value.data[k], mask.is_some_and(|m| m.data[k].i() == 0));
+                    k += 1;
+                    if masked_off || error.is_some() {
+                        return;
+                    }
+                    let Some(at) = ref_index(&shape, &offsets, index) else {
+                        error = Some(format!("{name} writes out of bounds at {index:?} + {offsets:?}"));
+                        return;
+                    };
+                    let stored = match atomic {
+                        Some(kind) => match combine(kind, value.element, x, read(target, at)) {
+                            Ok(v) => v,
+                            Err(e) => {
+                                error = Some(e.0);
+                                return;
+                            }
+                        },
+                        None => x,
+                    };
+                    write(target, at, stored);
+                });
+                if let Some(error) = error {
+                    return fail(error);
+                }
+                return Ok(None);
+            }
+            "block.dot" => {
+                let (element, shape) = result_type.unwrap();
+                let (a, b) = (tensor(&operands[0])?, tensor(&operands[1])?);
+                let batched = shape.len() == 3;
+                let (m, n) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+                let k = a.shape[a.shape.len() - 1];
+                let batches = if batched { shape[0] } else { 1 };
+                let mut data = match operands.get(2) {
+                    Some(acc) => tensor(acc)?.data.clone(),
+                    None => vec![normalize(element, Num::I(0)); batches * m * n],
+                };
+                let multiply = if element.is_float() { "arith.mulf" } else { "arith.muli" };
+                let add = if element.is_float() { "arith.addf" } else { "arith.addi" };
+                let eval = |name, x: Num, y: Num| super::elementwise::evaluate(name, element, element, 0, &[x, y]).map_err(super::InterpretError);
+                for batch in 0..batches {
+                    for i in 0..m {
+                        for j in 0..n {
+                            let out = batch * m * n + i * n + j;
+                            let mut acc = data[out];
+                            for p in 0..k {
+                                // Operands widen to the result type first.
+                                let x = normalize(element, a.data[batch * m * k + i * k + p]);
+                                let y = normalize(element, b.data[batch * k * n + p * n + j]);
+                                acc = eval(add, acc, eval(multiply, x, y)?)?;
+                            }
+                            data[out] = acc;
+                        }
+                    }
+                }
+                Val::Tensor(Tensor { element, shape, data })
+            }
+            "block.reduce" => {
+                let (element, shape) = result_type.unwrap();
+                let input = tensor(&operands[0])?;
+                let (kind, dims) = (op.integer("kind"), op.integers("dims"));
+                let strides = Tensor::strides(&shape);
+                let mut data = vec![identity(kind, element); shape.iter().product::<usize>().max(1)];
+                let mut k = 0;
+                let mut outcome = Ok(());
+                for_each_index(&input.shape, |index| {
+                    let kept: Vec<usize> =
+                        index.iter().enumerate().filter(|(d, _)| !dims.contains(&(*d as i64))).map(|(_, &i)| i).collect();
+                    let out = linear(&kept, &strides);
+                    match combine(kind, element, input.data[k], data[out]) {
+                        Ok(v) => data[out] = v,
+                        Err(e) => outcome = Err(e),
+                    }
+                    k += 1;
+                });
+                outcome?;
+                Val::Tensor(Tensor { element, shape, data })
+            }
+            "block.broadcast" => {
+                let (element, shape) = result_type.unwrap();
+                let input = tensor(&operands[0])?;
+                let added = op.integers("dims");
+                let input_strides = Tensor::strides(&input.shape);
+                let mut data = Vec::new();
+                for_each_index(&shape, |index| {
+                    let mut at = 0;
+                    let mut d_in = 0;
+                    for (d, &i) in index.iter().enumerate() {
+                        if added.contains(&(d as i64)) {
+                            continue;
+                        }
+                        let i = if input.shape[d_in] == 1 { 0 } else { i };
+                        at += i * input_strides[d_in];
+                        d_in += 1;
+                    }
+                    data.push(input.data[at]);
+                });
+                Val::Tensor(Tensor { element, shape, data })
+            }
+            "block.iota" => {
+                let (element, shape) = result_type.unwrap();
+                let dim = op.integer("dim") as usize;
+                let mut data = Vec::new();
+                for_each_index(&shape, |index| data.push(normalize(element, Num::I(index[dim] as i64))));
+                Val::Tensor(Tensor { element, shape, data })
+            }
+            "tensor.splat" => {
+                let (element, shape) = result_type.unwrap();
+                Val::Tensor(Tensor::filled(element, &shape, scalar(&operands[0])?))
+            }
+            "tensor.empty" => {
+                let (element, shape) = result_type.unwrap();
+                Val::Tensor(Tensor::filled(element, &shape, poison(element)))
+            }
+            "tensor.extract" => {
+                let input = tensor(&operands[0])?;
+                let index: Vec<usize> = operands[1..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
+                let at = linear(&index, &Tensor::strides(&input.shape));
+                Val::Scalar(input.element, *input.data.get(at).ok_or_else(|| super::InterpretError("tensor.extract out of bounds".into()))?)
+            }
+            "tensor.from_elements" => {
+                let (element, shape) = result_type.unwrap();
+                Val::Tensor(Tensor { element, shape, data: operands.iter().map(scalar).collect::<Result<_>>()? })
+            }
+            "tensor.expand_shape" | "tensor.collapse_shape" | "tensor.reshape" => {
+                let (element, shape) = result_type.unwrap();
+                Val::Tensor(Tensor { element, shape, data: tensor(&operands[0])?.data.clone() })
+            }
+            "memref.load" => {
+                let id = buffer(&operands[0])?;
+                let source = &self.buffers[id];
+                let index: Vec<usize> = operands[1..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
+                let at = ref_index(&source.shape, &[], &index).ok_or_else(|| super::InterpretError("memref.load out of bounds".into()))?;
+                Val::Scalar(source.element, read(source, at))
+            }
+            "memref.store" => {
+                let id = buffer(&operands[1])?;
+                let index: Vec<usize> = operands[2..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
+                let target = &mut self.buffers[id];
+                let at = ref_index(&target.shape, &[], &index).ok_or_else(|| super::InterpretError("memref.store out of bounds".into()))?;
+                write(target, at, scalar(&operands[0])?);
+                return Ok(None);
+            }
+            _ => return fail(format!("the interpreter does not support '{name}'")),
+        }))
+    }
+}

@@ -1,0 +1,469 @@
+//! The reference interpreter: runs dialect-level Tessel IR directly, with
+//! Pallas' semantics spelled out as plainly as possible — the grid in
+//! row-major order, one program at a time, every block a padded copy
+//! (NaN / the integer minimum) of the array's slice, output blocks written
+//! back to their in-bounds part after each program. Compiled code is
+//! checked against it (`tessel run --check`).
+
+mod block_ops;
+mod elementwise;
+mod value;
+
+use crate::{ElementType, HostArray};
+use melior::{
+    StringRef,
+    ir::{Module, OperationRef, operation::OperationLike},
+};
+use mlir_sys::*;
+use std::collections::HashMap;
+use tessel_dialects::{BlockSpec, GridCall};
+pub use value::{Num, Tensor, Val};
+use value::{for_each_index, normalize, poison, read, write};
+
+/// Why interpretation stopped.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InterpretError(pub String);
+
+type Result<T> = std::result::Result<T, InterpretError>;
+
+fn fail<T>(message: impl Into<String>) -> Result<T> {
+    Err(InterpretError(message.into()))
+}
+
+/// Runs `entry` on `arrays` (one per argument), in place.
+pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> Result<()> {
+    let module_op = module.as_operation().to_raw();
+    let function = find_function(module_op, entry).ok_or_else(|| InterpretError(format!("no function @{entry}")))?;
+    let count = arrays.len();
+    let mut interpreter = Interpreter { module: module_op, buffers: std::mem::take(arrays), grid: Vec::new() };
+    let arguments = (0..count).map(Val::Ref).collect();
+    let result = interpreter.call(function, arguments);
+    interpreter.buffers.truncate(count);
+    *arrays = interpreter.buffers;
+    result.map(|_| ())
+}
+
+fn find_function(module: MlirOperation, name: &str) -> Option<MlirOperation> {
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module)));
+        while !op.ptr.is_null() {
+            let symbol = mlirOperationGetAttributeByName(op, StringRef::new("sym_name").to_raw());
+            if !symbol.ptr.is_null() && StringRef::from_raw(mlirStringAttrGetValue(symbol)).as_str() == Ok(name) {
+                return Some(op);
+            }
+            op = mlirOperationGetNextInBlock(op);
+        }
+        None
+    }
+}
+
+/// How a block ended.
+enum Flow {
+    Next,
+    /// A terminator (`func.return`, `scf.yield`) with its values.
+    Exit(Vec<Val>),
+}
+
+struct Interpreter {
+    module: MlirOperation,
+    /// Every memref: the entry's arrays first, then blocks and scratch.
+    buffers: Vec<HostArray>,
+    /// (program ids, grid sizes) of the running program.
+    grid: Vec<(i64, i64)>,
+}
+
+/// The op's name, operands, results and attributes.
+pub(crate) struct Op(pub MlirOperation);
+
+impl Op {
+    pub fn name(&self) -> String {
+        unsafe { OperationRef::from_raw(self.0) }.name().as_string_ref().as_str().unwrap_or("").to_string()
+    }
+    pub fn operands(&self) -> Vec<MlirValue> {
+        unsafe { (0..mlirOperationGetNumOperands(self.0)).map(|i| mlirOperationGetOperand(self.0, i)).collect() }
+    }
+    pub fn results(&self) -> Vec<MlirValue> {
+        unsafe { (0..mlirOperationGetNumResults(self.0)).map(|i| mlirOperationGetResult(self.0, i)).collect() }
+    }
+    pub fn attribute(&self, name: &str) -> MlirAttribute {
+        unsafe { mlirOperationGetAttributeByName(self.0, StringRef::new(name).to_raw()) }
+    }
+    pub fn integer(&self, name: &str) -> i64 {
+        let attribute = self.attribute(name);
+        if attribute.ptr.is_null() { 0 } else { unsafe { mlirIntegerAttrGetValueInt(attribute) } }
+    }
+    pub fn integers(&self, name: &str) -> Vec<i64> {
+        let raw = self.attribute(name);
+        if raw.ptr.is_null() {
+            return Vec::new();
+        }
+        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
+    }
+    pub fn segments(&self) -> Vec<usize> {
+        let raw = self.attribute("operandSegmentSizes");
+        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI32ArrayGetElement(raw, i) as usize).collect() }
+    }
+    pub fn region_block(&self, index: isize) -> MlirBlock {
+        unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, index)) }
+    }
+}
+
+/// Element type and shape of a value's type (shape empty for scalars).
+pub(crate) fn type_info(r#type: MlirType) -> Result<(ElementType, Vec<usize>)> {
+    let text = unsafe { melior::ir::Type::from_raw(r#type) }.to_string();
+    unsafe {
+        if mlirTypeIsAShaped(r#type) {
+            let element = melior::ir::Type::from_raw(mlirShapedTypeGetElementType(r#type)).to_string();
+            let shape = (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
+            return Ok((ElementType::from_mlir(&element).ok_or_else(|| InterpretError(format!("unsupported type {text}")))?, shape));
+        }
+    }
+    Ok((ElementType::from_mlir(&text).ok_or_else(|| InterpretError(format!("unsupported type {text}")))?, Vec::new()))
+}
+
+pub(crate) fn value_type(value: MlirValue) -> Result<(ElementType, Vec<usize>)> {
+    type_info(unsafe { mlirValueGetType(value) })
+}
+
+/// Values by their `MlirValue` address.
+#[derive(Default)]
+pub(crate) struct Env(HashMap<usize, Val>);
+
+impl Env {
+    pub fn get(&self, value: MlirValue) -> Result<Val> {
+        self.0.get(&(value.ptr as usize)).cloned().ok_or_else(|| InterpretError("use of a value the interpreter did not define".into()))
+    }
+    pub fn set(&mut self, value: MlirValue, val: Val) {
+        self.0.insert(value.ptr as usize, val);
+    }
+}
+
+pub(crate) fn scalar(val: &Val) -> Result<Num> {
+    match val {
+        Val::Scalar(_, num) => Ok(*num),
+        _ => fail("expected a scalar"),
+    }
+}
+
+impl Interpreter {
+    fn call(&mut self, function: MlirOperation, arguments: Vec<Val>) -> Result<Vec<Val>> {
+        let block = Op(function).region_block(0);
+        if block.ptr.is_null() {
+            return fail("call of a function without a body");
+        }
+        self.run_block(block, arguments)
+    }
+
+    /// Runs a block with its arguments bound; returns its terminator's values.
+    fn run_block(&mut self, block: MlirBlock, arguments: Vec<Val>) -> Result<Vec<Val>> {
+        let mut env = Env::default();
+        for (i, argument) in arguments.into_iter().enumerate() {
+            env.set(unsafe { mlirBlockGetArgument(block, i as isize) }, argument);
+        }
+        self.run_ops(block, &mut env)
+    }
+
+    fn run_ops(&mut self, block: MlirBlock, env: &mut Env) -> Result<Vec<Val>> {
+        let mut op = unsafe { mlirBlockGetFirstOperation(block) };
+        while !op.ptr.is_null() {
+            if let Flow::Exit(values) = self.run_op(&Op(op), env)? {
+                return Ok(values);
+            }
+            op = unsafe { mlirOperationGetNextInBlock(op) };
+        }
+        Ok(Vec::new())
+    }
+
+    /// Runs a nested region's block in a scope that sees `env`.
+    fn run_nested(&mut self, block: MlirBlock, env: &Env, arguments: Vec<Val>) -> Result<Vec<Val>> {
+        let mut inner = Env(env.0.clone());
+        for (i, argument) in arguments.into_iter().enumerate() {
+            inner.set(unsafe { mlirBlockGetArgument(block, i as isize) }, argument);
+        }
+        self.run_ops(block, &mut inner)
+    }
+
+    fn run_op(&mut self, op: &Op, env: &mut Env) -> Result<Flow> {
+        let name = op.name();
+        let operands: Vec<Val> = op.operands().into_iter().map(|v| env.get(v)).collect::<Result<_>>()?;
+        let results = op.results();
+        let set_result = |env: &mut Env, val: Val| env.set(results[0], val);
+        match name.as_str() {
+            "func.return" | "scf.yield" => return Ok(Flow::Exit(operands)),
+            "func.call" => {
+                let callee = unsafe { melior::ir::Attribute::from_raw(op.attribute("callee")) }.to_string();
+                let function = find_function(self.module, callee.trim_start_matches('@'))
+                    .ok_or_else(|| InterpretError(format!("unknown function {callee}")))?;
+                let values = self.call(function, operands)?;
+                for (result, value) in results.iter().zip(values) {
+                    env.set(*result, value);
+                }
+            }
+            "grid.call" => self.grid_call(op, &operands)?,
+            "grid.program_id" | "grid.num_programs" => {
+                let axis = op.integer("axis") as usize;
+                let (id, size) = *self.grid.get(axis).ok_or_else(|| InterpretError("grid query outside a kernel".into()))?;
+                let value = if name == "grid.program_id" { id } else { size };
+                set_result(env, Val::Scalar(ElementType::Index, Num::I(value)));
+            }
+            "arith.constant" => set_result(env, constant(op)?),
+            "arith.select" => set_result(env, select(op, &operands)?),
+            "scf.for" => {
+                let (lower, upper, step) = (scalar(&operands[0])?.i(), scalar(&operands[1])?.i(), scalar(&operands[2])?.i());
+                if step <= 0 {
+                    return fail("scf.for needs a positive step");
+                }
+                let mut carried: Vec<Val> = operands[3..].to_vec();
+                let body = op.region_block(0);
+                let mut iv = lower;
+                while iv < upper {
+                    let mut arguments = vec![Val::Scalar(ElementType::Index, Num::I(iv))];
+                    arguments.extend(carried);
+                    carried = self.run_nested(body, env, arguments)?;
+                    iv += step;
+                }
+                for (result, value) in results.iter().zip(carried) {
+                    env.set(*result, value);
+                }
+            }
+            "scf.if" => {
+                let taken = if scalar(&operands[0])?.i() != 0 { 0 } else { 1 };
+                let block = op.region_block(taken);
+                let values = if block.ptr.is_null() { Vec::new() } else { self.run_nested(block, env, Vec::new())? };
+                for (result, value) in results.iter().zip(values) {
+                    env.set(*result, value);
+                }
+            }
+            _ if name.starts_with("block.") || name.starts_with("tensor.") || name.starts_with("memref.") => {
+                if let Some(value) = self.block_op(op, &name, &operands)? {
+                    set_result(env, value);
+                }
+            }
+            _ if elementwise::is_elementwise(&name) => set_result(env, self.elementwise(op, &name, &operands)?),
+            _ => return fail(format!("the interpreter does not support '{name}'")),
+        }
+        Ok(Flow::Next)
+    }
+
+    fn elementwise(&self, op: &Op, name: &str, operands: &[Val]) -> Result<Val> {
+        let (output, shape) = value_type(op.results()[0])?;
+        let (input, _) = value_type(op.operands()[0])?;
+        let predicate = op.integer("predicate");
+        let apply = |args: &[Num]| elementwise::evaluate(name, input, output, predicate, args).map_err(InterpretError);
+        if operands.iter().all(|v| matches!(v, Val::Scalar(..))) {
+            let args: Vec<Num> = operands.iter().map(scalar).collect::<Result<_>>()?;
+            return Ok(Val::Scalar(output, apply(&args)?));
+        }
+        let tensors: Vec<&Tensor> = operands
+            .iter()
+            .map(|v| match v {
+                Val::Tensor(t) => Ok(t),
+                _ => fail("mixed scalar and tensor operands"),
+            })
+            .collect::<Result<_>>()?;
+        let count: usize = shape.iter().product();
+        let mut data = Vec::with_capacity(count);
+        let mut args = vec![Num::I(0); tensors.len()];
+        for i in 0..count {
+            for (arg, tensor) in args.iter_mut().zip(&tensors) {
+                *arg = tensor.data[i];
+            }
+            data.push(apply(&args)?);
+        }
+        Ok(Val::Tensor(Tensor { element: output, shape, data }))
+    }
+
+    /// Runs one `grid.call`: every program in row-major grid order.
+    fn grid_call(&mut self, op: &Op, operands: &[Val]) -> Result<()> {
+        let call = GridCall::new(unsafe { OperationRef::from_raw(op.0) }).expect("a grid.call");
+        let kernel = find_function(self.module, &call.callee()).ok_or_else(|| InterpretError("unknown kernel".into()))?;
+        let specs: Vec<BlockSpec> = call
+            .inputs()
+            .and_then(|i| call.outputs().map(|o| (i, o)))
+            .map(|(inputs, outputs)| inputs.into_iter().chain(outputs).map(|o| o.spec).collect())
+            .map_err(|e| InterpretError(e.to_string()))?;
+        let outputs_from = call.inputs().map(|i| i.len()).unwrap_or(0);
+        let arrays: Vec<usize> = operands
+            .iter()
+            .map(|v| match v {
+                Val::Ref(id) => Ok(*id),
+                _ => fail("grid.call operands must be memrefs"),
+            })
+            .collect::<Result<_>>()?;
+        let grid = call.grid();
+        let base = self.buffers.len();
+        // Scratch lives for the whole call (the grid runs in order).
+        let mut scratch = Vec::new();
+        for text in call.scratch_types() {
+            let parsed = unsafe { mlirTypeParseGet(mlirOperationGetContext(op.0), StringRef::new(&text).to_raw()) };
+            let (element, shape) = type_info(parsed)?;
+            let mut buffer = HostArray::zeros(element, &shape);
+            (0..buffer.len()).for_each(|i| write(&mut buffer, i, poison(element)));
+            scratch.push(self.buffers.len());
+            self.buffers.push(buffer);
+        }
+        let sizes: Vec<usize> = grid.iter().map(|&g| g as usize).collect();
+        let mut outcome = Ok(());
+        for_each_index(&sizes, |point| {
+            if outcome.is_err() {
+                return;
+            }
+            let point: Vec<i64> = point.iter().map(|&p| p as i64).collect();
+            outcome = self.program(kernel, &arrays, &specs, outputs_from, &scratch, &point, &grid);
+        });
+        self.buffers.truncate(base);
+        outcome
+    }
+
+    /// One program: copy blocks in, run the kernel, copy output blocks back.
+    #[allow(clippy::too_many_arguments)]
+    fn program(
+        &mut self,
+        kernel: MlirOperation,
+        arrays: &[usize],
+        specs: &[BlockSpec],
+        outputs_from: usize,
+        scratch: &[usize],
+        point: &[i64],
+        grid: &[i64],
+    ) -> Result<()> {
+        let mark = self.buffers.len();
+        let mut windows = Vec::new();
+        let mut arguments = Vec::new();
+        for (&array, spec) in arrays.iter().zip(specs) {
+            if spec.full {
+                windows.push(None);
+                arguments.push(Val::Ref(array));
+                continue;
+            }
+            let starts = block_starts(spec, point)?;
+            // The buffer has the kernel's shape (squeezed dims removed), which
+            // linearizes like the full block shape.
+            let kernel_shape: Vec<usize> = spec.block_shape.iter().flatten().map(|&s| s as usize).collect();
+            let source = &self.buffers[array];
+            let mut block = HostArray::zeros(source.element, &kernel_shape);
+            copy_block(source, &mut block, spec, &starts, true);
+            windows.push(Some(starts));
+            arguments.push(Val::Ref(self.buffers.len()));
+            self.buffers.push(block);
+        }
+        arguments.extend(scratch.iter().map(|&s| Val::Ref(s)));
+        self.grid = point.iter().copied().zip(grid.iter().copied()).collect();
+        self.call(kernel, arguments)?;
+        self.grid.clear();
+        for (k, window) in windows.iter().enumerate().skip(outputs_from) {
+            if let Some(starts) = window {
+                let block = self.buffers[mark + windows[..k].iter().filter(|w| w.is_some()).count()].clone();
+                copy_block(&block, &mut self.buffers[arrays[k]], &specs[k], starts, false);
+            }
+        }
+        self.buffers.truncate(mark);
+        Ok(())
+    }
+}
+
+/// Element offset of a program's block in each array dimension.
+fn block_starts(spec: &BlockSpec, point: &[i64]) -> Result<Vec<i64>> {
+    let indices = spec.indices_at(point).ok_or_else(|| InterpretError(format!("index map undefined at {point:?}")))?;
+    Ok(indices
+        .iter()
+        .enumerate()
+        .map(|(d, &index)| {
+            if spec.unblocked {
+                index - spec.padding.get(d).map_or(0, |(low, _)| *low)
+            } else {
+                index * spec.block_sizes()[d]
+            }
+        })
+        .collect())
+}
+
+/// Copies between an array and a block at `starts`: into the block
+/// (out-of-bounds elements become poison) or back (they are dropped).
+fn copy_block(from: &HostArray, to: &mut HostArray, spec: &BlockSpec, starts: &[i64], into_block: bool) {
+    let array = if into_block { from } else { &*to };
+    let array_shape = array.shape.clone();
+    let block_shape: Vec<usize> = spec.block_sizes().iter().map(|&s| s as usize).collect();
+    let array_strides = Tensor::strides(&array_shape);
+    let element = from.element;
+    let mut pairs = Vec::new();
+    let mut local = 0;
+    for_each_index(&block_shape, |index| {
+        let mut linear = Some(0usize);
+        for d in 0..index.len() {
+            let at = starts[d] + index[d] as i64;
+            if at < 0 || at >= array_shape[d] as i64 {
+                linear = None;
+                break;
+            }
+            linear = linear.map(|l| l + at as usize * array_strides[d]);
+        }
+        pairs.push((local, linear));
+        local += 1;
+    });
+    for (local, linear) in pairs {
+        match (linear, into_block) {
+            (Some(at), true) => write(to, local, read(from, at)),
+            (None, true) => write(to, local, poison(element)),
+            (Some(at), false) => write(to, at, read(from, local)),
+            (None, false) => {}
+        }
+    }
+}
+
+fn constant(op: &Op) -> Result<Val> {
+    let (element, shape) = value_type(op.results()[0])?;
+    let attribute = op.attribute("value");
+    unsafe {
+        let number = |attribute: MlirAttribute| -> Result<Num> {
+            if mlirAttributeIsAInteger(attribute) {
+                Ok(Num::I(mlirIntegerAttrGetValueInt(attribute)))
+            } else if mlirAttributeIsAFloat(attribute) {
+                Ok(Num::F(mlirFloatAttrGetValueDouble(attribute)))
+            } else if mlirAttributeIsABool(attribute) {
+                Ok(Num::I(mlirBoolAttrGetValue(attribute) as i64))
+            } else {
+                fail("unsupported constant")
+            }
+        };
+        if !mlirAttributeIsADenseElements(attribute) {
+            return Ok(Val::Scalar(element, normalize(element, number(attribute)?)));
+        }
+        let count: usize = shape.iter().product();
+        let data = if mlirDenseElementsAttrIsSplat(attribute) {
+            vec![normalize(element, number(mlirDenseElementsAttrGetSplatValue(attribute))?); count]
+        } else {
+            (0..count as isize)
+                .map(|i| {
+                    normalize(
+                        element,
+                        match element {
+                            ElementType::F32 => Num::F(mlirDenseElementsAttrGetFloatValue(attribute, i) as f64),
+                            ElementType::F64 => Num::F(mlirDenseElementsAttrGetDoubleValue(attribute, i)),
+                            ElementType::I1 => Num::I(mlirDenseElementsAttrGetBoolValue(attribute, i) as i64),
+                            ElementType::I8 => Num::I(mlirDenseElementsAttrGetInt8Value(attribute, i) as i64),
+                            ElementType::I16 => Num::I(mlirDenseElementsAttrGetInt16Value(attribute, i) as i64),
+                            ElementType::I32 => Num::I(mlirDenseElementsAttrGetInt32Value(attribute, i) as i64),
+                            ElementType::Index => Num::I(mlirDenseElementsAttrGetIndexValue(attribute, i) as i64),
+                            _ => Num::I(mlirDenseElementsAttrGetInt64Value(attribute, i)),
+                        },
+                    )
+                })
+                .collect()
+        };
+        Ok(Val::Tensor(Tensor { element, shape, data }))
+    }
+}
+
+fn select(op: &Op, operands: &[Val]) -> Result<Val> {
+    match (&operands[0], &operands[1], &operands[2]) {
+        (Val::Scalar(_, condition), a, b) => Ok(if condition.i() != 0 { a.clone() } else { b.clone() }),
+        (Val::Tensor(condition), Val::Tensor(a), Val::Tensor(b)) => Ok(Val::Tensor(Tensor {
+            element: a.element,
+            shape: a.shape.clone(),
+            data: (0..a.data.len()).map(|i| if condition.data[i].i() != 0 { a.data[i] } else { b.data[i] }).collect(),
+        })),
+        _ => fail(format!("unsupported operands of {}", op.name())),
+    }
+}
