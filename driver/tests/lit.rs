@@ -10,6 +10,8 @@
 //! `FileCheck`, `mlir-opt` (LLVM 22's), `not`, `%plugin` (the dialect
 //! plugin).
 
+mod differential;
+
 use std::{
     path::{Path, PathBuf},
     process::Command,
@@ -189,4 +191,5 @@ fn mutations_never_crash(path: &Path, source: String) -> datatest_stable::Result
 datatest_stable::harness! {
     { test = lit, root = "../test", pattern = r"\.mlir$" },
     { test = mutations_never_crash, root = "../test", pattern = r"\.mlir$" },
+    { test = differential::differential, root = "../test/differential", pattern = r"\.toml$" },
 }

@@ -163,3 +163,11 @@ func.func @squeezed(%o: memref<3x4xi32>) {
       in_specs [] out_specs [#grid.block<[squeezed, 2], (i, j) -> (i, j)>]
   return
 }
+
+// The reference interpreter prints the same arrays, and --check confirms
+// compiled code (with poison padding) agrees with it.
+// RUN: tessel run %s --entry revisits --interpret | FileCheck %s --check-prefix=REVISIT --match-full-lines --strict-whitespace
+// RUN: tessel run %s --entry unblocked_padded --interpret | FileCheck %s --check-prefix=PADDED --match-full-lines --strict-whitespace
+// RUN: tessel run %s --entry out_of_bounds --check | FileCheck %s --check-prefix=CHECKED
+// RUN: tessel run %s --entry squeezed --check | FileCheck %s --check-prefix=CHECKED
+// CHECKED: check: compiled code matches the interpreter

@@ -1,0 +1,223 @@
+//! Differential tests: random Pallas configurations (shapes not divisible
+//! by their blocks, identity / transposed / constant index maps, revisited
+//! outputs on arbitrary axes, masked stores, blocked matmuls) are compiled
+//! and run with `tessel run --check` (compiled code against the reference
+//! interpreter), and the results are compared exactly with a plain Rust
+//! reference computed here from the dumped inputs.
+
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use std::{fmt::Write, path::Path, process::Command};
+
+/// One random configuration and the module text that runs it.
+struct Case {
+    text: String,
+    arguments: usize,
+    reference: Box<dyn Fn(&[Vec<f64>]) -> Vec<f64>>,
+    description: String,
+}
+
+fn elementwise(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let element = if float { "f32" } else { "i32" };
+    let (m, n) = (rng.random_range(1..=17usize), rng.random_range(1..=17usize));
+    let (bm, bn) = (rng.random_range(1..=6usize), rng.random_range(1..=6usize));
+    let (gm, gn) = (m.div_ceil(bm), n.div_ceil(bn));
+    let transposed = rng.random_bool(0.3);
+    let constant_y = rng.random_bool(0.3);
+    let revisits = if rng.random_bool(0.4) { rng.random_range(2..=3usize) } else { 1 };
+    let threshold = rng.random_bool(0.4).then(|| rng.random_range(0..=n + 1));
+    let description = format!(
+        "{element} {m}x{n} blocks {bm}x{bn} transposed={transposed} constant_y={constant_y} revisits={revisits} mask={threshold:?}"
+    );
+
+    // Grid axes (i over rows, j over columns), maybe swapped; a trailing
+    // revisit axis.
+    let mut grid = if transposed { vec![gn, gm] } else { vec![gm, gn] };
+    let (i_axis, j_axis) = if transposed { (1, 0) } else { (0, 1) };
+    let mut dims = vec!["d0".to_string(), "d1".to_string()];
+    if revisits > 1 {
+        grid.push(revisits);
+        dims.push("d2".into());
+    }
+    let dims = dims.join(", ");
+    let (di, dj) = (format!("d{i_axis}"), format!("d{j_axis}"));
+    let block = format!("{bm}x{bn}x{element}");
+    let array = format!("memref<{m}x{n}x{element}>");
+    let spec = format!("#grid.block<[{bm}, {bn}], ({dims}) -> ({di}, {dj})>");
+    let y_spec = if constant_y { format!("#grid.block<[{bm}, {bn}], ({dims}) -> (0, {dj})>") } else { spec.clone() };
+    let (mul, add, two, zero) =
+        if float { ("arith.mulf", "arith.addf", "2.0", "0.0") } else { ("arith.muli", "arith.addi", "2", "0") };
+
+    let mut kernel = format!(
+        "func.func @kernel(%x: memref<{block}>, %y: memref<{block}>, %o: memref<{block}>) {{\n\
+         %a = block.load %x : memref<{block}> -> tensor<{block}>\n\
+         %b = block.load %y : memref<{block}> -> tensor<{block}>\n\
+         %two = arith.constant dense<{two}> : tensor<{block}>\n\
+         %t = {mul} %a, %two : tensor<{block}>\n\
+         %v = {add} %t, %b : tensor<{block}>\n"
+    );
+    let mask = match threshold {
+        Some(t) => {
+            write!(
+                kernel,
+                "%col = block.iota dim 1 : tensor<{bm}x{bn}xi32>\n\
+                 %j = grid.program_id {j_axis}\n\
+                 %cbn = arith.constant {bn} : index\n\
+                 %start = arith.muli %j, %cbn : index\n\
+                 %start32 = arith.index_cast %start : index to i32\n\
+                 %starts = tensor.splat %start32 : tensor<{bm}x{bn}xi32>\n\
+                 %global = arith.addi %col, %starts : tensor<{bm}x{bn}xi32>\n\
+                 %limit = arith.constant dense<{t}> : tensor<{bm}x{bn}xi32>\n\
+                 %m = arith.cmpi slt, %global, %limit : tensor<{bm}x{bn}xi32>\n"
+            )
+            .unwrap();
+            " mask %m"
+        }
+        None => "",
+    };
+    let stored = if revisits > 1 {
+        write!(
+            kernel,
+            "%k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+             scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{block}>\nblock.store %z, %o{mask} : tensor<{block}>, memref<{block}>\n}}\n\
+             %old = block.load %o : memref<{block}> -> tensor<{block}>\n%sum = {add} %old, %v : tensor<{block}>\n"
+        )
+        .unwrap();
+        "%sum"
+    } else {
+        "%v"
+    };
+    writeln!(kernel, "block.store {stored}, %o{mask} : tensor<{block}>, memref<{block}>\nreturn\n}}").unwrap();
+    let grid_text = grid.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+    let text = format!(
+        "{kernel}func.func @main(%x: {array}, %y: {array}, %o: {array}) {{\n\
+         grid.call @kernel grid [{grid_text}] ins(%x, %y : {array}, {array}) outs(%o : {array})\n\
+         in_specs [{spec}, {y_spec}] out_specs [{spec}]\nreturn\n}}\n"
+    );
+
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<f64> {
+        let (x, y) = (&inputs[0], &inputs[1]);
+        let mut out = vec![0.0; m * n];
+        for r in 0..m {
+            for c in 0..n {
+                if threshold.is_some_and(|t| c >= t) {
+                    continue;
+                }
+                let yr = if constant_y { r % bm } else { r };
+                let value = if float {
+                    let v = (x[r * n + c] as f32) * 2.0 + y[yr * n + c] as f32;
+                    let mut acc = 0.0f32;
+                    for _ in 0..revisits {
+                        acc += v;
+                    }
+                    if revisits == 1 { v as f64 } else { acc as f64 }
+                } else {
+                    let v = (x[r * n + c] as i32).wrapping_mul(2).wrapping_add(y[yr * n + c] as i32);
+                    v.wrapping_mul(revisits as i32) as f64
+                };
+                out[r * n + c] = value;
+            }
+        }
+        out
+    };
+    Case { text, arguments: 3, reference: Box::new(reference), description }
+}
+
+fn matmul(rng: &mut StdRng) -> Case {
+    let (m, n) = (rng.random_range(1..=20usize), rng.random_range(1..=20usize));
+    let k = [4usize, 8, 12, 16][rng.random_range(0..4)];
+    let (bm, bn) = (rng.random_range(1..=7usize), rng.random_range(1..=7usize));
+    let bk = [2usize, 4][rng.random_range(0..2)];
+    let (gm, gn, gk) = (m.div_ceil(bm), n.div_ceil(bn), k / bk);
+    let description = format!("matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn}");
+    let text = format!(
+        "func.func @kernel(%x: memref<{bm}x{bk}xf32>, %y: memref<{bk}x{bn}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
+         %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+         scf.if %first {{\n%z = arith.constant dense<0.0> : tensor<{bm}x{bn}xf32>\n\
+         block.store %z, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\n}}\n\
+         %a = block.load %x : memref<{bm}x{bk}xf32> -> tensor<{bm}x{bk}xf32>\n\
+         %b = block.load %y : memref<{bk}x{bn}xf32> -> tensor<{bk}x{bn}xf32>\n\
+         %acc = block.load %o : memref<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
+         %c = block.dot %a, %b acc %acc : tensor<{bm}x{bk}xf32>, tensor<{bk}x{bn}xf32>, tensor<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
+         block.store %c, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\nreturn\n}}\n\
+         func.func @main(%x: memref<{m}x{k}xf32>, %y: memref<{k}x{n}xf32>, %o: memref<{m}x{n}xf32>) {{\n\
+         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}xf32>, memref<{k}x{n}xf32>) outs(%o : memref<{m}x{n}xf32>)\n\
+         in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
+         out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<f64> {
+        let (x, y) = (&inputs[0], &inputs[1]);
+        let mut out = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = 0.0f32;
+                for p in 0..k {
+                    acc += (x[i * k + p] as f32) * (y[p * n + j] as f32);
+                }
+                out[i * n + j] = acc as f64;
+            }
+        }
+        out
+    };
+    Case { text, arguments: 3, reference: Box::new(reference), description }
+}
+
+fn read_npy(path: &Path) -> Result<Vec<f64>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| e.to_string())?;
+    let descr = npy.header().dtype().descr();
+    if descr.contains("f4") {
+        Ok(npy.into_vec::<f32>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
+    } else {
+        Ok(npy.into_vec::<i32>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
+    }
+}
+
+/// Runs `count` configurations from `seed` (the file holds `seed = N` and
+/// `count = N` lines).
+pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> {
+    let field = |name: &str| -> u64 {
+        source
+            .lines()
+            .find_map(|line| line.strip_prefix(name)?.trim().strip_prefix('=')?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{}: missing '{name} = N'", path.display()))
+    };
+    let (seed, count) = (field("seed"), field("count"));
+    let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
+    for index in 0..count {
+        let mut rng = StdRng::seed_from_u64(seed + index);
+        let case = if rng.random_bool(0.7) { elementwise(&mut rng) } else { matmul(&mut rng) };
+        let dir = work.join(index.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        let file = dir.join("case.mlir");
+        std::fs::write(&file, &case.text)?;
+        let output = Command::new(env!("CARGO_BIN_EXE_tessel"))
+            .args(["run", file.to_str().unwrap(), "--entry", "main", "--check", "--dump"])
+            .arg(dir.join("out"))
+            .args((0..case.arguments - 1).map(|a| format!("--arg={a}=random:{}", seed + index * 7 + a as u64)))
+            .output()?;
+        if !output.status.success() {
+            return Err(format!(
+                "case {index} ({}): tessel run --check failed:\n{}\n{}",
+                case.description,
+                String::from_utf8_lossy(&output.stderr),
+                case.text
+            )
+            .into());
+        }
+        let inputs: Vec<Vec<f64>> =
+            (0..case.arguments - 1).map(|a| read_npy(&dir.join(format!("out/arg{a}.npy")))).collect::<Result<_, _>>()?;
+        let compiled = read_npy(&dir.join(format!("out/arg{}.npy", case.arguments - 1)))?;
+        let expected = (case.reference)(&inputs);
+        if let Some(at) = (0..expected.len()).find(|&i| compiled[i].to_bits() != expected[i].to_bits()) {
+            return Err(format!(
+                "case {index} ({}): element {at} is {} but the Rust reference gives {}\n{}",
+                case.description, compiled[at], expected[at], case.text
+            )
+            .into());
+        }
+        std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(())
+}
