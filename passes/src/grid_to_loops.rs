@@ -123,7 +123,8 @@ fn padding_constant(element: &str, poison: bool) -> String {
         ("f16", true) => "0x7E00",
         ("bf16", true) => "0x7FC0",
         (float, false) if float.starts_with('f') || float == "bf16" => "0.0",
-        ("i1", _) => "false",
+        // `arith.constant false` is typed by the keyword alone.
+        ("i1", _) => return "false".to_string(),
         ("index", true) => "-9223372036854775808",
         (int, true) if int.starts_with('i') => {
             let bits: u32 = int[1..].parse().unwrap_or(64);
