@@ -3,6 +3,7 @@
 //! reach them too.
 
 pub mod cpu;
+pub mod emit;
 
 use melior::StringRef;
 use std::sync::Once;

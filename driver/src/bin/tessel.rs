@@ -1,7 +1,10 @@
 //! `tessel`: compile and run Pallas-style kernels.
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
-use tessel_driver::run::{RunOptions, run};
+use tessel_driver::{
+    compile::{CompileOptions, compile},
+    run::{RunOptions, run},
+};
 
 #[derive(Parser)]
 #[command(name = "tessel", about = "Compile and run Pallas-style block kernels")]
@@ -14,6 +17,8 @@ struct Cli {
 enum Command {
     /// JIT-compile for the host CPU and call a function on host arrays.
     Run(RunOptions),
+    /// Compile for a target and write an artifact.
+    Compile(CompileOptions),
 }
 
 fn main() -> ExitCode {
@@ -26,5 +31,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run(options) => run(options),
+        Command::Compile(options) => compile(options),
     }
 }

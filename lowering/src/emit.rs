@@ -1,0 +1,192 @@
+//! Code emission for the host: LLVM IR, assembly, object files and shared
+//! libraries from a module lowered to the LLVM dialect.
+//!
+//! LLVM's C API is linked already (statically, with MLIR); the few entry
+//! points used here are declared below rather than pulling in a second
+//! copy of LLVM through another crate.
+
+use melior::ir::Module;
+use std::{
+    ffi::{CStr, CString, c_char, c_void},
+    path::Path,
+    process::Command,
+};
+
+type Handle = *mut c_void;
+
+unsafe extern "C" {
+    fn LLVMContextCreate() -> Handle;
+    fn LLVMContextDispose(context: Handle);
+    fn LLVMDisposeModule(module: Handle);
+    fn LLVMPrintModuleToString(module: Handle) -> *mut c_char;
+    fn LLVMDisposeMessage(message: *mut c_char);
+    fn LLVMSetTarget(module: Handle, triple: *const c_char);
+    fn LLVMSetModuleDataLayout(module: Handle, layout: Handle);
+    fn LLVMCreateTargetDataLayout(machine: Handle) -> Handle;
+    fn LLVMDisposeTargetData(layout: Handle);
+    fn LLVMGetDefaultTargetTriple() -> *mut c_char;
+    fn LLVMGetHostCPUName() -> *mut c_char;
+    fn LLVMGetHostCPUFeatures() -> *mut c_char;
+    fn LLVMGetTargetFromTriple(triple: *const c_char, target: *mut Handle, error: *mut *mut c_char) -> i32;
+    fn LLVMCreateTargetMachine(
+        target: Handle,
+        triple: *const c_char,
+        cpu: *const c_char,
+        features: *const c_char,
+        level: i32,
+        relocation: i32,
+        code_model: i32,
+    ) -> Handle;
+    fn LLVMDisposeTargetMachine(machine: Handle);
+    fn LLVMTargetMachineEmitToFile(
+        machine: Handle,
+        module: Handle,
+        path: *const c_char,
+        kind: i32,
+        error: *mut *mut c_char,
+    ) -> i32;
+    fn LLVMCreatePassBuilderOptions() -> Handle;
+    fn LLVMDisposePassBuilderOptions(options: Handle);
+    fn LLVMRunPasses(module: Handle, passes: *const c_char, machine: Handle, options: Handle) -> Handle;
+    fn LLVMGetErrorMessage(error: Handle) -> *mut c_char;
+    fn LLVMDisposeErrorMessage(message: *mut c_char);
+    fn LLVMInitializeX86TargetInfo();
+    fn LLVMInitializeX86Target();
+    fn LLVMInitializeX86TargetMC();
+    fn LLVMInitializeX86AsmPrinter();
+    fn mlirTranslateModuleToLLVMIR(module: mlir_sys::MlirOperation, context: Handle) -> Handle;
+}
+
+/// What `tessel compile --target cpu` can write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Artifact {
+    LlvmIr,
+    Assembly,
+    Object,
+    SharedLibrary,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmitError {
+    #[error("translation to LLVM IR failed")]
+    Translate,
+    #[error("LLVM: {0}")]
+    Llvm(String),
+    #[error("linking failed: {0}")]
+    Link(String),
+}
+
+/// Takes an LLVM-owned message.
+unsafe fn message(text: *mut c_char) -> String {
+    let owned = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    unsafe { LLVMDisposeMessage(text) };
+    owned
+}
+
+/// An LLVM module for the host, optimized at O3, and its target machine.
+struct HostModule {
+    context: Handle,
+    module: Handle,
+    machine: Handle,
+}
+
+impl HostModule {
+    fn new(lowered: &Module) -> Result<Self, EmitError> {
+        unsafe {
+            LLVMInitializeX86TargetInfo();
+            LLVMInitializeX86Target();
+            LLVMInitializeX86TargetMC();
+            LLVMInitializeX86AsmPrinter();
+            let context = LLVMContextCreate();
+            let module = mlirTranslateModuleToLLVMIR(lowered.as_operation().to_raw(), context);
+            if module.is_null() {
+                LLVMContextDispose(context);
+                return Err(EmitError::Translate);
+            }
+            let triple = LLVMGetDefaultTargetTriple();
+            let mut target = std::ptr::null_mut();
+            let mut error = std::ptr::null_mut();
+            if LLVMGetTargetFromTriple(triple, &mut target, &mut error) != 0 {
+                LLVMDisposeMessage(triple);
+                LLVMDisposeModule(module);
+                LLVMContextDispose(context);
+                return Err(EmitError::Llvm(message(error)));
+            }
+            let (cpu, features) = (LLVMGetHostCPUName(), LLVMGetHostCPUFeatures());
+            // Aggressive optimization, position-independent code (for .so).
+            let machine = LLVMCreateTargetMachine(target, triple, cpu, features, 3, 2, 0);
+            LLVMSetTarget(module, triple);
+            let layout = LLVMCreateTargetDataLayout(machine);
+            LLVMSetModuleDataLayout(module, layout);
+            LLVMDisposeTargetData(layout);
+            for text in [triple, cpu, features] {
+                LLVMDisposeMessage(text);
+            }
+            let host = HostModule { context, module, machine };
+            let options = LLVMCreatePassBuilderOptions();
+            let passes = CString::new("default<O3>").unwrap();
+            let failed = LLVMRunPasses(module, passes.as_ptr(), machine, options);
+            LLVMDisposePassBuilderOptions(options);
+            if !failed.is_null() {
+                let text = LLVMGetErrorMessage(failed);
+                let owned = CStr::from_ptr(text).to_string_lossy().into_owned();
+                LLVMDisposeErrorMessage(text);
+                return Err(EmitError::Llvm(owned));
+            }
+            Ok(host)
+        }
+    }
+
+    fn emit(&self, path: &Path, object: bool) -> Result<(), EmitError> {
+        let path = CString::new(path.display().to_string()).map_err(|e| EmitError::Llvm(e.to_string()))?;
+        let mut error = std::ptr::null_mut();
+        let kind = if object { 1 } else { 0 };
+        if unsafe { LLVMTargetMachineEmitToFile(self.machine, self.module, path.as_ptr(), kind, &mut error) } != 0 {
+            return Err(EmitError::Llvm(unsafe { message(error) }));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for HostModule {
+    fn drop(&mut self) {
+        unsafe {
+            LLVMDisposeModule(self.module);
+            LLVMDisposeTargetMachine(self.machine);
+            LLVMContextDispose(self.context);
+        }
+    }
+}
+
+/// Writes `artifact` for a module lowered by `cpu::lower`. A shared library
+/// links against LLVM 22's OpenMP runtime and MLIR's C runner utilities
+/// (found through an rpath) and exports `_mlir_ciface_<name>` per public
+/// function.
+pub fn emit(lowered: &Module, artifact: Artifact, path: &Path) -> Result<(), EmitError> {
+    let host = HostModule::new(lowered)?;
+    match artifact {
+        Artifact::LlvmIr => {
+            let text = unsafe { message(LLVMPrintModuleToString(host.module)) };
+            std::fs::write(path, text).map_err(|e| EmitError::Llvm(e.to_string()))
+        }
+        Artifact::Assembly => host.emit(path, false),
+        Artifact::Object => host.emit(path, true),
+        Artifact::SharedLibrary => {
+            let object = path.with_extension("tessel.o");
+            host.emit(&object, true)?;
+            let linked = Command::new("/usr/lib/llvm-22/bin/clang")
+                .args(["-shared", "-fuse-ld=lld", "-o"])
+                .arg(path)
+                .arg(&object)
+                .args(["-L/usr/lib/llvm-22/lib", "-lomp", "-lmlir_c_runner_utils", "-Wl,-rpath,/usr/lib/llvm-22/lib"])
+                .output()
+                .map_err(|e| EmitError::Link(e.to_string()));
+            let _ = std::fs::remove_file(&object);
+            let linked = linked?;
+            if !linked.status.success() {
+                return Err(EmitError::Link(String::from_utf8_lossy(&linked.stderr).into_owned()));
+            }
+            Ok(())
+        }
+    }
+}
