@@ -1,5 +1,7 @@
-//! The `tessel-opt` and `tessel` command-line tools, as thin shells over the
-//! Tessel crates.
+#![doc = include_str!("../../README.md")]
+// The `tessel-opt` and `tessel` command-line tools, as thin shells over the
+// Tessel crates; the README (above) is the crate's documentation, and its
+// library example a doctest.
 
 pub mod compile;
 pub mod opt;
