@@ -173,6 +173,10 @@ impl IndexMap {
     }
 }
 
+/// Grids of up to this many programs have their blocks' bounds checked
+/// program by program at compile time.
+pub const MAX_ENUMERATED_PROGRAMS: i64 = 1 << 18;
+
 /// A Pallas BlockSpec, as written in `#grid.block<...>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockSpec {
@@ -267,6 +271,46 @@ impl BlockSpec {
     /// Block size per array dimension (squeezed dimensions count as 1).
     pub fn block_sizes(&self) -> Vec<i64> {
         self.block_shape.iter().map(|size| size.unwrap_or(1)).collect()
+    }
+
+    /// Pallas' rule: at least one element of each block is in bounds. For
+    /// blocked specs the block must start inside the array; for unblocked
+    /// ones the offset must fall inside the (virtually padded) array.
+    pub fn check_in_bounds(&self, shape: &[i64], point: &[i64]) -> Result<(), String> {
+        if self.full {
+            return Ok(());
+        }
+        let indices = self
+            .indices_at(point)
+            .ok_or_else(|| format!("index map divides by zero or overflows at grid point {point:?}"))?;
+        for (dim, ((&index, &size), &extent)) in indices.iter().zip(&self.block_sizes()).zip(shape).enumerate() {
+            let (start, limit, what) = if self.unblocked {
+                let padded = self.padding.get(dim).map_or(0, |(lo, hi)| lo + hi);
+                (index, extent + padded, if padded > 0 { "padded array" } else { "array" })
+            } else {
+                (index.saturating_mul(size), extent, "array")
+            };
+            if start < 0 || start >= limit {
+                return Err(format!(
+                    "at grid point {point:?} the block starts at element {start} of dimension {dim}, \
+                     outside the {what} of size {limit}; at least one element of each block must be in \
+                     bounds"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `check_in_bounds` can be decided for a whole grid at compile
+    /// time: grids of up to [`MAX_ENUMERATED_PROGRAMS`] programs are
+    /// enumerated, larger ones checked at their corners when the map is
+    /// linear (a linear map takes its extremes at the corners of a box).
+    /// Otherwise compiled code checks every program at run time.
+    pub fn bounds_provable(&self, grid: &[i64]) -> bool {
+        let points: i64 = grid.iter().product();
+        self.full
+            || points <= MAX_ENUMERATED_PROGRAMS
+            || self.index_map.as_ref().is_none_or(|map| map.results.iter().all(IndexExpr::is_linear))
     }
 
     /// Whether the block changes with grid axis `dim`.

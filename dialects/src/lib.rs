@@ -13,7 +13,7 @@ pub mod source;
 #[cfg(test)]
 mod tests;
 
-pub use block_spec::{BlockSpec, BlockSpecError, IndexExpr, IndexMap};
+pub use block_spec::{BlockSpec, BlockSpecError, IndexExpr, IndexMap, MAX_ENUMERATED_PROGRAMS};
 pub use grid_call::{AxisSemantics, GridCall, Operand};
 use melior::{
     Context,

@@ -137,6 +137,10 @@ fn padding_constant(element: &str, poison: bool) -> String {
 
 /// Text for one operand's ref, around the kernel call.
 struct RefText {
+    /// `%s<operand>_<dim>`: where the block starts, per array dimension.
+    offsets: String,
+    /// The in-bounds test of a block that was not (an `i1` SSA name).
+    in_bounds: Option<String>,
     before: String,
     after: String,
     value: String,
@@ -148,21 +152,29 @@ fn operand_ref(
     operand: &Operand,
     array_type: &str,
     element: &str,
-    grid_rank: usize,
+    grid: &[i64],
     is_output: bool,
     poison: bool,
 ) -> RefText {
+    let grid_rank = grid.len();
     let spec: &BlockSpec = &operand.spec;
     let array = format!("%a{index}");
     if spec.full || operand.shape.is_empty() {
-        return RefText { before: String::new(), after: String::new(), value: array, r#type: array_type.to_string() };
+        return RefText {
+            offsets: String::new(),
+            in_bounds: None,
+            before: String::new(),
+            after: String::new(),
+            value: array,
+            r#type: array_type.to_string(),
+        };
     }
     let dims = join((0..grid_rank).map(|d| format!("d{d}")));
     let ids = join((0..grid_rank).map(|d| format!("%g{d}")));
     let sizes = spec.block_sizes();
     let kept: Vec<usize> = (0..sizes.len()).filter(|&d| spec.block_shape[d].is_some()).collect();
     let array_strides = strides(&operand.shape);
-    let mut before = String::new();
+    let mut offsets = String::new();
     // Element offset at which the block starts, per array dimension.
     for d in 0..sizes.len() {
         let block_index = spec.index_map.as_ref().map_or("0".to_string(), |map| affine_text(&map.results[d]));
@@ -172,8 +184,37 @@ fn operand_ref(
         } else {
             format!("({block_index}) * {}", sizes[d])
         };
-        writeln!(before, "%s{index}_{d} = affine.apply affine_map<({dims}) -> ({start})>({ids})").unwrap();
+        writeln!(offsets, "%s{index}_{d} = affine.apply affine_map<({dims}) -> ({start})>({ids})").unwrap();
     }
+    // A block must start in the array (blocked) or its offset fall in the
+    // padded array (unblocked): `check_in_bounds` at run time.
+    let provable = spec.bounds_provable(grid);
+    let in_bounds = (!provable).then(|| {
+        let mut conditions = Vec::new();
+        for d in 0..sizes.len() {
+            let (low, high) = match spec.padding.get(d) {
+                Some(&(low, high)) if spec.unblocked => (-low, operand.shape[d] + high),
+                _ => (0, operand.shape[d]),
+            };
+            let b = format!("%b{index}_{d}");
+            write!(
+                offsets,
+                "{b}_low = arith.constant {low} : index\n{b}_high = arith.constant {high} : index\n\
+                 {b}_above = arith.cmpi sge, %s{index}_{d}, {b}_low : index\n\
+                 {b}_below = arith.cmpi slt, %s{index}_{d}, {b}_high : index\n\
+                 {b} = arith.andi {b}_above, {b}_below : i1\n"
+            )
+            .unwrap();
+            conditions.push(b);
+        }
+        let mut all = conditions[0].clone();
+        for (k, condition) in conditions.iter().enumerate().skip(1) {
+            writeln!(offsets, "%in{index}_{k} = arith.andi {all}, {condition} : i1").unwrap();
+            all = format!("%in{index}_{k}");
+        }
+        all
+    });
+    let mut before = String::new();
     let partial = spec.unblocked || kept.iter().any(|&d| operand.shape[d] % sizes[d] != 0);
     let kernel_shape: Vec<String> = kept.iter().map(|&d| sizes[d].to_string()).collect();
     if !partial {
@@ -186,7 +227,7 @@ fn operand_ref(
             join(sizes.iter().map(|_| 1))
         )
         .unwrap();
-        return RefText { before, after: String::new(), value: format!("%r{index}"), r#type: view_type };
+        return RefText { offsets, in_bounds, before, after: String::new(), value: format!("%r{index}"), r#type: view_type };
     }
 
     // A local buffer of the block shape holding the in-bounds part.
@@ -241,7 +282,7 @@ fn operand_ref(
     if is_output {
         writeln!(after, "memref.copy %dst{index}, %src{index} : {dst_type} to {src_type}").unwrap();
     }
-    RefText { before, after, value: format!("%r{index}"), r#type: buffer_type }
+    RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type }
 }
 
 fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool) -> Result<(), String> {
@@ -267,7 +308,7 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
             return Err(format!("arrays need the identity layout, got {array_type}"));
         }
         arguments.push(format!("%a{i}: {array_type}"));
-        refs.push(operand_ref(i, operand, &array_type, &element, rank, *is_output, poison));
+        refs.push(operand_ref(i, operand, &array_type, &element, &grid, *is_output, poison));
     }
     let scratch = call.scratch_types();
 
@@ -319,7 +360,11 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
         }
     }
     for r in &refs {
-        body.push_str(&r.before);
+        body.push_str(&r.offsets);
+    }
+    let mut program = String::new();
+    for r in &refs {
+        program.push_str(&r.before);
     }
     let mut call_args: Vec<String> = refs.iter().map(|r| r.value.clone()).collect();
     let mut call_types: Vec<String> = refs.iter().map(|r| r.r#type.clone()).collect();
@@ -327,20 +372,70 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
     call_types.extend(scratch.iter().cloned());
     call_args.extend((0..rank).map(|a| format!("%g{a}")));
     call_types.extend((0..rank).map(|_| "index".to_string()));
-    writeln!(body, "func.call @{specialized}({}) : ({}) -> ()", join(&call_args), join(&call_types)).unwrap();
+    writeln!(program, "func.call @{specialized}({}) : ({}) -> ()", join(&call_args), join(&call_types)).unwrap();
     for r in &refs {
-        body.push_str(&r.after);
+        program.push_str(&r.after);
+    }
+    // Programs whose blocks could not be proven in bounds are checked here;
+    // one that fails is skipped and raises the module's error flag.
+    let checks: Vec<&String> = refs.iter().filter_map(|r| r.in_bounds.as_ref()).collect();
+    let guarded = !checks.is_empty();
+    match checks.split_first() {
+        Some((first, rest)) => {
+            let mut all = (*first).clone();
+            for (k, check) in rest.iter().enumerate() {
+                writeln!(body, "%ok{k} = arith.andi {all}, {check} : i1").unwrap();
+                all = format!("%ok{k}");
+            }
+            write!(
+                body,
+                "scf.if {all} {{\n{program}}} else {{\n\
+                 %flag = memref.get_global @{OUT_OF_BOUNDS} : memref<i32>\n\
+                 %raised = arith.constant 1 : i32\n\
+                 memref.store %raised, %flag[] : memref<i32>\n}}\n"
+            )
+            .unwrap();
+        }
+        None => body.push_str(&program),
     }
     body.push_str(&"}\n".repeat(closers));
+    let flag = if guarded { format!("memref.global @{OUT_OF_BOUNDS} : memref<i32> = dense<0>\n") } else { String::new() };
     let text = format!(
-        "func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
+        "{flag}func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
         join(&call_types),
         join(&arguments)
     );
+    if guarded {
+        define_error_flag(context, module)?;
+    }
 
     specialize_kernel(context, module, kernel, &specialized, &call_types, &grid)?;
     let operand_values: Vec<MlirValue> = operands.iter().map(|(o, _)| o.value.to_raw()).collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
+}
+
+/// The public i32 global that compiled code sets when a program's block has
+/// no element in bounds (the runtime reads and reports it).
+pub const OUT_OF_BOUNDS: &str = "__tessel_out_of_bounds";
+
+/// Adds the error flag's definition to the module, once.
+fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), String> {
+    if find_function(module, OUT_OF_BOUNDS).is_some() {
+        return Ok(());
+    }
+    unsafe {
+        let text = format!("memref.global @{OUT_OF_BOUNDS} : memref<i32> = dense<0>");
+        let parsed = mlirModuleCreateParse(context, StringRef::new(&text).to_raw());
+        if parsed.ptr.is_null() {
+            return Err("cannot define the error flag".into());
+        }
+        let global = mlirBlockGetFirstOperation(mlirModuleGetBody(parsed));
+        mlirOperationRemoveFromParent(global);
+        let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));
+        mlirBlockInsertOwnedOperation(body, 0, global);
+        mlirModuleDestroy(parsed);
+    }
+    Ok(())
 }
 
 fn find_function(module: MlirOperation, name: &str) -> Option<MlirOperation> {

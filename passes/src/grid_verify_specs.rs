@@ -15,7 +15,7 @@ use melior::{
     ir::{OperationRef, operation::OperationLike},
     pass::ExternalPass,
 };
-use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, Operand};
+use tessel_dialects::{AxisSemantics, GridCall, MAX_ENUMERATED_PROGRAMS, Operand};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-verify-specs",
@@ -24,11 +24,6 @@ pub static PASS: PassDefinition = PassDefinition {
     anchor: "builtin.module",
     run,
 };
-
-/// Grids up to this many programs are checked point by point; larger ones
-/// at the corners of the grid when their maps are linear (exact then, since
-/// a linear map takes its extremes at the corners of a box).
-const MAX_ENUMERATED_PROGRAMS: i64 = 1 << 18;
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let mut ok = true;
@@ -96,48 +91,22 @@ pub(crate) fn infer_semantics(outputs: &[Operand], rank: usize) -> Vec<AxisSeman
         .collect()
 }
 
-/// Checks that every program's block has an element in bounds.
+/// Checks that every program's block has an element in bounds, when that
+/// can be decided here (else compiled code checks at run time).
 fn check_bounds(grid: &[i64], operand: &Operand) -> Result<(), String> {
     let spec = &operand.spec;
-    if spec.full || grid.contains(&0) {
+    if spec.full || grid.contains(&0) || !spec.bounds_provable(grid) {
         return Ok(());
     }
     let points: i64 = grid.iter().product();
-    let linear = spec.index_map.as_ref().is_none_or(|map| map.results.iter().all(|r| r.is_linear()));
     if points <= MAX_ENUMERATED_PROGRAMS {
-        for_each_point(grid, |point| check_point(spec, &operand.shape, point))
-    } else if linear {
+        for_each_point(grid, |point| spec.check_in_bounds(&operand.shape, point))
+    } else {
         for_each_point(&vec![2; grid.len()], |corner| {
             let point: Vec<i64> = corner.iter().zip(grid).map(|(&c, &size)| c * (size - 1)).collect();
-            check_point(spec, &operand.shape, &point)
+            spec.check_in_bounds(&operand.shape, &point)
         })
-    } else {
-        // Too many programs to enumerate and no closed form: the compiled
-        // code checks at run time.
-        Ok(())
     }
-}
-
-fn check_point(spec: &BlockSpec, shape: &[i64], point: &[i64]) -> Result<(), String> {
-    let indices = spec
-        .indices_at(point)
-        .ok_or_else(|| format!("index map divides by zero or overflows at grid point {point:?}"))?;
-    for (dim, ((&index, &size), &extent)) in indices.iter().zip(&spec.block_sizes()).zip(shape).enumerate() {
-        let (start, limit, what) = if spec.unblocked {
-            let padded = spec.padding.get(dim).map_or(0, |(lo, hi)| lo + hi);
-            (index, extent + padded, if padded > 0 { "padded array" } else { "array" })
-        } else {
-            (index.saturating_mul(size), extent, "array")
-        };
-        if start < 0 || start >= limit {
-            return Err(format!(
-                "at grid point {point:?} the block starts at element {start} of dimension {dim}, \
-                 outside the {what} of size {limit}; at least one element of each block must be in \
-                 bounds"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Calls `check` on every point of `grid` in row-major order, stopping at

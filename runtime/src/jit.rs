@@ -4,9 +4,12 @@ use crate::HostArray;
 use melior::{StringRef, ir::Module};
 use mlir_sys::{
     MlirExecutionEngine, mlirExecutionEngineCreate, mlirExecutionEngineDestroy,
-    mlirExecutionEngineInvokePacked, mlirExecutionEngineLookupPacked, mlirStringRefCreateFromCString,
+    mlirExecutionEngineInvokePacked, mlirExecutionEngineLookup, mlirExecutionEngineLookupPacked, mlirStringRefCreateFromCString,
 };
 use std::ffi::c_void;
+
+/// The error flag grid-to-loops defines (`__tessel_out_of_bounds`).
+const OUT_OF_BOUNDS_FLAG: &str = "__tessel_out_of_bounds";
 
 /// Runtime libraries the compiled code calls into: OpenMP for the parallel
 /// grid, MLIR's C runner utilities for strided `memref.copy`.
@@ -20,6 +23,8 @@ pub enum JitError {
     UnknownEntry(String),
     #[error("calling @{0} failed")]
     Call(String),
+    #[error("a program's block had no element in bounds (Pallas requires one); those programs were skipped")]
+    OutOfBounds,
 }
 
 /// A JIT-compiled module (in the LLVM dialect, C interfaces emitted).
@@ -73,11 +78,20 @@ impl Jit {
             .collect();
         let mut pointers: Vec<*mut c_void> = descriptors.iter_mut().map(|d| d.as_mut_ptr().cast()).collect();
         let mut arguments: Vec<*mut c_void> = pointers.iter_mut().map(|p| (p as *mut *mut c_void).cast()).collect();
+        // Compiled code raises this flag for blocks it could only check at run
+        // time (see grid-to-loops).
+        let flag = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) } as *mut i32;
+        if !flag.is_null() {
+            unsafe { flag.write(0) };
+        }
         // InvokePacked adds the `_mlir_ciface_` prefix itself.
         let result =
             unsafe { mlirExecutionEngineInvokePacked(self.engine, StringRef::new(entry).to_raw(), arguments.as_mut_ptr()) };
         if result.value == 0 {
             return Err(JitError::Call(entry.to_string()));
+        }
+        if !flag.is_null() && unsafe { flag.read() } != 0 {
+            return Err(JitError::OutOfBounds);
         }
         Ok(())
     }

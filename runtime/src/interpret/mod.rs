@@ -337,6 +337,8 @@ impl Interpreter {
                 arguments.push(Val::Ref(array));
                 continue;
             }
+            let shape: Vec<i64> = self.buffers[array].shape.iter().map(|&d| d as i64).collect();
+            spec.check_in_bounds(&shape, point).map_err(InterpretError)?;
             let starts = block_starts(spec, point)?;
             // The buffer has the kernel's shape (squeezed dims removed), which
             // linearizes like the full block shape.
