@@ -60,13 +60,10 @@ pub fn pipeline() -> String {
     .join(",")
 }
 
-/// (name, description, pipeline) of the named pipeline.
+/// (name, description, pipeline) of the named pipeline; its passes are
+/// added to the module's pass manager it is used in.
 pub(crate) fn registration() -> (&'static str, &'static str, String) {
-    (
-        "tessel-to-cpu",
-        "Lower Tessel grid/block IR to the LLVM dialect for multi-core CPUs",
-        format!("builtin.module({})", pipeline()),
-    )
+    ("tessel-to-cpu", "Lower Tessel grid/block IR to the LLVM dialect for multi-core CPUs", pipeline())
 }
 
 /// How compiled code pads partial blocks.
@@ -97,7 +94,7 @@ pub fn lower(context: &Context, module: &mut Module, padding: Padding) -> Result
         function = op.next_in_block();
     }
     let manager = PassManager::new(context);
-    parse_pass_pipeline(manager.as_operation_pass_manager(), &registration().2)
+    parse_pass_pipeline(manager.as_operation_pass_manager(), &format!("builtin.module({})", pipeline()))
         .map_err(|error| LowerError::Pipeline(error.to_string()))?;
     manager.run(module).map_err(|_| LowerError::Failed)
 }

@@ -63,7 +63,7 @@ MLIR_CAPI_EXPORTED void tesselRegisterPass(TesselPassFactory factory,
                                            void *userData);
 MLIR_CAPI_EXPORTED bool tesselIsRegisteredPass(MlirStringRef argument);
 /* Registers `argument` as a named pipeline that expands to `pipeline`, a
- * textual pipeline anchored on builtin.module. */
+ * comma-separated list of passes added to the pass manager it is used in. */
 MLIR_CAPI_EXPORTED void tesselRegisterPassPipeline(MlirStringRef argument,
                                                    MlirStringRef description,
                                                    MlirStringRef pipeline);
