@@ -10,6 +10,8 @@ mod block_spec;
 mod grid_call;
 pub mod builders;
 pub mod source;
+mod symbols;
+pub use symbols::{combiner, find_symbol};
 #[cfg(test)]
 mod tests;
 

@@ -290,20 +290,6 @@ fn identity(kind: i64, element: &str) -> String {
     format!("{text} : {element}")
 }
 
-/// Reduction combiners in `block.reduce`'s case order: sum, max, min, prod.
-fn combiner(kind: i64, element: &str) -> &'static str {
-    match (kind, is_float(element)) {
-        (0, true) => "arith.addf",
-        (1, true) => "arith.maximumf",
-        (2, true) => "arith.minimumf",
-        (_, true) => "arith.mulf",
-        (0, false) => "arith.addi",
-        (1, false) => "arith.maxsi",
-        (2, false) => "arith.minsi",
-        (_, false) => "arith.muli",
-    }
-}
-
 fn reduce(op: &Op) -> Lowering {
     let (input, result) = (op.operand_type(0), op.result_type());
     let kind = op.integer("kind");
@@ -322,7 +308,7 @@ fn reduce(op: &Op) -> Lowering {
         i = input.text,
         id = identity(kind, e),
         dims = join(op.integers("dims")),
-        combine = combiner(kind, e),
+        combine = tessel_dialects::combiner(kind, is_float(e)),
     );
     Ok((text, op.operands()))
 }

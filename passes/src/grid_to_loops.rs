@@ -30,7 +30,7 @@ use melior::{
 };
 use mlir_sys::*;
 use std::fmt::Write;
-use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, Operand};
+use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, Operand, find_symbol};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-loops",
@@ -59,7 +59,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     kernels.dedup();
     for kernel in kernels {
         if !is_called(module, &kernel) {
-            if let Some(function) = find_function(module.to_raw(), &kernel) {
+            if let Some(function) = find_symbol(module.to_raw(), &kernel) {
                 unsafe { mlirOperationDestroy(function) };
             }
         }
@@ -292,7 +292,7 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
     let grid = call.grid();
     let rank = grid.len();
     let semantics = call.semantics().unwrap_or_else(|| infer_semantics(&outputs, rank));
-    let kernel = find_function(module, &call.callee()).ok_or("kernel not found")?;
+    let kernel = find_symbol(module, &call.callee()).ok_or("kernel not found")?;
     let specialized = format!("{}__call{index}", call.callee());
 
     let operands: Vec<(&Operand, bool)> =
@@ -420,7 +420,7 @@ pub const OUT_OF_BOUNDS: &str = "__tessel_out_of_bounds";
 
 /// Adds the error flag's definition to the module, once.
 fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), String> {
-    if find_function(module, OUT_OF_BOUNDS).is_some() {
+    if find_symbol(module, OUT_OF_BOUNDS).is_some() {
         return Ok(());
     }
     unsafe {
@@ -436,21 +436,6 @@ fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), 
         mlirModuleDestroy(parsed);
     }
     Ok(())
-}
-
-fn find_function(module: MlirOperation, name: &str) -> Option<MlirOperation> {
-    unsafe {
-        let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));
-        let mut op = mlirBlockGetFirstOperation(body);
-        while !op.ptr.is_null() {
-            let symbol = mlirOperationGetAttributeByName(op, StringRef::new("sym_name").to_raw());
-            if !symbol.ptr.is_null() && StringRef::from_raw(mlirStringAttrGetValue(symbol)).as_str() == Ok(name) {
-                return Some(op);
-            }
-            op = mlirOperationGetNextInBlock(op);
-        }
-        None
-    }
 }
 
 /// Clones `kernel` as private `name` taking `types` (refs, scratch, then

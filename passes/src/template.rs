@@ -6,14 +6,12 @@
 //! every template is checked by MLIR's parser and verifiers when it is used.
 
 use mlir_sys::{
-    MlirBlock, MlirContext, MlirOperation, MlirValue, mlirBlockGetFirstOperation,
-    mlirBlockGetTerminator, mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleCreateParse,
-    mlirModuleDestroy, mlirModuleGetBody, mlirOperationGetFirstRegion, mlirOperationGetName,
-    mlirOperationGetNextInBlock, mlirOperationGetNumOperands, mlirOperationGetOperand,
-    mlirRegionGetFirstBlock, mlirRewriterBaseEraseOp, mlirRewriterBaseInlineBlockBefore,
-    mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore,
-    mlirIdentifierStr, mlirOperationGetAttributeByName, mlirOperationGetLocation,
-    mlirOperationSetLocation, mlirStringAttrGetValue,
+    MlirBlock, MlirContext, MlirOperation, MlirValue, mlirBlockGetFirstOperation, mlirBlockGetTerminator,
+    mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleCreateParse, mlirModuleDestroy,
+    mlirModuleGetOperation, mlirOperationGetFirstRegion, mlirOperationGetLocation, mlirOperationGetNextInBlock,
+    mlirOperationGetNumOperands, mlirOperationGetOperand, mlirOperationSetLocation, mlirRegionGetFirstBlock,
+    mlirRewriterBaseEraseOp, mlirRewriterBaseInlineBlockBefore, mlirRewriterBaseReplaceOpWithValues,
+    mlirRewriterBaseSetInsertionPointBefore,
 };
 use melior::ir::operation::OperationLike;
 use melior::StringRef;
@@ -23,19 +21,8 @@ use melior::StringRef;
 pub struct TemplateError(pub String);
 
 fn template_body(module: mlir_sys::MlirModule) -> Option<MlirBlock> {
-    unsafe {
-        let mut op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
-        while !op.ptr.is_null() {
-            let name = mlirOperationGetName(op);
-            let is_func = StringRef::from_raw(mlirIdentifierStr(name)).as_str() == Ok("func.func");
-            let symbol = mlirOperationGetAttributeByName(op, StringRef::new("sym_name").to_raw());
-            if is_func && !symbol.ptr.is_null() && StringRef::from_raw(mlirStringAttrGetValue(symbol)).as_str() == Ok("template") {
-                return Some(mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(op)));
-            }
-            op = mlirOperationGetNextInBlock(op);
-        }
-        None
-    }
+    let function = tessel_dialects::find_symbol(unsafe { mlirModuleGetOperation(module) }, "template")?;
+    Some(unsafe { mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(function)) })
 }
 
 /// Inlines the body of `@template` (from `text`) before `anchor`, binding

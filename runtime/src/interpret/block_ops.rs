@@ -59,16 +59,7 @@ fn identity(kind: i64, element: ElementType) -> Num {
 
 /// The combiner of a reduction or atomic kind (sum/add, max, min, prod).
 fn combine(kind: i64, element: ElementType, x: Num, acc: Num) -> Result<Num> {
-    let name = match (kind, element.is_float()) {
-        (0, true) => "arith.addf",
-        (1, true) => "arith.maximumf",
-        (2, true) => "arith.minimumf",
-        (_, true) => "arith.mulf",
-        (0, false) => "arith.addi",
-        (1, false) => "arith.maxsi",
-        (2, false) => "arith.minsi",
-        (_, false) => "arith.muli",
-    };
+    let name = tessel_dialects::combiner(kind, element.is_float());
     super::elementwise::evaluate(name, element, element, 0, &[x, acc]).map_err(super::InterpretError)
 }
 

@@ -16,7 +16,7 @@ use melior::{
 };
 use mlir_sys::*;
 use std::collections::HashMap;
-use tessel_dialects::{BlockSpec, GridCall};
+use tessel_dialects::{BlockSpec, GridCall, find_symbol};
 pub use value::{Num, Tensor, Val};
 use value::{for_each_index, normalize, poison, read, write};
 
@@ -34,7 +34,7 @@ fn fail<T>(message: impl Into<String>) -> Result<T> {
 /// Runs `entry` on `arrays` (one per argument), in place.
 pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> Result<()> {
     let module_op = module.as_operation().to_raw();
-    let function = find_function(module_op, entry).ok_or_else(|| InterpretError(format!("no function @{entry}")))?;
+    let function = find_symbol(module_op, entry).ok_or_else(|| InterpretError(format!("no function @{entry}")))?;
     let count = arrays.len();
     let mut interpreter = Interpreter { module: module_op, buffers: std::mem::take(arrays), grid: Vec::new() };
     let arguments = (0..count).map(Val::Ref).collect();
@@ -42,20 +42,6 @@ pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> R
     interpreter.buffers.truncate(count);
     *arrays = interpreter.buffers;
     result.map(|_| ())
-}
-
-fn find_function(module: MlirOperation, name: &str) -> Option<MlirOperation> {
-    unsafe {
-        let mut op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module)));
-        while !op.ptr.is_null() {
-            let symbol = mlirOperationGetAttributeByName(op, StringRef::new("sym_name").to_raw());
-            if !symbol.ptr.is_null() && StringRef::from_raw(mlirStringAttrGetValue(symbol)).as_str() == Ok(name) {
-                return Some(op);
-            }
-            op = mlirOperationGetNextInBlock(op);
-        }
-        None
-    }
 }
 
 /// How a block ended.
@@ -193,7 +179,7 @@ impl Interpreter {
             "func.return" | "scf.yield" => return Ok(Flow::Exit(operands)),
             "func.call" => {
                 let callee = unsafe { melior::ir::Attribute::from_raw(op.attribute("callee")) }.to_string();
-                let function = find_function(self.module, callee.trim_start_matches('@'))
+                let function = find_symbol(self.module, callee.trim_start_matches('@'))
                     .ok_or_else(|| InterpretError(format!("unknown function {callee}")))?;
                 let values = self.call(function, operands)?;
                 for (result, value) in results.iter().zip(values) {
@@ -277,7 +263,7 @@ impl Interpreter {
     /// Runs one `grid.call`: every program in row-major grid order.
     fn grid_call(&mut self, op: &Op, operands: &[Val]) -> Result<()> {
         let call = GridCall::new(unsafe { OperationRef::from_raw(op.0) }).expect("a grid.call");
-        let kernel = find_function(self.module, &call.callee()).ok_or_else(|| InterpretError("unknown kernel".into()))?;
+        let kernel = find_symbol(self.module, &call.callee()).ok_or_else(|| InterpretError("unknown kernel".into()))?;
         let specs: Vec<BlockSpec> = call
             .inputs()
             .and_then(|i| call.outputs().map(|o| (i, o)))
