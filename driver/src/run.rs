@@ -38,6 +38,16 @@ pub struct RunOptions {
     /// Time repeated calls; the last line is {"median_s", "min_s", "runs"}.
     #[arg(long)]
     bench: bool,
+    /// Where compiled code runs.
+    #[arg(long, value_enum, default_value = "cpu")]
+    device: Device,
+}
+
+/// Devices `tessel run` can run on (the ROCm ones arrive with the ROCm path).
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Device {
+    /// The host CPU, all cores (the tessel-to-cpu pipeline).
+    Cpu,
 }
 
 /// Where an argument's initial contents come from.
@@ -122,6 +132,7 @@ fn signature(module: &Module, entry: &str, file: &str) -> Result<Vec<(String, El
 }
 
 fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result<(), SourceError> {
+    let Device::Cpu = options.device;
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let file = options.file.display().to_string();

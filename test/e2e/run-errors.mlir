@@ -1,6 +1,7 @@
 // tessel run on bad input: a clear error, exit 1 (2 for usage errors), and
 // nothing written.
-// RUN: rm -rf %t.d %t.none && tessel run %s --entry iota8 --dump %t.d > /dev/null
+// RUN: rm -rf %t.d %t.none && tessel run %s --entry iota8 --device cpu --dump %t.d > /dev/null
+// RUN: tessel run %s --entry iota8 --device tpu 2>&1 | FileCheck %s --check-prefix=DEVICE; test ${PIPESTATUS[0]} -eq 2
 // RUN: tessel run %s --entry nope --dump %t.none 2>&1 | FileCheck %s --check-prefix=ENTRY; test ${PIPESTATUS[0]} -eq 1 && test ! -e %t.none
 // RUN: tessel run %s --entry scalar 2>&1 | FileCheck %s --check-prefix=SCALAR; test ${PIPESTATUS[0]} -eq 1
 // RUN: tessel run %s --entry dynamic 2>&1 | FileCheck %s --check-prefix=DYNAMIC; test ${PIPESTATUS[0]} -eq 1
@@ -20,6 +21,7 @@
 // INDEX: error: --arg 3: @floats4 has 1 arguments
 // SYNTAX: tessel: error: --arg '0:zeros': expected N=SOURCE
 // USAGE: error: the following required arguments were not provided:
+// DEVICE: error: invalid value 'tpu' for '--device <DEVICE>'
 func.func @scalar(%x: f32) { return }
 func.func @dynamic(%x: memref<?xf32>) { return }
 func.func @floats4(%x: memref<4xf32>) { return }
