@@ -30,7 +30,7 @@ pub fn pipeline() -> String {
         "func.func(convert-elementwise-to-linalg)",
         "linalg-fuse-elementwise-ops",
         // Tensors to buffers, with deallocation.
-        "one-shot-bufferize{bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}",
+        "one-shot-bufferize{allow-return-allocs-from-loops=1 bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}",
         "canonicalize",
         "cse",
         "ownership-based-buffer-deallocation",

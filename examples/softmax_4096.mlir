@@ -1,0 +1,20 @@
+// Row softmax of a 4096x4096 f32 array, 8 rows per program.
+//   tessel run examples/softmax_4096.mlir --entry softmax_4096 --arg 0=random:1 --bench
+func.func @softmax_kernel(%x: memref<8x4096xf32>, %o: memref<8x4096xf32>) {
+  %v = block.load %x : memref<8x4096xf32> -> tensor<8x4096xf32>
+  %m = block.reduce max %v dims [1] : tensor<8x4096xf32> -> tensor<8xf32>
+  %mb = block.broadcast %m dims [1] : tensor<8xf32> -> tensor<8x4096xf32>
+  %d = arith.subf %v, %mb : tensor<8x4096xf32>
+  %e = math.exp %d : tensor<8x4096xf32>
+  %s = block.reduce sum %e dims [1] : tensor<8x4096xf32> -> tensor<8xf32>
+  %sb = block.broadcast %s dims [1] : tensor<8xf32> -> tensor<8x4096xf32>
+  %r = arith.divf %e, %sb : tensor<8x4096xf32>
+  block.store %r, %o : tensor<8x4096xf32>, memref<8x4096xf32>
+  return
+}
+
+func.func @softmax_4096(%x: memref<4096x4096xf32>, %o: memref<4096x4096xf32>) {
+  grid.call @softmax_kernel grid [512] ins(%x : memref<4096x4096xf32>) outs(%o : memref<4096x4096xf32>)
+      in_specs [#grid.block<[8, 4096], (i) -> (i, 0)>] out_specs [#grid.block<[8, 4096], (i) -> (i, 0)>]
+  return
+}
