@@ -12,6 +12,7 @@
 // RUN: tessel run %s --entry masks --arg 0=random:3 --arg 1=random:4 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry bf16_dot --arg 0=random:5 --arg 1=random:6 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry i8_dot --arg 0=random:7 --arg 1=random:8 --check | FileCheck %s --check-prefix=CHECKED
+// RUN: tessel run %s --entry f16_dot --arg 0=random:9 --arg 1=random:10 --arg 2=random:11 --check | FileCheck %s --check-prefix=CHECKED
 // CHECKED: check: compiled code matches the interpreter
 
 func.func @k_f64(%x: memref<3x4xf64>, %y: memref<3x4xf64>, %o: memref<3x4xf64>) {
@@ -174,6 +175,22 @@ func.func @k_i8_dot(%x: memref<4x8xi8>, %y: memref<8x4xi8>, %o: memref<4x4xi32>)
 func.func @i8_dot(%x: memref<8x8xi8>, %y: memref<8x8xi8>, %o: memref<8x8xi32>) {
   grid.call @k_i8_dot grid [2, 2] ins(%x, %y : memref<8x8xi8>, memref<8x8xi8>) outs(%o : memref<8x8xi32>)
       in_specs [#grid.block<[4, 8], (i, j) -> (i, 0)>, #grid.block<[8, 4], (i, j) -> (0, j)>]
+      out_specs [#grid.block<[4, 4], (i, j) -> (i, j)>]
+  return
+}
+
+// f16 operands accumulated into an f32 `acc`.
+func.func @k_f16_dot(%x: memref<4x8xf16>, %y: memref<8x4xf16>, %a: memref<4x4xf32>, %o: memref<4x4xf32>) {
+  %xa = block.load %x : memref<4x8xf16> -> tensor<4x8xf16>
+  %yb = block.load %y : memref<8x4xf16> -> tensor<8x4xf16>
+  %acc = block.load %a : memref<4x4xf32> -> tensor<4x4xf32>
+  %c = block.dot %xa, %yb acc %acc : tensor<4x8xf16>, tensor<8x4xf16>, tensor<4x4xf32> -> tensor<4x4xf32>
+  block.store %c, %o : tensor<4x4xf32>, memref<4x4xf32>
+  return
+}
+func.func @f16_dot(%x: memref<8x8xf16>, %y: memref<8x8xf16>, %a: memref<8x8xf32>, %o: memref<8x8xf32>) {
+  grid.call @k_f16_dot grid [2, 2] ins(%x, %y, %a : memref<8x8xf16>, memref<8x8xf16>, memref<8x8xf32>) outs(%o : memref<8x8xf32>)
+      in_specs [#grid.block<[4, 8], (i, j) -> (i, 0)>, #grid.block<[8, 4], (i, j) -> (0, j)>, #grid.block<[4, 4], (i, j) -> (i, j)>]
       out_specs [#grid.block<[4, 4], (i, j) -> (i, j)>]
   return
 }
