@@ -6,8 +6,9 @@
 //!   a loaded value. A mask selects `other` where it is false.
 //! - `block.store` materializes the value in the ref (or window); a mask
 //!   first merges the value with the ref's current contents.
-//! - `block.dot` is `linalg.matmul` / `linalg.batch_matmul` accumulating
-//!   into zeros or `acc` (mixed precision through linalg's casts).
+//! - `block.dot` is a `linalg.generic` contraction (loops i, k, j so the
+//!   innermost one has unit stride), accumulating into zeros or `acc`,
+//!   operands widened to the result type first.
 //! - `block.reduce` is `linalg.reduce` from the combiner's identity.
 //! - `block.broadcast` and `block.iota` are `linalg.generic`s.
 //! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
@@ -243,7 +244,6 @@ fn zero(element: &str) -> String {
 fn dot(op: &Op) -> Lowering {
     let (lhs, rhs, result) = (op.operand_type(0), op.operand_type(1), op.result_type());
     let has_acc = op.operands().len() == 3;
-    let named = if lhs.shape.len() == 3 { "linalg.batch_matmul" } else { "linalg.matmul" };
     let r = &result.text;
     let mut params = vec![format!("%a: {}", lhs.text), format!("%b: {}", rhs.text)];
     let mut body = String::new();
@@ -261,7 +261,49 @@ fn dot(op: &Op) -> Lowering {
         .unwrap();
         "%init"
     };
-    writeln!(body, "%c = {named} ins(%a, %b : {}, {}) outs({init} : {r}) -> {r}", lhs.text, rhs.text).unwrap();
+    // A contraction with the loops ordered (batch,) i, k, j: the innermost
+    // loop walks rows of b and of the result with unit stride, which LLVM
+    // vectorizes; each result element still sums over k in order.
+    let (maps, iterators) = if lhs.shape.len() == 3 {
+        (
+            "affine_map<(b, i, k, j) -> (b, i, k)>, affine_map<(b, i, k, j) -> (b, k, j)>, affine_map<(b, i, k, j) -> (b, i, j)>",
+            "\"parallel\", \"parallel\", \"reduction\", \"parallel\"",
+        )
+    } else {
+        (
+            "affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>",
+            "\"parallel\", \"reduction\", \"parallel\"",
+        )
+    };
+    // Narrower operands widen to the result type before multiplying.
+    let (input, output) = (&lhs.element, &result.element);
+    let widen = |value: &str| -> String {
+        if input == output {
+            String::new()
+        } else if is_float(output) {
+            format!("%{value}w = arith.extf %{value} : {input} to {output}\n")
+        } else {
+            format!("%{value}w = arith.extsi %{value} : {input} to {output}\n")
+        }
+    };
+    let wide = |value: &str| if input == output { format!("%{value}") } else { format!("%{value}w") };
+    let (multiply, add) = if is_float(output) { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
+    write!(
+        body,
+        "%c = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}]}} \
+         ins(%a, %b : {}, {}) outs({init} : {r}) {{\n\
+         ^bb0(%x: {input}, %y: {input}, %sum: {output}):\n{}{}\
+         %p = {multiply} {}, {} : {output}\n\
+         %s = {add} %sum, %p : {output}\n\
+         linalg.yield %s : {output}\n}} -> {r}\n",
+        lhs.text,
+        rhs.text,
+        widen("x"),
+        widen("y"),
+        wide("x"),
+        wide("y"),
+    )
+    .unwrap();
     Ok((format!("func.func @template({}) -> {r} {{\n{body}return %c : {r}\n}}", join(&params)), op.operands()))
 }
 

@@ -3,6 +3,9 @@
 // RUN: tessel-opt %s --block-to-linalg | FileCheck %s
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries=1})' > /dev/null
 
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[STRETCH:.*]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-DAG: #[[ADD:.*]] = affine_map<(d0, d1) -> (d0)>
 
@@ -40,10 +43,17 @@ func.func @stores(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tenso
 // CHECK-LABEL: func.func @compute
 func.func @compute(%a: tensor<32x16xbf16>, %b: tensor<16x8xbf16>, %acc: tensor<32x8xf32>,
                    %v: tensor<4x128xf32>, %r: tensor<1x128xi32>) -> (tensor<32x8xf32>, tensor<32x8xf32>, tensor<4xf32>, tensor<4x128xi32>, tensor<4x128xi32>, tensor<4x3xi32>) {
+  // A contraction with loops (i, k, j), operands widened to f32 first.
   // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x8xf32>)
-  // CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<32x16xbf16>, tensor<16x8xbf16>) outs(%[[Z]] : tensor<32x8xf32>)
+  // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%arg0, %arg1 : tensor<32x16xbf16>, tensor<16x8xbf16>) outs(%[[Z]] : tensor<32x8xf32>)
+  // CHECK-NEXT: ^bb0(%[[X:.*]]: bf16, %[[Y:.*]]: bf16, %[[SUM:.*]]: f32):
+  // CHECK-NEXT: %[[XW:.*]] = arith.extf %[[X]] : bf16 to f32
+  // CHECK-NEXT: %[[YW:.*]] = arith.extf %[[Y]] : bf16 to f32
+  // CHECK-NEXT: %[[P:.*]] = arith.mulf %[[XW]], %[[YW]] : f32
+  // CHECK-NEXT: %[[S:.*]] = arith.addf %[[SUM]], %[[P]] : f32
+  // CHECK-NEXT: linalg.yield %[[S]] : f32
   %c = block.dot %a, %b : tensor<32x16xbf16>, tensor<16x8xbf16> -> tensor<32x8xf32>
-  // CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<32x16xbf16>, tensor<16x8xbf16>) outs(%arg2 : tensor<32x8xf32>)
+  // CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<32x16xbf16>, tensor<16x8xbf16>) outs(%arg2 : tensor<32x8xf32>)
   %d = block.dot %a, %b acc %acc : tensor<32x16xbf16>, tensor<16x8xbf16>, tensor<32x8xf32> -> tensor<32x8xf32>
   // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
   // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NINF]] : f32)
