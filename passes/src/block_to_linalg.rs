@@ -3,7 +3,9 @@
 //!
 //! - `block.load` copies the ref (or a `memref.subview` window of it) into a
 //!   fresh buffer viewed as a tensor: later stores to the ref cannot change
-//!   a loaded value. A mask selects `other` where it is false.
+//!   a loaded value. Loads grid-to-loops marked `tessel.read_only` (refs
+//!   nothing writes during the call) read the ref in place. A mask selects
+//!   `other` where it is false.
 //! - `block.store` materializes the value in the ref (or window); a mask
 //!   first merges the value with the ref's current contents.
 //! - `block.dot` is a `linalg.generic` contraction (loops i, k, j so the
@@ -103,6 +105,9 @@ impl Op {
         }
         unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
     }
+    fn has(&self, name: &str) -> bool {
+        !self.attribute(name).ptr.is_null()
+    }
     fn integer(&self, name: &str) -> i64 {
         unsafe { mlirIntegerAttrGetValueInt(self.attribute(name)) }
     }
@@ -172,15 +177,20 @@ fn load(op: &Op) -> Lowering {
     let mut body = String::new();
     let sizes = (offsets > 0).then(|| op.integers("sizes"));
     let (source, source_type) = window(&mut body, &r#ref, sizes.as_deref());
-    let buffer = buffer_text(&result.shape, &result.element);
-    write!(
-        body,
-        "%buf = memref.alloc() : {buffer}\n\
-         memref.copy {source}, %buf : {source_type} to {buffer}\n\
-         %t = bufferization.to_tensor %buf restrict writable : {buffer} to {}\n",
-        result.text
-    )
-    .unwrap();
+    if op.has("tessel.read_only") {
+        // Nothing writes the ref while the kernel runs: read it in place.
+        writeln!(body, "%t = bufferization.to_tensor {source} restrict : {source_type} to {}", result.text).unwrap();
+    } else {
+        let buffer = buffer_text(&result.shape, &result.element);
+        write!(
+            body,
+            "%buf = memref.alloc() : {buffer}\n\
+             memref.copy {source}, %buf : {source_type} to {buffer}\n\
+             %t = bufferization.to_tensor %buf restrict writable : {buffer} to {}\n",
+            result.text
+        )
+        .unwrap();
+    }
     let value = if has_other {
         write!(
             body,

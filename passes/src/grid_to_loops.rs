@@ -409,7 +409,13 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
         define_error_flag(context, module)?;
     }
 
-    specialize_kernel(context, module, kernel, &specialized, &call_types, &grid)?;
+    // Inputs that no output aliases are never written during the call.
+    let unaliased: Vec<bool> = inputs
+        .iter()
+        .map(|input| outputs.iter().all(|output| output.value.to_raw().ptr != input.value.to_raw().ptr))
+        .collect();
+    let clone = specialize_kernel(context, module, kernel, &specialized, &call_types, &grid)?;
+    mark_read_only_loads(clone, &unaliased);
     let operand_values: Vec<MlirValue> = operands.iter().map(|(o, _)| o.value.to_raw()).collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
 }
@@ -440,6 +446,36 @@ fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), 
 
 /// Clones `kernel` as private `name` taking `types` (refs, scratch, then
 /// one index per grid axis) and resolves its grid queries.
+/// The attribute on a `block.load` whose ref nothing writes while the call
+/// runs: block-to-linalg then reads it in place instead of copying it.
+pub const READ_ONLY: &str = "tessel.read_only";
+
+/// Marks the loads of input refs that no output aliases and that the kernel
+/// never writes (no store, atomic or memref.store to them, nor a call that
+/// could).
+fn mark_read_only_loads(kernel: MlirOperation, unaliased: &[bool]) {
+    unsafe {
+        let entry = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(kernel));
+        let ops = collect_operations(OperationRef::from_raw(kernel), |_| true);
+        for (input, _) in unaliased.iter().enumerate().filter(|(_, unaliased)| **unaliased) {
+            let argument = mlirBlockGetArgument(entry, input as isize);
+            let uses = |op: MlirOperation| {
+                (0..mlirOperationGetNumOperands(op)).any(|i| mlirOperationGetOperand(op, i).ptr == argument.ptr)
+            };
+            let written = ops.iter().any(|(op, name)| name != "block.load" && uses(*op));
+            if written {
+                continue;
+            }
+            for (op, name) in &ops {
+                if name == "block.load" && mlirOperationGetOperand(*op, 0).ptr == argument.ptr {
+                    let unit = mlirUnitAttrGet(mlirOperationGetContext(*op));
+                    mlirOperationSetAttributeByName(*op, StringRef::new(READ_ONLY).to_raw(), unit);
+                }
+            }
+        }
+    }
+}
+
 fn specialize_kernel(
     context: MlirContext,
     module: MlirOperation,
@@ -447,7 +483,7 @@ fn specialize_kernel(
     name: &str,
     types: &[String],
     grid: &[i64],
-) -> Result<(), String> {
+) -> Result<MlirOperation, String> {
     unsafe {
         let clone = mlirOperationClone(kernel);
         let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));
@@ -496,6 +532,6 @@ fn specialize_kernel(
                 template::replace(context, op, &text, &[]).map_err(|e| e.0)?;
             }
         }
+        Ok(clone)
     }
-    Ok(())
 }

@@ -27,6 +27,15 @@ func.func @loads(%x: memref<8x128xf32>, %w: memref<64xf32, strided<[2], offset: 
   return %a, %b : tensor<8x128xf32>, tensor<16xf32>
 }
 
+// A load marked read-only by grid-to-loops reads the ref in place.
+// CHECK-LABEL: func.func @read_only
+// CHECK-NOT: memref.alloc
+// CHECK: bufferization.to_tensor %arg0 restrict : memref<8x128xf32, strided<[256, 1], offset: ?>> to tensor<8x128xf32>
+func.func @read_only(%x: memref<8x128xf32, strided<[256, 1], offset: ?>>) -> tensor<8x128xf32> {
+  %a = block.load %x {tessel.read_only} : memref<8x128xf32, strided<[256, 1], offset: ?>> -> tensor<8x128xf32>
+  return %a : tensor<8x128xf32>
+}
+
 // CHECK-LABEL: func.func @stores
 func.func @stores(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tensor<16xi1>) {
   // CHECK: %[[VIEW:.*]] = memref.subview %arg1[%arg2] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>

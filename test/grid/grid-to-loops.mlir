@@ -7,6 +7,10 @@
 
 // CHECK-LABEL: func.func private @matmul_kernel__call0(
 // CHECK-SAME: %{{.*}}: memref<128x256xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: memref<256x128xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: memref<128x128xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
+// Inputs nothing writes are marked for in-place reads; the output is not.
+// CHECK: block.load %{{.*}} {tessel.read_only} : memref<128x256xf32
+// CHECK: block.load %{{.*}} {tessel.read_only} : memref<256x128xf32
+// CHECK: block.load %{{.*}} : memref<128x128xf32
 // CHECK-NOT: func.func @matmul_kernel(
 // CHECK-LABEL: func.func @matmul(
 // CHECK: scf.forall (%[[I:.*]], %[[J:.*]]) in (8, 8) {
@@ -100,4 +104,23 @@ module attributes {tessel.poison} {
     grid.call @k grid [2] ins() outs(%o : memref<3x3xi32>) in_specs [] out_specs [#grid.block<[2, 3], (i) -> (i, 0)>]
     return
   }
+}
+
+// -----
+
+// An input that an output aliases is written during the call: its loads
+// keep their copies.
+// CHECK-LABEL: func.func private @square__call0(
+// CHECK: block.load %{{.*}} : memref<4x4xf32
+// CHECK-NOT: tessel.read_only
+func.func @square(%x: memref<4x4xf32>, %o: memref<4x4xf32>) {
+  %v = block.load %x : memref<4x4xf32> -> tensor<4x4xf32>
+  %s = arith.mulf %v, %v : tensor<4x4xf32>
+  block.store %s, %o : tensor<4x4xf32>, memref<4x4xf32>
+  return
+}
+func.func @in_place(%x: memref<8x8xf32>) {
+  grid.call @square grid [2, 2] ins(%x : memref<8x8xf32>) outs(%x : memref<8x8xf32>)
+      in_specs [#grid.block<[4, 4], (i, j) -> (i, j)>] out_specs [#grid.block<[4, 4], (i, j) -> (i, j)>]
+  return
 }
