@@ -10,7 +10,9 @@ mod block_spec;
 mod grid_call;
 pub mod builders;
 pub mod source;
+mod raw_op;
 mod symbols;
+pub use raw_op::RawOp;
 pub use symbols::{combiner, find_symbol};
 #[cfg(test)]
 mod tests;

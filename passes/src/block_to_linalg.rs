@@ -58,8 +58,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     }
 }
 
-/// Raw access to an operation's operands, attributes and types.
-struct Op(MlirOperation);
+use tessel_dialects::RawOp as Op;
 
 /// A shaped type, printed and taken apart.
 struct Shaped {
@@ -80,37 +79,13 @@ fn shaped(raw: MlirType) -> Shaped {
     }
 }
 
-impl Op {
-    fn operands(&self) -> Vec<MlirValue> {
-        unsafe { (0..mlirOperationGetNumOperands(self.0)).map(|i| mlirOperationGetOperand(self.0, i)).collect() }
-    }
-    fn operand_type(&self, i: usize) -> Shaped {
-        shaped(unsafe { mlirValueGetType(mlirOperationGetOperand(self.0, i as isize)) })
-    }
-    fn result_type(&self) -> Shaped {
-        shaped(unsafe { mlirValueGetType(mlirOperationGetResult(self.0, 0)) })
-    }
-    /// Operand counts of (ref-or-value, ref, offsets, mask, other) segments.
-    fn segments(&self) -> Vec<usize> {
-        let raw = self.attribute("operandSegmentSizes");
-        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI32ArrayGetElement(raw, i) as usize).collect() }
-    }
-    fn attribute(&self, name: &str) -> MlirAttribute {
-        unsafe { mlirOperationGetAttributeByName(self.0, melior::StringRef::new(name).to_raw()) }
-    }
-    fn integers(&self, name: &str) -> Vec<i64> {
-        let raw = self.attribute(name);
-        if raw.ptr.is_null() {
-            return Vec::new();
-        }
-        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
-    }
-    fn has(&self, name: &str) -> bool {
-        !self.attribute(name).ptr.is_null()
-    }
-    fn integer(&self, name: &str) -> i64 {
-        unsafe { mlirIntegerAttrGetValueInt(self.attribute(name)) }
-    }
+/// The shaped type of operand `i` / of the (first) result.
+fn operand_type(op: &Op, i: usize) -> Shaped {
+    shaped(unsafe { mlirValueGetType(op.operands()[i]) })
+}
+
+fn result_type(op: &Op) -> Shaped {
+    shaped(unsafe { mlirValueGetType(op.results()[0]) })
 }
 
 fn is_float(element: &str) -> bool {
@@ -163,8 +138,8 @@ type Lowering = Result<(String, Vec<MlirValue>), String>;
 fn load(op: &Op) -> Lowering {
     let segments = op.segments();
     let (offsets, has_mask, has_other) = (segments[1], segments[2] == 1, segments[3] == 1);
-    let r#ref = op.operand_type(0);
-    let result = op.result_type();
+    let r#ref = operand_type(op, 0);
+    let result = result_type(op);
     let mut params = vec![format!("%ref: {}", r#ref.text)];
     params.extend((0..offsets).map(|d| format!("%o{d}: index")));
     let mask_type = tensor_text(&result.shape, "i1");
@@ -213,8 +188,8 @@ fn load(op: &Op) -> Lowering {
 fn store(op: &Op) -> Lowering {
     let segments = op.segments();
     let (offsets, has_mask) = (segments[2], segments[3] == 1);
-    let value = op.operand_type(0);
-    let r#ref = op.operand_type(1);
+    let value = operand_type(op, 0);
+    let r#ref = operand_type(op, 1);
     let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
     params.extend((0..offsets).map(|d| format!("%o{d}: index")));
     let mask_type = tensor_text(&value.shape, "i1");
@@ -252,7 +227,7 @@ fn zero(element: &str) -> String {
 }
 
 fn dot(op: &Op) -> Lowering {
-    let (lhs, rhs, result) = (op.operand_type(0), op.operand_type(1), op.result_type());
+    let (lhs, rhs, result) = (operand_type(op, 0), operand_type(op, 1), result_type(op));
     let has_acc = op.operands().len() == 3;
     let r = &result.text;
     let mut params = vec![format!("%a: {}", lhs.text), format!("%b: {}", rhs.text)];
@@ -343,7 +318,7 @@ fn identity(kind: i64, element: &str) -> String {
 }
 
 fn reduce(op: &Op) -> Lowering {
-    let (input, result) = (op.operand_type(0), op.result_type());
+    let (input, result) = (operand_type(op, 0), result_type(op));
     let kind = op.integer("kind");
     let (e, r) = (&result.element, &result.text);
     let text = format!(
@@ -366,7 +341,7 @@ fn reduce(op: &Op) -> Lowering {
 }
 
 fn broadcast(op: &Op) -> Lowering {
-    let (input, result) = (op.operand_type(0), op.result_type());
+    let (input, result) = (operand_type(op, 0), result_type(op));
     let added = op.integers("dims");
     let rank = result.shape.len();
     let mut input_exprs = Vec::new();
@@ -396,7 +371,7 @@ fn broadcast(op: &Op) -> Lowering {
 }
 
 fn iota(op: &Op) -> Lowering {
-    let result = op.result_type();
+    let result = result_type(op);
     let rank = result.shape.len();
     let (e, r) = (&result.element, &result.text);
     let cast = if e == "index" {
@@ -422,8 +397,8 @@ fn iota(op: &Op) -> Lowering {
 fn atomic_rmw(op: &Op) -> Lowering {
     let segments = op.segments();
     let (offsets, has_mask) = (segments[2], segments[3] == 1);
-    let value = op.operand_type(0);
-    let r#ref = op.operand_type(1);
+    let value = operand_type(op, 0);
+    let r#ref = operand_type(op, 1);
     let float = is_float(&value.element);
     let kind = match (op.integer("kind"), float) {
         (0, true) => "addf",

@@ -12,7 +12,7 @@ mod value;
 use crate::{ElementType, HostArray};
 use melior::{
     StringRef,
-    ir::{Module, OperationRef, operation::OperationLike},
+    ir::{Module, OperationRef},
 };
 use mlir_sys::*;
 use std::collections::HashMap;
@@ -59,41 +59,7 @@ struct Interpreter {
     grid: Vec<(i64, i64)>,
 }
 
-/// The op's name, operands, results and attributes.
-pub(crate) struct Op(pub MlirOperation);
-
-impl Op {
-    pub fn name(&self) -> String {
-        unsafe { OperationRef::from_raw(self.0) }.name().as_string_ref().as_str().unwrap_or("").to_string()
-    }
-    pub fn operands(&self) -> Vec<MlirValue> {
-        unsafe { (0..mlirOperationGetNumOperands(self.0)).map(|i| mlirOperationGetOperand(self.0, i)).collect() }
-    }
-    pub fn results(&self) -> Vec<MlirValue> {
-        unsafe { (0..mlirOperationGetNumResults(self.0)).map(|i| mlirOperationGetResult(self.0, i)).collect() }
-    }
-    pub fn attribute(&self, name: &str) -> MlirAttribute {
-        unsafe { mlirOperationGetAttributeByName(self.0, StringRef::new(name).to_raw()) }
-    }
-    pub fn integer(&self, name: &str) -> i64 {
-        let attribute = self.attribute(name);
-        if attribute.ptr.is_null() { 0 } else { unsafe { mlirIntegerAttrGetValueInt(attribute) } }
-    }
-    pub fn integers(&self, name: &str) -> Vec<i64> {
-        let raw = self.attribute(name);
-        if raw.ptr.is_null() {
-            return Vec::new();
-        }
-        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
-    }
-    pub fn segments(&self) -> Vec<usize> {
-        let raw = self.attribute("operandSegmentSizes");
-        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI32ArrayGetElement(raw, i) as usize).collect() }
-    }
-    pub fn region_block(&self, index: isize) -> MlirBlock {
-        unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, index)) }
-    }
-}
+pub(crate) use tessel_dialects::RawOp as Op;
 
 /// Element type and shape of a value's type (shape empty for scalars).
 pub(crate) fn type_info(r#type: MlirType) -> Result<(ElementType, Vec<usize>)> {
