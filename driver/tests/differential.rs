@@ -152,7 +152,7 @@ fn matmul(rng: &mut StdRng) -> Case {
             for j in 0..n {
                 let mut acc = 0.0f32;
                 for p in 0..k {
-                    acc += (x[i * k + p] as f32) * (y[p * n + j] as f32);
+                    acc = (x[i * k + p] as f32).mul_add(y[p * n + j] as f32, acc);
                 }
                 out[i * n + j] = acc as f64;
             }

@@ -29,6 +29,11 @@ pub fn pipeline() -> String {
         "block-to-linalg",
         "func.func(convert-elementwise-to-linalg)",
         "linalg-fuse-elementwise-ops",
+        // Contractions: register tiles of FMA outer products.
+        "tessel-tile",
+        "tessel-vectorize",
+        "canonicalize",
+        "cse",
         // Tensors to buffers, with deallocation.
         "one-shot-bufferize{allow-return-allocs-from-loops=1 bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}",
         "canonicalize",
@@ -40,17 +45,21 @@ pub fn pipeline() -> String {
         "cse",
         "canonicalize",
         // Loops; parallel grid axes onto OpenMP threads.
+        "tessel-copies-to-linalg",
         "convert-linalg-to-loops",
+        "func.func(convert-vector-to-scf{full-unroll=true})",
         "scf-forall-to-parallel",
         "convert-scf-to-openmp",
         // Down to the LLVM dialect.
         "expand-strided-metadata",
         "lower-affine",
+        "convert-vector-to-llvm",
         "finalize-memref-to-llvm",
         "convert-scf-to-cf",
         "convert-math-to-llvm",
         "convert-arith-to-llvm",
         "convert-index-to-llvm",
+        "convert-ub-to-llvm",
         "convert-func-to-llvm",
         "convert-cf-to-llvm",
         "convert-openmp-to-llvm",

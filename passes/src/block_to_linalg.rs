@@ -4,19 +4,22 @@
 //! - `block.load` copies the ref (or a `memref.subview` window of it) into a
 //!   fresh buffer viewed as a tensor: later stores to the ref cannot change
 //!   a loaded value. Loads grid-to-loops marked `tessel.read_only` (refs
-//!   nothing writes during the call) read the ref in place. A mask selects
+//!   nothing writes during the call) read the ref in place, and those marked
+//!   `tessel.in_place` (an accumulator stored back once) are updated where
+//!   they live (see in_place.rs). A mask selects
 //!   `other` where it is false.
 //! - `block.store` materializes the value in the ref (or window); a mask
-//!   first merges the value with the ref's current contents.
-//! - `block.dot` is a `linalg.generic` contraction (loops i, k, j so the
-//!   innermost one has unit stride), accumulating into zeros or `acc`,
+//!   first merges the value with the ref's current contents; a splat
+//!   constant is a `linalg.fill`.
+//! - `block.dot` is a `linalg.generic` contraction marked
+//!   `tessel.contraction` (loops i, j, k), accumulating into zeros or `acc`,
 //!   operands widened to the result type first.
 //! - `block.reduce` is `linalg.reduce` from the combiner's identity.
 //! - `block.broadcast` and `block.iota` are `linalg.generic`s.
 //! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassDefinition, emit_error, in_place,
     ir::{collect_operations, join, print_type},
     template,
 };
@@ -152,9 +155,13 @@ fn load(op: &Op) -> Lowering {
     let mut body = String::new();
     let sizes = (offsets > 0).then(|| op.integers("sizes"));
     let (source, source_type) = window(&mut body, &r#ref, sizes.as_deref());
-    if op.has("tessel.read_only") {
+    if op.has(in_place::READ_ONLY) {
         // Nothing writes the ref while the kernel runs: read it in place.
         writeln!(body, "%t = bufferization.to_tensor {source} restrict : {source_type} to {}", result.text).unwrap();
+    } else if op.has(in_place::IN_PLACE) {
+        // An accumulator stored back once: update the block where it lives.
+        writeln!(body, "%t = bufferization.to_tensor {source} restrict writable : {source_type} to {}", result.text)
+            .unwrap();
     } else {
         let buffer = buffer_text(&result.shape, &result.element);
         write!(
@@ -198,6 +205,18 @@ fn store(op: &Op) -> Lowering {
     }
     let mut body = String::new();
     let (target, target_type) = window(&mut body, &r#ref, (offsets > 0).then_some(&value.shape[..]));
+    if let (false, Some(scalar)) = (has_mask, splat_constant(op.operands()[0])) {
+        // Storing a splat constant fills the target: no constant buffer to
+        // copy from.
+        write!(
+            body,
+            "%scalar = arith.constant {scalar}\n\
+             linalg.fill ins(%scalar : {e}) outs({target} : {target_type})\n",
+            e = value.element
+        )
+        .unwrap();
+        return Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()));
+    }
     let stored = if has_mask {
         let buffer = buffer_text(&value.shape, &value.element);
         write!(
@@ -220,6 +239,23 @@ fn store(op: &Op) -> Lowering {
     )
     .unwrap();
     Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+}
+
+/// The element of a splat `arith.constant` tensor, printed with its type.
+fn splat_constant(value: MlirValue) -> Option<String> {
+    unsafe {
+        if !mlirValueIsAOpResult(value) {
+            return None;
+        }
+        let definition = Op(mlirOpResultGetOwner(value));
+        let attribute = definition.attribute("value");
+        if definition.name() != "arith.constant" || attribute.ptr.is_null() || !mlirAttributeIsADenseElements(attribute)
+            || !mlirDenseElementsAttrIsSplat(attribute)
+        {
+            return None;
+        }
+        Some(melior::ir::Attribute::from_raw(mlirDenseElementsAttrGetSplatValue(attribute)).to_string())
+    }
 }
 
 fn zero(element: &str) -> String {
@@ -246,18 +282,20 @@ fn dot(op: &Op) -> Lowering {
         .unwrap();
         "%init"
     };
-    // A contraction with the loops ordered (batch,) i, k, j: the innermost
-    // loop walks rows of b and of the result with unit stride, which LLVM
-    // vectorizes; each result element still sums over k in order.
+    // The canonical contraction, loops (batch,) i, j, k: `tessel-tile` and
+    // `tessel-vectorize` recognise it by the `tessel.contraction` marker and
+    // turn it into register tiles of FMA outer products. Each result element
+    // sums over k in order, one fused multiply-add per step (the meaning
+    // every schedule keeps).
     let (maps, iterators) = if lhs.shape.len() == 3 {
         (
-            "affine_map<(b, i, k, j) -> (b, i, k)>, affine_map<(b, i, k, j) -> (b, k, j)>, affine_map<(b, i, k, j) -> (b, i, j)>",
-            "\"parallel\", \"parallel\", \"reduction\", \"parallel\"",
+            "affine_map<(b, i, j, k) -> (b, i, k)>, affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, i, j)>",
+            "\"parallel\", \"parallel\", \"parallel\", \"reduction\"",
         )
     } else {
         (
-            "affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>",
-            "\"parallel\", \"reduction\", \"parallel\"",
+            "affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>",
+            "\"parallel\", \"parallel\", \"reduction\"",
         )
     };
     // Narrower operands widen to the result type before multiplying.
@@ -275,7 +313,7 @@ fn dot(op: &Op) -> Lowering {
     let (multiply, add) = if is_float(output) { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
     write!(
         body,
-        "%c = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}]}} \
+        "%c = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}], tessel.contraction}} \
          ins(%a, %b : {}, {}) outs({init} : {r}) {{\n\
          ^bb0(%x: {input}, %y: {input}, %sum: {output}):\n{}{}\
          %p = {multiply} {}, {} : {output}\n\

@@ -20,6 +20,7 @@
 use crate::{
     PassDefinition, emit_error,
     grid_verify_specs::infer_semantics,
+    in_place::{self, Aliasing},
     ir::{collect_operations, join, print_type},
     template,
 };
@@ -409,13 +410,19 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
         define_error_flag(context, module)?;
     }
 
-    // Inputs that no output aliases are never written during the call.
-    let unaliased: Vec<bool> = inputs
+    // Which refs' loads may skip their copy (see in_place.rs).
+    let arrays: Vec<MlirValue> = inputs.iter().chain(&outputs).map(|operand| operand.value.to_raw()).collect();
+    let refs: Vec<Aliasing> = arrays
         .iter()
-        .map(|input| outputs.iter().all(|output| output.value.to_raw().ptr != input.value.to_raw().ptr))
+        .enumerate()
+        .map(|(index, array)| Aliasing {
+            no_output_alias: index >= inputs.len()
+                || outputs.iter().all(|output| output.value.to_raw().ptr != array.ptr),
+            exclusive: arrays.iter().enumerate().all(|(other, value)| other == index || value.ptr != array.ptr),
+        })
         .collect();
     let clone = specialize_kernel(context, module, kernel, &specialized, &call_types, &grid)?;
-    mark_read_only_loads(clone, &unaliased);
+    in_place::mark_loads(clone, &refs);
     let operand_values: Vec<MlirValue> = operands.iter().map(|(o, _)| o.value.to_raw()).collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
 }
@@ -446,36 +453,6 @@ fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), 
 
 /// Clones `kernel` as private `name` taking `types` (refs, scratch, then
 /// one index per grid axis) and resolves its grid queries.
-/// The attribute on a `block.load` whose ref nothing writes while the call
-/// runs: block-to-linalg then reads it in place instead of copying it.
-pub const READ_ONLY: &str = "tessel.read_only";
-
-/// Marks the loads of input refs that no output aliases and that the kernel
-/// never writes (no store, atomic or memref.store to them, nor a call that
-/// could).
-fn mark_read_only_loads(kernel: MlirOperation, unaliased: &[bool]) {
-    unsafe {
-        let entry = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(kernel));
-        let ops = collect_operations(OperationRef::from_raw(kernel), |_| true);
-        for (input, _) in unaliased.iter().enumerate().filter(|(_, unaliased)| **unaliased) {
-            let argument = mlirBlockGetArgument(entry, input as isize);
-            let uses = |op: MlirOperation| {
-                (0..mlirOperationGetNumOperands(op)).any(|i| mlirOperationGetOperand(op, i).ptr == argument.ptr)
-            };
-            let written = ops.iter().any(|(op, name)| name != "block.load" && uses(*op));
-            if written {
-                continue;
-            }
-            for (op, name) in &ops {
-                if name == "block.load" && mlirOperationGetOperand(*op, 0).ptr == argument.ptr {
-                    let unit = mlirUnitAttrGet(mlirOperationGetContext(*op));
-                    mlirOperationSetAttributeByName(*op, StringRef::new(READ_ONLY).to_raw(), unit);
-                }
-            }
-        }
-    }
-}
-
 fn specialize_kernel(
     context: MlirContext,
     module: MlirOperation,

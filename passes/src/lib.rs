@@ -7,15 +7,29 @@
 //! ones (in `tessel-opt` and in any pass manager of the process).
 
 mod block_to_linalg;
+mod copies_to_linalg;
 mod diagnostics;
 mod grid_to_loops;
 mod grid_verify_specs;
+mod in_place;
 mod ir;
 mod registry;
 mod template;
+mod tessel_tile;
+mod tessel_vectorize;
+mod transform;
 
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 
 /// Every Tessel pass, in pipeline order.
-pub static PASSES: &[&PassDefinition] = &[&grid_verify_specs::PASS, &grid_to_loops::PASS, &block_to_linalg::PASS];
+pub static PASSES: &[&PassDefinition] = &[
+    &grid_verify_specs::PASS,
+    &grid_to_loops::PASS,
+    &block_to_linalg::PASS,
+    &tessel_tile::PASS,
+    &tessel_vectorize::PASS,
+    &copies_to_linalg::PASS,
+];
+
+pub use tessel_tile::host_vector_bits;

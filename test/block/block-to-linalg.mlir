@@ -3,9 +3,9 @@
 // RUN: tessel-opt %s --block-to-linalg | FileCheck %s
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries=1})' > /dev/null
 
-// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
-// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[STRETCH:.*]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-DAG: #[[ADD:.*]] = affine_map<(d0, d1) -> (d0)>
 
@@ -52,9 +52,10 @@ func.func @stores(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tenso
 // CHECK-LABEL: func.func @compute
 func.func @compute(%a: tensor<32x16xbf16>, %b: tensor<16x8xbf16>, %acc: tensor<32x8xf32>,
                    %v: tensor<4x128xf32>, %r: tensor<1x128xi32>) -> (tensor<32x8xf32>, tensor<32x8xf32>, tensor<4xf32>, tensor<4x128xi32>, tensor<4x128xi32>, tensor<4x3xi32>) {
-  // A contraction with loops (i, k, j), operands widened to f32 first.
+  // A contraction with loops (i, j, k) marked for tessel-tile, operands
+  // widened to f32 first.
   // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x8xf32>)
-  // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%arg0, %arg1 : tensor<32x16xbf16>, tensor<16x8xbf16>) outs(%[[Z]] : tensor<32x8xf32>)
+  // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<32x16xbf16>, tensor<16x8xbf16>) outs(%[[Z]] : tensor<32x8xf32>) attrs = {tessel.contraction}
   // CHECK-NEXT: ^bb0(%[[X:.*]]: bf16, %[[Y:.*]]: bf16, %[[SUM:.*]]: f32):
   // CHECK-NEXT: %[[XW:.*]] = arith.extf %[[X]] : bf16 to f32
   // CHECK-NEXT: %[[YW:.*]] = arith.extf %[[Y]] : bf16 to f32

@@ -1,7 +1,9 @@
 // End to end: the Pallas quickstart (seeds/pallas-quickstart.txt) on the
 // CPU. iota and add_vectors print the quickstart's arrays; matmul, the
 // fused activation and the vmap-style batch (an extra grid axis) are
-// compared with plain linalg on whole arrays (no grid, no blocks).
+// compared with plain linalg on whole arrays (no grid, no blocks): a
+// contraction of one fused multiply-add per k step in k order, the meaning
+// of block.dot for floats, lowered as scalar loops.
 // RUN: tessel run %s --entry iota | FileCheck %s --check-prefix=IOTA --match-full-lines --strict-whitespace
 // RUN: tessel run %s --entry add_vectors | FileCheck %s --check-prefix=ADD --match-full-lines --strict-whitespace
 // RUN: rm -rf %t.mm && tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --dump %t.mm > /dev/null && cmp %t.mm/arg2.npy %t.mm/arg3.npy
@@ -55,7 +57,13 @@ func.func @matmul(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: memref<64x64
       out_specs [#grid.block<[32, 32], (i, j) -> (i, j)>]
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%reference : memref<64x64xf32>)
-  linalg.matmul ins(%x, %y : memref<64x64xf32>, memref<64x64xf32>) outs(%reference : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<64x64xf32>, memref<64x64xf32>) outs(%reference : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %sum: f32):
+    %s = math.fma %a, %b, %sum : f32
+    linalg.yield %s : f32
+  }
   return
 }
 
@@ -76,7 +84,13 @@ func.func @matmul_relu(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: memref<
       out_specs [#grid.block<[32, 32], (i, j) -> (i, j)>]
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%reference : memref<64x64xf32>)
-  linalg.matmul ins(%x, %y : memref<64x64xf32>, memref<64x64xf32>) outs(%reference : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<64x64xf32>, memref<64x64xf32>) outs(%reference : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %sum: f32):
+    %s = math.fma %a, %b, %sum : f32
+    linalg.yield %s : f32
+  }
   linalg.map ins(%reference : memref<64x64xf32>) outs(%reference : memref<64x64xf32>)
     (%v: f32, %unused: f32) {
       %r = arith.maximumf %v, %zero : f32
@@ -92,7 +106,13 @@ func.func @batched(%x: memref<4x64x64xf32>, %y: memref<4x64x64xf32>, %z: memref<
       out_specs [#grid.block<[squeezed, 32, 32], (b, i, j) -> (b, i, j)>]
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%reference : memref<4x64x64xf32>)
-  linalg.batch_matmul ins(%x, %y : memref<4x64x64xf32>, memref<4x64x64xf32>) outs(%reference : memref<4x64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, i, k)>, affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<4x64x64xf32>, memref<4x64x64xf32>) outs(%reference : memref<4x64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %sum: f32):
+    %s = math.fma %a, %b, %sum : f32
+    linalg.yield %s : f32
+  }
   linalg.map ins(%reference : memref<4x64x64xf32>) outs(%reference : memref<4x64x64xf32>)
     (%v: f32, %unused: f32) {
       %r = arith.maximumf %v, %zero : f32

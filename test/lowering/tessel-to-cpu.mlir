@@ -8,8 +8,8 @@
 // CHECK: llvm.func @matmul(
 // CHECK: omp.parallel
 // CHECK: omp.wsloop
-// CHECK: llvm.fmul
-// CHECK: llvm.fadd
+// The contraction: register tiles of vector FMAs.
+// CHECK: llvm.intr.fma({{.*}}) : (vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>)
 // CHECK-NOT: builtin.unrealized_conversion_cast
 func.func @matmul_kernel(%x: memref<16x32xf32>, %y: memref<32x16xf32>, %z: memref<16x16xf32>) {
   %a = block.load %x : memref<16x32xf32> -> tensor<16x32xf32>

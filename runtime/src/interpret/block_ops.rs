@@ -147,9 +147,17 @@ impl Interpreter {
                     Some(acc) => tensor(acc)?.data.clone(),
                     None => vec![normalize(element, Num::I(0)); batches * m * n],
                 };
-                let multiply = if element.is_float() { "arith.mulf" } else { "arith.muli" };
-                let add = if element.is_float() { "arith.addf" } else { "arith.addi" };
-                let eval = |name, x: Num, y: Num| super::elementwise::evaluate(name, element, element, 0, &[x, y]).map_err(super::InterpretError);
+                let eval = |name, args: &[Num]| super::elementwise::evaluate(name, element, element, 0, args).map_err(super::InterpretError);
+                // One step of the sum: a fused multiply-add for floats (one
+                // rounding, as the compiled FMA outer products), wrapping
+                // integer arithmetic otherwise.
+                let step = |acc: Num, x: Num, y: Num| -> Result<Num> {
+                    match element {
+                        ElementType::F32 => Ok(Num::F((x.f() as f32).mul_add(y.f() as f32, acc.f() as f32) as f64)),
+                        _ if element.is_float() => eval("math.fma", &[x, y, acc]),
+                        _ => eval("arith.addi", &[acc, eval("arith.muli", &[x, y])?]),
+                    }
+                };
                 for batch in 0..batches {
                     for i in 0..m {
                         for j in 0..n {
@@ -159,7 +167,7 @@ impl Interpreter {
                                 // Operands widen to the result type first.
                                 let x = normalize(element, a.data[batch * m * k + i * k + p]);
                                 let y = normalize(element, b.data[batch * k * n + p * n + j]);
-                                acc = eval(add, acc, eval(multiply, x, y)?)?;
+                                acc = step(acc, x, y)?;
                             }
                             data[out] = acc;
                         }

@@ -1,0 +1,70 @@
+//! `tessel-vectorize`: register tiles of contractions to FMA outer products.
+//!
+//! The ops `tessel-tile` marked `tessel.vectorize` (one k step of a
+//! `tile_m x tile_n` tile) are vectorized; the multiply-reduce becomes a
+//! `vector.contract`, lowered to outer products and those to `vector.fma`
+//! (a broadcast element of A times a row of B, added to a row of the
+//! accumulator: one fused multiply-add per element and k step, the meaning
+//! of `block.dot`), written as `math.fma` so it stays fused on every
+//! target. Finally the accumulator tile's
+//! read and write are hoisted out of the k loop marked
+//! `tessel.reduction_loop`, so it stays in registers for the whole loop.
+
+use crate::{PassDefinition, emit_error, ir::{collect_operations, print_type}, template, transform};
+use mlir_sys::{MlirOperation, mlirOperationGetContext, mlirValueGetType};
+use tessel_dialects::RawOp;
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-vectorize",
+    name: "TesselVectorize",
+    description: "Vectorize register tiles marked by tessel-tile into FMA outer products",
+    anchor: "builtin.module",
+    run,
+};
+
+const SCRIPT: &str = r#"%tiles = transform.structured.match ops{["linalg.generic"]} attributes{tessel.vectorize} in %root : (!transform.any_op) -> !transform.any_op
+transform.structured.vectorize %tiles : !transform.any_op
+%functions = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+transform.apply_patterns to %functions {
+  transform.apply_patterns.vector.reduction_to_contract
+  transform.apply_patterns.vector.transfer_permutation_patterns
+} : !transform.any_op
+transform.apply_patterns to %functions {
+  transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+  transform.apply_patterns.vector.lower_outerproduct
+  transform.apply_patterns.canonicalization
+} : !transform.any_op
+%k_loops = transform.structured.match ops{["scf.for"]} attributes{tessel.reduction_loop} in %root : (!transform.any_op) -> !transform.any_op
+transform.apply_licm to %k_loops : !transform.any_op
+transform.loop.hoist_loop_invariant_subsets %k_loops : !transform.any_op
+"#;
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let result = transform::apply(module.to_raw(), &transform::script(SCRIPT)).map_err(|error| error.0).and_then(|()| {
+        for (raw, _) in collect_operations(module, |name| name == "vector.fma") {
+            fused(raw)?;
+        }
+        Ok(())
+    });
+    if let Err(message) = result {
+        emit_error(module.location(), &format!("tessel-vectorize: {message}"));
+        pass.signal_failure();
+    }
+}
+
+/// `vector.fma` becomes `llvm.intr.fmuladd`, which may round twice where
+/// the target lacks FMA; `math.fma` is `llvm.intr.fma`, always fused, so
+/// every target computes the same bits as the interpreter.
+fn fused(raw: MlirOperation) -> Result<(), String> {
+    let operands = RawOp(raw).operands();
+    let vector = print_type(unsafe { mlirValueGetType(operands[0]) });
+    let text = format!(
+        "func.func @template(%a: {vector}, %b: {vector}, %c: {vector}) -> {vector} {{\n\
+         %r = math.fma %a, %b, %c : {vector}\nreturn %r : {vector}\n}}\n"
+    );
+    template::replace(unsafe { mlirOperationGetContext(raw) }, raw, &text, &operands).map_err(|error| error.0)
+}
