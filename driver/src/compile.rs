@@ -41,6 +41,8 @@ pub struct CompileOptions {
     /// Pad partial blocks with NaN / the integer minimum instead of zeros.
     #[arg(long)]
     poison: bool,
+    #[command(flatten)]
+    schedule: crate::ScheduleOptions,
 }
 
 pub fn compile(options: CompileOptions) -> ExitCode {
@@ -60,6 +62,7 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
     let context = tessel_dialects::create_context();
     let (mut module, _diagnostics) = parse_file(&context, &options.file)?;
     let padding = if options.poison { Padding::Poison } else { Padding::Zero };
+    options.schedule.get().apply(&context, &mut module);
     cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
     let failed = |e: &dyn std::fmt::Display| SourceError::Message(format!("tessel: error: {e}"));
     let artifact = match options.emit {

@@ -8,6 +8,21 @@ pub mod opt;
 pub mod run;
 pub mod source;
 
+/// Schedule knobs shared by `tessel run` and `tessel compile`.
+#[derive(clap::Args, Debug, Default)]
+pub struct ScheduleOptions {
+    /// Register tile of contractions, ROWSxCOLUMNS (default: from the host's
+    /// vector width). Results are identical under every tile.
+    #[arg(long, value_name = "ROWSxCOLUMNS", value_parser = tessel_lowering::cpu::parse_register_tile)]
+    register_tile: Option<(i64, i64)>,
+}
+
+impl ScheduleOptions {
+    pub fn get(&self) -> tessel_lowering::cpu::Schedule {
+        tessel_lowering::cpu::Schedule { register_tile: self.register_tile }
+    }
+}
+
 /// Writes to stdout; a closed pipe (`tessel ... | head`) is not an error
 /// worth a panic, the output is simply no longer wanted.
 pub fn write_stdout(text: &str) {

@@ -41,6 +41,8 @@ pub struct RunOptions {
     /// Where compiled code runs.
     #[arg(long, value_enum, default_value = "cpu")]
     device: Device,
+    #[command(flatten)]
+    schedule: crate::ScheduleOptions,
 }
 
 /// Devices `tessel run` can run on (the ROCm ones arrive with the ROCm path).
@@ -171,6 +173,7 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
         (true, Some(copies)) => arrays = copies,
         (_, reference) => {
             let padding = if options.poison || options.check { Padding::Poison } else { Padding::Zero };
+            options.schedule.get().apply(&context, &mut module);
             cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
             let compiled = Jit::new(&module, 3).map_err(|e| message(&e))?;
             compiled.call(&options.entry, &mut arrays).map_err(|e| message(&e))?;

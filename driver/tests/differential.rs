@@ -129,8 +129,16 @@ fn matmul(rng: &mut StdRng) -> Case {
     let (bm, bn) = (rng.random_range(1..=7usize), rng.random_range(1..=7usize));
     let bk = [2usize, 4][rng.random_range(0..2)];
     let (gm, gn, gk) = (m.div_ceil(bm), n.div_ceil(bn), k / bk);
-    let description = format!("matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn}");
-    let text = format!(
+    // A random register tile (or the host default): every schedule must
+    // give the reference's bits.
+    let tiles = [None, Some((1, 1)), Some((2, 3)), Some((3, 5)), Some((4, 64)), Some((8, 32))];
+    let tile = tiles[rng.random_range(0..tiles.len())];
+    let description = format!("matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?}");
+    let (open, close) = match tile {
+        Some((rows, columns)) => (format!("module attributes {{tessel.register_tile = array<i64: {rows}, {columns}>}} {{\n"), "}\n"),
+        None => (String::new(), ""),
+    };
+    let text = open + &format!(
         "func.func @kernel(%x: memref<{bm}x{bk}xf32>, %y: memref<{bk}x{bn}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
          %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
          scf.if %first {{\n%z = arith.constant dense<0.0> : tensor<{bm}x{bn}xf32>\n\
@@ -144,7 +152,7 @@ fn matmul(rng: &mut StdRng) -> Case {
          grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}xf32>, memref<{k}x{n}xf32>) outs(%o : memref<{m}x{n}xf32>)\n\
          in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
          out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n"
-    );
+    ) + close;
     let reference = move |inputs: &[Vec<f64>]| -> Vec<f64> {
         let (x, y) = (&inputs[0], &inputs[1]);
         let mut out = vec![0.0; m * n];

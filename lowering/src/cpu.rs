@@ -57,6 +57,9 @@ pub fn pipeline() -> String {
         "finalize-memref-to-llvm",
         "convert-scf-to-cf",
         "convert-math-to-llvm",
+        // bf16 conversions as integer bit operations: LLVM's x86 backend
+        // cannot legalize some (single-element vector `fpext`).
+        "arith-expand{include-bf16=true}",
         "convert-arith-to-llvm",
         "convert-index-to-llvm",
         "convert-ub-to-llvm",
@@ -83,6 +86,35 @@ pub enum Padding {
     Zero,
     /// NaN for floats, the minimum for integers, like the interpreter.
     Poison,
+}
+
+/// Schedule knobs: how the kernels run, never what they compute (every
+/// schedule gives the same bits). Unset knobs take the host's defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Schedule {
+    /// Rows x columns of a contraction's register tile (`tessel-tile`).
+    pub register_tile: Option<(i64, i64)>,
+}
+
+impl Schedule {
+    /// Records the schedule on `module` (as attributes the passes read).
+    pub fn apply(&self, context: &Context, module: &mut Module) {
+        if let Some((rows, columns)) = self.register_tile {
+            let text = format!("array<i64: {rows}, {columns}>");
+            let attribute = Attribute::parse(context, &text).expect("a dense i64 array");
+            module.as_operation_mut().set_attribute("tessel.register_tile", attribute);
+        }
+    }
+}
+
+/// `ROWSxCOLUMNS`, both positive.
+pub fn parse_register_tile(text: &str) -> Result<(i64, i64), String> {
+    let parse = |part: Option<&str>| part.and_then(|p| p.trim().parse::<i64>().ok()).filter(|&size| size > 0);
+    let mut parts = text.split('x');
+    match (parse(parts.next()), parse(parts.next()), parts.next()) {
+        (Some(rows), Some(columns), None) => Ok((rows, columns)),
+        _ => Err(format!("expected ROWSxCOLUMNS with positive sizes, got '{text}'")),
+    }
 }
 
 /// Lowers `module` in place to the LLVM dialect. Every public function gets

@@ -36,6 +36,25 @@ func.func @read_only(%x: memref<8x128xf32, strided<[256, 1], offset: ?>>) -> ten
   return %a : tensor<8x128xf32>
 }
 
+// An accumulator load marked in place by grid-to-loops is updated where it
+// lives; a splat constant store is a fill.
+// CHECK-LABEL: func.func @accumulate
+// CHECK-NOT: memref.alloc
+// CHECK: %[[ACC:.*]] = bufferization.to_tensor %arg0 restrict writable : memref<8x128xf32, strided<[256, 1], offset: ?>> to tensor<8x128xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[ACC]]
+// CHECK: bufferization.materialize_in_destination %[[SUM]] in restrict writable %arg0
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%arg1 : memref<8x128xf32>)
+// CHECK-NOT: materialize_in_destination
+func.func @accumulate(%o: memref<8x128xf32, strided<[256, 1], offset: ?>>, %p: memref<8x128xf32>) {
+  %acc = block.load %o {tessel.in_place} : memref<8x128xf32, strided<[256, 1], offset: ?>> -> tensor<8x128xf32>
+  %sum = arith.addf %acc, %acc : tensor<8x128xf32>
+  block.store %sum, %o : tensor<8x128xf32>, memref<8x128xf32, strided<[256, 1], offset: ?>>
+  %zeros = arith.constant dense<0.0> : tensor<8x128xf32>
+  block.store %zeros, %p : tensor<8x128xf32>, memref<8x128xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @stores
 func.func @stores(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tensor<16xi1>) {
   // CHECK: %[[VIEW:.*]] = memref.subview %arg1[%arg2] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>

@@ -7,10 +7,11 @@
 
 // CHECK-LABEL: func.func private @matmul_kernel__call0(
 // CHECK-SAME: %{{.*}}: memref<128x256xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: memref<256x128xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: memref<128x128xf32, strided<[1024, 1], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
-// Inputs nothing writes are marked for in-place reads; the output is not.
+// Inputs nothing writes are marked for in-place reads; the accumulator,
+// stored back once, for in-place updates (more cases: grid-to-loops-in-place).
 // CHECK: block.load %{{.*}} {tessel.read_only} : memref<128x256xf32
 // CHECK: block.load %{{.*}} {tessel.read_only} : memref<256x128xf32
-// CHECK: block.load %{{.*}} : memref<128x128xf32
+// CHECK: block.load %{{.*}} {tessel.in_place} : memref<128x128xf32
 // CHECK-NOT: func.func @matmul_kernel(
 // CHECK-LABEL: func.func @matmul(
 // CHECK: scf.forall (%[[I:.*]], %[[J:.*]]) in (8, 8) {

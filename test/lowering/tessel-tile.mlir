@@ -1,0 +1,97 @@
+// tessel-tile: contractions marked by block-to-linalg become column panels
+// (B panel copied contiguous), row strips and single k steps; the k-step
+// op is marked for tessel-vectorize. Sizes come from the module's
+// tessel.register_tile (else the host's vector width) and shrink to
+// divisors of the block.
+// RUN: tessel-opt %s --split-input-file --verify-diagnostics --tessel-tile --canonicalize | FileCheck %s
+
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 4, 32>} {
+  // CHECK-LABEL: func.func @dot(
+  // CHECK-SAME: %[[A:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16x128xf32>, %[[C:.*]]: tensor<8x128xf32>
+  // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+  // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+  // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+  // Column panels, the B panel copied into its own buffer.
+  // CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %[[C32]] iter_args(%[[CJ:.*]] = %[[C]])
+  // CHECK:   %[[BJ:.*]] = tensor.extract_slice %[[B]][0, %[[J]]] [16, 32] [1, 1]
+  // CHECK:   %[[PANEL:.*]] = bufferization.alloc_tensor() : tensor<16x32xf32>
+  // CHECK:   %[[PACKED:.*]] = linalg.copy ins(%[[BJ]] : tensor<16x32xf32>) outs(%[[PANEL]] : tensor<16x32xf32>)
+  // Row strips of the register tile.
+  // CHECK:   scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[C4]]
+  // CHECK:     %[[AI:.*]] = tensor.extract_slice %[[A]][%[[I]], 0] [4, 16] [1, 1]
+  // Single k steps.
+  // CHECK:     scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %[[C1]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x32xf32>)
+  // CHECK:       %[[AK:.*]] = tensor.extract_slice %[[AI]][0, %[[K]]] [4, 1] [1, 1]
+  // CHECK:       %[[BK:.*]] = tensor.extract_slice %[[PACKED]][%[[K]], 0] [1, 32] [1, 1]
+  // CHECK:       linalg.generic {{.*}} ins(%[[AK]], %[[BK]] : tensor<4x1xf32>, tensor<1x32xf32>) outs(%[[ACC]] : tensor<4x32xf32>)
+  // CHECK-SAME:    tessel.contraction, tessel.register_tile = array<i64: 4, 32>, tessel.tile_group = 0 : i64, tessel.vectorize
+  // CHECK:     } {tessel.reduction_loop}
+  func.func @dot(%a: tensor<8x16xf32>, %b: tensor<16x128xf32>, %c: tensor<8x128xf32>) -> tensor<8x128xf32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x16xf32>, tensor<16x128xf32>) outs(%c : tensor<8x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    return %r : tensor<8x128xf32>
+  }
+
+  // A requested size that does not divide the block shrinks to the largest
+  // divisor (9 rows: 4 -> 3; 20 columns: 32 -> 20); each kind of contraction gets
+  // its own group, and unmarked generics are left alone.
+  // CHECK-LABEL: func.func @odd(
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x1xi8>, tensor<1x20xi8>) outs(%{{.*}} : tensor<3x20xi32>)
+  // CHECK-SAME: tessel.register_tile = array<i64: 3, 20>, tessel.tile_group = 1 : i64, tessel.vectorize
+  // CHECK: linalg.generic {{{.*}}} ins(%{{.*}} : tensor<9x20xi32>) outs(%{{.*}} : tensor<9x20xi32>) {{{$}}
+  func.func @odd(%a: tensor<9x5xi8>, %b: tensor<5x20xi8>, %c: tensor<9x20xi32>) -> tensor<9x20xi32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<9x5xi8>, tensor<5x20xi8>) outs(%c : tensor<9x20xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extsi %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+    } -> tensor<9x20xi32>
+    %d = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%r : tensor<9x20xi32>) outs(%c : tensor<9x20xi32>) {
+    ^bb0(%x: i32, %s: i32):
+      %t = arith.addi %x, %s : i32
+      linalg.yield %t : i32
+    } -> tensor<9x20xi32>
+    return %d : tensor<9x20xi32>
+  }
+}
+
+// -----
+
+// Batched contractions tile the batch by one.
+#lhs = affine_map<(b, i, j, k) -> (b, i, k)>
+#rhs = affine_map<(b, i, j, k) -> (b, k, j)>
+#out = affine_map<(b, i, j, k) -> (b, i, j)>
+module attributes {tessel.register_tile = array<i64: 2, 8>} {
+  // CHECK-LABEL: func.func @batched(
+  // CHECK: linalg.copy ins(%{{.*}} : tensor<3x4x8xf32>)
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x1xf32>, tensor<1x1x8xf32>) outs(%{{.*}} : tensor<1x2x8xf32>)
+  // CHECK-SAME: tessel.vectorize
+  func.func @batched(%a: tensor<3x6x4xf32>, %b: tensor<3x4x16xf32>, %c: tensor<3x6x16xf32>) -> tensor<3x6x16xf32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<3x6x4xf32>, tensor<3x4x16xf32>) outs(%c : tensor<3x6x16xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<3x6x16xf32>
+    return %r : tensor<3x6x16xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{tessel-tile: tessel.register_tile must be two positive sizes [rows, columns]}}
+module attributes {tessel.register_tile = array<i64: 0, 8>} {
+}
