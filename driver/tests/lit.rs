@@ -10,6 +10,7 @@
 //! `FileCheck`, `mlir-opt` (LLVM 22's), `not`, `%plugin` (the dialect
 //! plugin).
 
+mod accuracy;
 mod differential;
 
 use std::{
@@ -192,4 +193,5 @@ datatest_stable::harness! {
     { test = lit, root = "../test", pattern = r"\.mlir$" },
     { test = mutations_never_crash, root = "../test", pattern = r"\.mlir$" },
     { test = differential::differential, root = "../test/differential", pattern = r"\.toml$" },
+    { test = accuracy::accuracy, root = "../test/accuracy", pattern = r"\.toml$" },
 }

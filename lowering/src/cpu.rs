@@ -28,12 +28,14 @@ pub fn pipeline() -> String {
         // Kernel bodies: block ops and element-wise tensor math to linalg.
         "block-to-linalg",
         "func.func(convert-elementwise-to-linalg)",
-        "linalg-fuse-elementwise-ops",
-        // Contractions: register tiles of FMA outer products.
+        // Contractions: register tiles of FMA outer products (before
+        // element-wise fusion, which would fold producers into the
+        // contraction and hide it).
         "tessel-tile",
         "tessel-vectorize",
         "canonicalize",
         "cse",
+        "linalg-fuse-elementwise-ops",
         // Tensors to buffers, with deallocation.
         "one-shot-bufferize{allow-return-allocs-from-loops=1 bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}",
         "canonicalize",
@@ -48,6 +50,8 @@ pub fn pipeline() -> String {
         "tessel-copies-to-linalg",
         "convert-linalg-to-loops",
         "func.func(convert-vector-to-scf{full-unroll=true})",
+        // exp/tanh as polynomials, so loops calling them vectorize.
+        "tessel-fast-math",
         "scf-forall-to-parallel",
         "convert-scf-to-openmp",
         // Down to the LLVM dialect.

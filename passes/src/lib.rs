@@ -9,6 +9,7 @@
 mod block_to_linalg;
 mod copies_to_linalg;
 mod diagnostics;
+mod fast_math;
 mod grid_to_loops;
 mod grid_verify_specs;
 mod in_place;
@@ -30,6 +31,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &tessel_tile::PASS,
     &tessel_vectorize::PASS,
     &copies_to_linalg::PASS,
+    &fast_math::PASS,
 ];
 
 pub use tessel_tile::host_vector_bits;

@@ -1,0 +1,67 @@
+// tessel-fast-math: f32 math.exp / math.tanh (scalars and vectors) become
+// polynomial approximations in arith/math ops that vectorize; other
+// element types keep their libm lowering. Accuracy: test/accuracy.
+// RUN: tessel-opt %s --tessel-fast-math | FileCheck %s
+
+// CHECK-LABEL: func.func @exp_scalar(
+// CHECK-SAME: %[[X:.*]]: f32
+// CHECK-NOT: math.exp
+// Range reduction: n = floor(x log2 e + 1/2), r = x - n ln2 in two parts.
+// CHECK: %[[XL:.*]] = arith.maximumf %[[X]], %{{.*}} : f32
+// CHECK: %[[XC:.*]] = arith.minimumf %[[XL]], %{{.*}} : f32
+// CHECK: %[[T:.*]] = math.fma %[[XC]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[N:.*]] = math.floor %[[T]] : f32
+// CHECK: math.fma %[[N]]
+// CHECK: math.fma %[[N]]
+// Scaling by 2^n in two halves, NaN passed through.
+// CHECK: arith.fptosi %[[N]] : f32 to i32
+// CHECK: arith.shrsi
+// CHECK: arith.shli
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %{{.*}} : f32
+// CHECK: return %[[R]]
+func.func @exp_scalar(%x: f32) -> f32 {
+  %r = math.exp %x : f32
+  return %r : f32
+}
+
+// CHECK-LABEL: func.func @exp_vector(
+// CHECK-NOT: math.exp
+// CHECK: arith.constant dense<1.44269502> : vector<16xf32>
+// CHECK: math.floor %{{.*}} : vector<16xf32>
+// CHECK: arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xf32>
+func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %r = math.exp %x : vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// CHECK-LABEL: func.func @tanh_scalar(
+// CHECK-SAME: %[[X:.*]]: f32
+// CHECK-NOT: math.tanh
+// CHECK-NOT: math.exp
+// Odd polynomial below 0.625, 1 - 2 / (e^2|x| + 1) with x's sign above.
+// CHECK: %[[Z:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK: %[[SMALL:.*]] = math.fma %{{.*}}, %[[X]], %[[X]] : f32
+// CHECK: %[[AX:.*]] = math.absf %[[X]] : f32
+// CHECK: %[[LARGE:.*]] = arith.subf
+// CHECK: %[[SIGNED:.*]] = math.copysign %[[LARGE]], %[[X]] : f32
+// CHECK: %[[IS_SMALL:.*]] = arith.cmpf olt, %[[AX]], %{{.*}} : f32
+// CHECK: %[[R:.*]] = arith.select %[[IS_SMALL]], %[[SMALL]], %[[SIGNED]] : f32
+// CHECK: return %[[R]]
+func.func @tanh_scalar(%x: f32) -> f32 {
+  %r = math.tanh %x : f32
+  return %r : f32
+}
+
+// CHECK-LABEL: func.func @others(
+// CHECK: math.exp %{{.*}} : f64
+// CHECK: math.tanh %{{.*}} : f16
+// CHECK: math.rsqrt %{{.*}} : f32
+func.func @others(%x: f64, %y: f16, %z: f32) -> (f64, f16, f32) {
+  %a = math.exp %x : f64
+  %b = math.tanh %y : f16
+  %c = math.rsqrt %z : f32
+  return %a, %b, %c : f64, f16, f32
+}
