@@ -36,7 +36,9 @@ pub fn pipeline() -> String {
         "canonicalize",
         "cse",
         "linalg-fuse-elementwise-ops",
-        // Tensors to buffers, with deallocation.
+        // Tensors to buffers, with deallocation; results stored to a ref are
+        // computed in it (no buffer and copy).
+        "eliminate-empty-tensors",
         "one-shot-bufferize{allow-return-allocs-from-loops=1 bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}",
         "canonicalize",
         "cse",
@@ -52,18 +54,16 @@ pub fn pipeline() -> String {
         "func.func(convert-vector-to-scf{full-unroll=true})",
         // exp/tanh as polynomials, so loops calling them vectorize.
         "tessel-fast-math",
+        "tessel-widen-bf16",
         "scf-forall-to-parallel",
         "convert-scf-to-openmp",
         // Down to the LLVM dialect.
         "expand-strided-metadata",
         "lower-affine",
         "convert-vector-to-llvm",
-        "finalize-memref-to-llvm",
+        "finalize-memref-to-llvm{use-aligned-alloc=1}",
         "convert-scf-to-cf",
         "convert-math-to-llvm",
-        // bf16 conversions as integer bit operations: LLVM's x86 backend
-        // cannot legalize some (single-element vector `fpext`).
-        "arith-expand{include-bf16=true}",
         "convert-arith-to-llvm",
         "convert-index-to-llvm",
         "convert-ub-to-llvm",

@@ -366,7 +366,7 @@ fn reduce(op: &Op) -> Lowering {
          %init = linalg.fill ins(%id : {e}) outs(%empty : {r}) -> {r}\n\
          %red = linalg.reduce ins(%in : {i}) outs(%init : {r}) dimensions = [{dims}]\n\
            (%x: {e}, %acc: {e}) {{\n\
-             %y = {combine} %x, %acc : {e}\n\
+             %y = {combine} %x, %acc{flags} : {e}\n\
              linalg.yield %y : {e}\n\
            }}\n\
          return %red : {r}\n}}",
@@ -374,6 +374,9 @@ fn reduce(op: &Op) -> Lowering {
         id = identity(kind, e),
         dims = join(op.integers("dims")),
         combine = tessel_dialects::combiner(kind, is_float(e)),
+        // The order of a float reduction is unspecified (as jnp.sum's):
+        // reassociation lets LLVM vectorize it.
+        flags = if is_float(e) { " fastmath<reassoc>" } else { "" },
     );
     Ok((text, op.operands()))
 }

@@ -19,6 +19,7 @@ mod template;
 mod tessel_tile;
 mod tessel_vectorize;
 mod transform;
+mod widen_bf16;
 
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
@@ -32,6 +33,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &tessel_vectorize::PASS,
     &copies_to_linalg::PASS,
     &fast_math::PASS,
+    &widen_bf16::PASS,
 ];
 
 pub use tessel_tile::host_vector_bits;
