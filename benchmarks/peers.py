@@ -1,8 +1,17 @@
-"""Peer implementations of the benchmark workloads (numpy, jax.jit), timed
-in this process: prints one JSON line per (workload, peer) with the median
-of repeated runs. Run by benchmarks/run.py inside benchmarks/.peers."""
+"""Peer implementations of the benchmark workloads, timed in this process:
+prints one JSON line per (workload, peer) with the median of repeated runs.
+
+    peers.py numpy-jax [WORKLOAD...]   numpy and jax.jit
+    peers.py iree [WORKLOAD...]        the jax functions as StableHLO, compiled
+                                       by IREE for llvm-cpu at its best
+                                       settings (host CPU, data tiling, ukernels)
+    peers.py tinygrad [WORKLOAD...]    tinygrad's CPU backend under TinyJit
+                                       (BEAM from the environment)
+
+Run by benchmarks/run.py inside benchmarks/.peers."""
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -61,22 +70,88 @@ def median_time(run, repeats):
     return statistics.median(times)
 
 
-def main():
-    selected = set(sys.argv[1:])
-    rng = np.random.default_rng(0)
+def emit(name, peer, seconds):
+    print(json.dumps({"workload": name, "peer": peer, "median_s": seconds}), flush=True)
+
+
+def numpy_jax(selected):
     import jax
     import jax.numpy as jnp
 
-    for name, (args, fn) in workloads(rng).items():
-        if selected and name not in selected:
-            continue
-        repeats = 7
-        t = median_time(lambda: fn(np, *args), repeats)
-        print(json.dumps({"workload": name, "peer": "numpy", "median_s": t}), flush=True)
+    for name, (args, fn) in selected:
+        emit(name, "numpy", median_time(lambda: fn(np, *args), 7))
         jitted = jax.jit(lambda *a, fn=fn: fn(jnp, *a))
         jargs = [jnp.asarray(a) for a in args]
-        t = median_time(lambda: jitted(*jargs).block_until_ready(), repeats)
-        print(json.dumps({"workload": name, "peer": "jax.jit", "median_s": t}), flush=True)
+        emit(name, "jax.jit", median_time(lambda: jitted(*jargs).block_until_ready(), 7))
+
+
+# IREE's strong CPU configuration (its defaults are much slower).
+IREE_FLAGS = ["--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"]
+
+
+def iree(selected):
+    import iree.compiler as compiler
+    import iree.runtime as runtime
+    import jax
+    import jax.numpy as jnp
+
+    config = runtime.Config("local-task")
+    for name, (args, fn) in selected:
+        stablehlo = jax.jit(lambda *a, fn=fn: fn(jnp, *a)).lower(*args).as_text(dialect="stablehlo")
+        vmfb = compiler.compile_str(stablehlo, target_backends=["llvm-cpu"], input_type="stablehlo", extra_args=IREE_FLAGS)
+        context = runtime.SystemContext(config=config)
+        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
+        (module,) = [m for m in context.modules.values() if "main" in m.vm_module.function_names]
+        main = module["main"]
+        device_args = [runtime.asdevicearray(config.device, a) for a in args]
+        emit(name, "IREE", median_time(lambda: main(*device_args).to_host(), 7))
+
+
+def tinygrad_workloads():
+    def softmax(x):
+        e = (x - x.max(axis=1, keepdim=True)).exp()
+        return e / e.sum(axis=1, keepdim=True)
+
+    def layernorm(x, g, b):
+        mean = x.mean(axis=1, keepdim=True)
+        var = ((x - mean) ** 2).mean(axis=1, keepdim=True)
+        return (x - mean) / (var + 1e-5).sqrt() * g + b
+
+    return {
+        "matmul_1024": lambda a, b: a @ b,
+        "matmul_2048": lambda a, b: a @ b,
+        "matmul_bias_relu_2048": lambda a, b, c: (a @ b + c).maximum(0),
+        "softmax_4096": softmax,
+        "layernorm_4096": layernorm,
+        "attention_2048": lambda q, k, v: softmax((q * 0.125) @ k.T) @ v,
+        "elementwise_16m": lambda a, b, c: a * b + c,
+        "sum_64m": lambda a: a.sum(),
+    }
+
+
+def tinygrad(selected):
+    from tinygrad import Device, Tensor, TinyJit
+
+    peer = "tinygrad BEAM=" + os.environ.get("BEAM", "0")
+    functions = tinygrad_workloads()
+    for name, (args, _) in selected:
+        fn = functions[name]
+        jitted = TinyJit(lambda *a, fn=fn: fn(*a).realize())
+        targs = [Tensor(a).realize() for a in args]
+
+        def run():
+            jitted(*targs)
+            Device[Device.DEFAULT].synchronize()
+
+        run()  # TinyJit captures on its second call (median_time warms up once more)
+        emit(name, peer, median_time(run, 7))
+
+
+def main():
+    family, names = sys.argv[1], set(sys.argv[2:])
+    rng = np.random.default_rng(0)
+    selected = [(name, w) for name, w in workloads(rng).items() if not names or name in names]
+    {"numpy-jax": numpy_jax, "iree": iree, "tinygrad": tinygrad}[family](selected)
 
 
 if __name__ == "__main__":

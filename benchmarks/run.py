@@ -1,22 +1,26 @@
-"""Measures Tessel and its peers on the workloads of examples/ in one run
-and writes benchmarks/REPORT.md and benchmarks/report.png.
+"""Measures Tessel, its peers and the machine's peaks on the workloads of
+examples/ in one session and writes benchmarks/REPORT.md and
+benchmarks/report.png.
 
-    python3 -m venv benchmarks/.peers
-    benchmarks/.peers/bin/pip install numpy matplotlib "jax[cpu]"
+    benchmarks/setup-peers.sh              # venv in benchmarks/.peers, clang
     cargo build --release --bin tessel
-    benchmarks/.peers/bin/python benchmarks/run.py
+    benchmarks/.peers/bin/python benchmarks/run.py [--beam-timeout S] [WORKLOAD...]
 
 Times are medians of repeated calls in one session (the clock drifts
 between 2.6 and 3.55 GHz on this machine: compare only within a run)."""
 
+import argparse
 import json
 import os
 import platform
 import subprocess
 import sys
+import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESSEL = os.path.join(ROOT, "target", "release", "tessel")
+PEERS = os.path.join(ROOT, "benchmarks", "peers.py")
 
 # workload -> (number of input arguments, FLOPs or bytes moved, unit)
 WORKLOADS = {
@@ -30,76 +34,163 @@ WORKLOADS = {
     "sum_64m": (1, 4 * (1 << 26), "GB/s"),
 }
 
+# The issue's targets: (workload, reference, minimum speedup); a reference
+# is a peer or a probe (STREAM bandwidth as the fraction of it reached).
+TARGETS = [
+    ("matmul_2048", "numpy", 1.0),
+    ("matmul_1024", "numpy", 1.0),
+    ("matmul_bias_relu_2048", "numpy", 1.1),
+    ("softmax_4096", "jax.jit", 2.0),
+    ("layernorm_4096", "jax.jit", 2.0),
+    ("attention_2048", "jax.jit", 1.4),
+    ("elementwise_16m", "STREAM mul_add", 0.9),
+    ("sum_64m", "STREAM sum", 0.9),
+]
+
+PEER_COLUMNS = ["numpy", "jax.jit", "IREE", "tinygrad BEAM=0", "tinygrad BEAM=2"]
+
 
 def tessel(name, inputs):
     args = [f"--arg={i}=random:{i + 1}" for i in range(inputs)]
-    out = subprocess.run(
-        [TESSEL, "run", os.path.join(ROOT, "examples", f"{name}.mlir"), "--entry", name, *args, "--bench"],
-        check=True, capture_output=True, text=True,
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])["median_s"]
+    example = os.path.join(ROOT, "examples", f"{name}.mlir")
+    out = subprocess.run([TESSEL, "run", example, "--entry", name, *args, "--bench"],
+                         check=True, capture_output=True, text=True).stdout
+    run_s = json.loads(out.strip().splitlines()[-1])["median_s"]
+    # Whole compile (parse, passes, LLVM, object file) in the release build.
+    with tempfile.TemporaryDirectory() as tmp:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            subprocess.run([TESSEL, "compile", example, "--target", "cpu", "--emit", "obj", "-o", os.path.join(tmp, "k.o")],
+                           check=True, capture_output=True)
+            times.append(time.perf_counter() - start)
+    return run_s, sorted(times)[1]
 
 
-def peers(names):
-    out = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "benchmarks", "peers.py"), *names],
-        check=True, capture_output=True, text=True,
-    ).stdout
+def peers(family, names, env=None, timeout=None):
+    """Runs one peer family, one workload per process (a timeout or a crash
+    loses only that workload); returns {(workload, peer): seconds}."""
     results = {}
-    for line in out.splitlines():
-        row = json.loads(line)
-        results[(row["workload"], row["peer"])] = row["median_s"]
+    for name in names:
+        try:
+            out = subprocess.run([sys.executable, PEERS, family, name], capture_output=True, text=True,
+                                 env={**os.environ, **(env or {})}, timeout=timeout).stdout
+        except subprocess.TimeoutExpired:
+            print(f"{family} {env or ''}: {name} timed out after {timeout} s", file=sys.stderr)
+            continue
+        for line in out.splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                results[(row["workload"], row["peer"])] = row["median_s"]
     return results
 
 
+def probes():
+    """The machine's peaks: STREAM-style bandwidths and vector FMA rate."""
+    found = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for probe in ["stream", "fma"]:
+            binary = os.path.join(tmp, probe)
+            subprocess.run(["clang-22", "-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp",
+                            os.path.join(ROOT, "benchmarks", "probes", f"{probe}.c"), "-o", binary], check=True)
+            for line in subprocess.run([binary], check=True, capture_output=True, text=True).stdout.splitlines():
+                row = json.loads(line)
+                found[row["probe"]] = row
+    return found
+
+
+def ratio(value):
+    return f"{value:.2f}x" if value is not None else "n/a"
+
+
 def main():
-    names = sys.argv[1:] or list(WORKLOADS)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--beam-timeout", type=float, default=900, help="seconds per workload for tinygrad BEAM=2")
+    parser.add_argument("workloads", nargs="*")
+    options = parser.parse_args()
+    names = options.workloads or list(WORKLOADS)
+
+    machine = probes()
     measured = {name: tessel(name, WORKLOADS[name][0]) for name in names}
-    others = peers(names)
+    others = {}
+    others.update(peers("numpy-jax", names))
+    others.update(peers("iree", names))
+    others.update(peers("tinygrad", names, env={"BEAM": "0"}))
+    others.update(peers("tinygrad", names, env={"BEAM": "2"}, timeout=options.beam_timeout))
+
+    stream = {k: machine[k]["median_gbs"] for k in ["triad", "mul_add", "sum"]}
     lines = [
         "# Tessel benchmarks",
         "",
-        f"One run on {platform.node()} ({os.cpu_count()} cores), medians. Speedup = peer time / Tessel time",
-        "(above 1: Tessel is faster). Generated by `benchmarks/run.py`.",
+        f"One session on {platform.node()} ({os.cpu_count()} cores), medians. Generated by `benchmarks/run.py`.",
+        f"Machine peaks (benchmarks/probes, medians): vector FMA {machine['fma']['median_gflops']:.0f} GFLOP/s, "
+        f"STREAM triad {stream['triad']:.1f} GB/s, x*y+w {stream['mul_add']:.1f} GB/s, read-only sum {stream['sum']:.1f} GB/s.",
         "",
-        "| workload | Tessel | rate | numpy | jax.jit | vs numpy | vs jax.jit |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "## Times",
+        "",
+        "| workload | Tessel | rate | compile | " + " | ".join(PEER_COLUMNS) + " |",
+        "| --- | --- | --- | --- | " + " | ".join("---" for _ in PEER_COLUMNS) + " |",
     ]
     for name in names:
-        t = measured[name]
+        t, compile_s = measured[name]
         work, unit = WORKLOADS[name][1], WORKLOADS[name][2]
-        rate = work / t / 1e9
-        n, j = others.get((name, "numpy")), others.get((name, "jax.jit"))
-        lines.append(
-            f"| {name} | {t * 1e3:.2f} ms | {rate:.1f} {unit} | {n * 1e3:.2f} ms | {j * 1e3:.2f} ms "
-            f"| {n / t:.3f}x | {j / t:.3f}x |"
-        )
+        cells = [f"{others[(name, p)] * 1e3:.2f} ms" if (name, p) in others else "n/a" for p in PEER_COLUMNS]
+        lines.append(f"| {name} | {t * 1e3:.2f} ms | {work / t / 1e9:.1f} {unit} | {compile_s:.2f} s | " + " | ".join(cells) + " |")
     lines += [
         "",
         "Rates are useful work per second: FLOPs for matmul and attention, bytes of",
-        "the arrays read and written once for the memory-bound kernels.",
-        "Not measured yet: tinygrad, IREE and the machine's peak FMA and STREAM",
-        "bandwidth probes (the CPU performance issue adds them with the optimizations).",
+        "the arrays read and written once for the memory-bound kernels. Compile is",
+        "`tessel compile --emit obj` of the example, whole process, release build.",
+        "",
+        "## Speedups (peer time / Tessel time; above 1: Tessel is faster)",
+        "",
+        "| workload | " + " | ".join(PEER_COLUMNS) + " |",
+        "| --- | " + " | ".join("---" for _ in PEER_COLUMNS) + " |",
     ]
+    for name in names:
+        t = measured[name][0]
+        lines.append(f"| {name} | " + " | ".join(ratio(others[(name, p)] / t) if (name, p) in others else "n/a"
+                                                   for p in PEER_COLUMNS) + " |")
+    lines += ["", "## Targets", "", "| workload | against | target | measured | met |", "| --- | --- | --- | --- | --- |"]
+    for name, reference, minimum in TARGETS:
+        if name not in measured:
+            continue
+        t = measured[name][0]
+        if reference.startswith("STREAM"):
+            achieved = WORKLOADS[name][1] / t / 1e9 / stream[reference.split()[1]]
+        else:
+            achieved = others[(name, reference)] / t if (name, reference) in others else None
+        met = "yes" if achieved is not None and achieved >= minimum else "no"
+        lines.append(f"| {name} | {reference} | {minimum:.1f}x | {ratio(achieved)} | {met} |")
+    compile_worst = max(c for _, c in measured.values())
+    lines.append(f"| every example | compile time | < 1 s | {compile_worst:.2f} s | {'yes' if compile_worst < 1 else 'no'} |")
     report = "\n".join(lines) + "\n"
     with open(os.path.join(ROOT, "benchmarks", "REPORT.md"), "w") as f:
         f.write(report)
+    with open(os.path.join(ROOT, "benchmarks", "results.json"), "w") as f:
+        json.dump({"tessel": {n: {"run_s": r, "compile_s": c} for n, (r, c) in measured.items()},
+                   "peers": {f"{w} | {p}": s for (w, p), s in others.items()}, "probes": machine}, f, indent=1)
     print(report)
+    plot(names, measured, others)
 
+
+def plot(names, measured, others):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 4))
-    xs = range(len(names))
-    ax.bar([x - 0.2 for x in xs], [others[(n, "numpy")] / measured[n] for n in names], 0.4, label="vs numpy")
-    ax.bar([x + 0.2 for x in xs], [others[(n, "jax.jit")] / measured[n] for n in names], 0.4, label="vs jax.jit")
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    width = 0.8 / len(PEER_COLUMNS)
+    for k, peer in enumerate(PEER_COLUMNS):
+        xs = [i + (k - (len(PEER_COLUMNS) - 1) / 2) * width for i in range(len(names))]
+        ys = [others[(n, peer)] / measured[n][0] if (n, peer) in others else 0 for n in names]
+        ax.bar(xs, ys, width, label=f"vs {peer}")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
-    ax.set_xticks(list(xs), names, rotation=30, ha="right")
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_ylabel("speedup of Tessel (log)")
-    ax.legend()
+    ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     fig.savefig(os.path.join(ROOT, "benchmarks", "report.png"), dpi=100)
 

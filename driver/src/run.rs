@@ -94,7 +94,8 @@ pub fn run(options: RunOptions) -> ExitCode {
 }
 
 /// The element type and shape of each argument of `entry`.
-fn signature(module: &Module, entry: &str, file: &str) -> Result<Vec<(String, ElementType, Vec<usize>)>, SourceError> {
+/// The memref arguments of `entry`: (type text, element type, shape).
+pub fn signature(module: &Module, entry: &str, file: &str) -> Result<Vec<(String, ElementType, Vec<usize>)>, SourceError> {
     let body = module.body();
     let mut op = body.first_operation();
     while let Some(function) = op {

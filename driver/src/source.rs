@@ -5,6 +5,7 @@ use std::path::Path;
 use tessel_dialects::source::SourceDiagnostics;
 
 /// How a command failed.
+#[derive(Debug)]
 pub enum SourceError {
     /// Diagnostics were already printed, located in the source.
     Reported,

@@ -16,64 +16,97 @@ pub enum LowerError {
     Failed,
 }
 
-/// The whole CPU pipeline, in order.
-pub fn pipeline() -> String {
+/// The whole CPU pipeline, in order, in named stages (benchmarks time each
+/// stage; `pipeline` joins them).
+pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
     [
-        // Pallas semantics: check the specs, run the grid as loops over
-        // blocks, inline the per-call-site kernels.
-        "grid-verify-specs",
-        "grid-to-loops",
-        "inline",
-        "symbol-dce",
-        // Kernel bodies: block ops and element-wise tensor math to linalg.
-        "block-to-linalg",
-        "func.func(convert-elementwise-to-linalg)",
-        // Contractions: register tiles of FMA outer products (before
-        // element-wise fusion, which would fold producers into the
-        // contraction and hide it).
-        "tessel-tile",
-        "tessel-vectorize",
-        "canonicalize",
-        "cse",
-        "linalg-fuse-elementwise-ops",
-        // Tensors to buffers, with deallocation; results stored to a ref are
-        // computed in it (no buffer and copy).
-        "eliminate-empty-tensors",
-        "one-shot-bufferize{allow-return-allocs-from-loops=1 bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}",
-        "canonicalize",
-        "cse",
-        "ownership-based-buffer-deallocation",
-        "canonicalize",
-        "buffer-deallocation-simplification",
-        "bufferization-lower-deallocations",
-        "cse",
-        "canonicalize",
-        // Loops; parallel grid axes onto OpenMP threads.
-        "tessel-copies-to-linalg",
-        "convert-linalg-to-loops",
-        "func.func(convert-vector-to-scf{full-unroll=true})",
-        // exp/tanh as polynomials, so loops calling them vectorize.
-        "tessel-fast-math",
-        "tessel-widen-bf16",
-        "scf-forall-to-parallel",
-        "convert-scf-to-openmp",
-        // Down to the LLVM dialect.
-        "expand-strided-metadata",
-        "lower-affine",
-        "convert-vector-to-llvm",
-        "finalize-memref-to-llvm{use-aligned-alloc=1}",
-        "convert-scf-to-cf",
-        "convert-math-to-llvm",
-        "convert-arith-to-llvm",
-        "convert-index-to-llvm",
-        "convert-ub-to-llvm",
-        "convert-func-to-llvm",
-        "convert-cf-to-llvm",
-        "convert-openmp-to-llvm",
-        "reconcile-unrealized-casts",
+        (
+            // Pallas semantics: check the specs, run the grid as loops over
+            // blocks, inline the per-call-site kernels.
+            "grid",
+            &["grid-verify-specs", "grid-to-loops", "inline", "symbol-dce"],
+        ),
+        (
+            "kernels",
+            &[
+                // Kernel bodies: block ops and element-wise tensor math to linalg.
+                "block-to-linalg",
+                "func.func(convert-elementwise-to-linalg)",
+                // Contractions: register tiles of FMA outer products (before
+                // element-wise fusion, which would fold producers into the
+                // contraction and hide it).
+                "tessel-tile",
+                "tessel-vectorize",
+                "canonicalize",
+                "cse",
+                "linalg-fuse-elementwise-ops",
+            ],
+        ),
+        (
+            "bufferize",
+            &[
+                // Tensors to buffers, with deallocation; results stored to a
+                // ref are computed in it (no buffer and copy).
+                "eliminate-empty-tensors",
+                "one-shot-bufferize{allow-return-allocs-from-loops=1 bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}",
+                "canonicalize",
+                "cse",
+                "ownership-based-buffer-deallocation",
+                "canonicalize",
+                "buffer-deallocation-simplification",
+                "bufferization-lower-deallocations",
+                "cse",
+                "canonicalize",
+            ],
+        ),
+        (
+            "loops",
+            &[
+                // Loops; parallel grid axes onto OpenMP threads.
+                "tessel-copies-to-linalg",
+                "convert-linalg-to-loops",
+                "func.func(convert-vector-to-scf{full-unroll=true})",
+                // exp/tanh as polynomials, so loops calling them vectorize.
+                "tessel-fast-math",
+                "tessel-widen-bf16",
+                "scf-forall-to-parallel",
+                "convert-scf-to-openmp",
+            ],
+        ),
+        (
+            // Down to the LLVM dialect.
+            "llvm-dialect",
+            &[
+                "expand-strided-metadata",
+                "lower-affine",
+                "convert-vector-to-llvm",
+                "finalize-memref-to-llvm",
+                "convert-scf-to-cf",
+                "convert-math-to-llvm",
+                "convert-arith-to-llvm",
+                "convert-index-to-llvm",
+                "convert-ub-to-llvm",
+                "convert-func-to-llvm",
+                "convert-cf-to-llvm",
+                "convert-openmp-to-llvm",
+                "reconcile-unrealized-casts",
+            ],
+        ),
     ]
-    .map(str::to_string)
-    .join(",")
+}
+
+/// The whole CPU pipeline as one pass-pipeline string.
+pub fn pipeline() -> String {
+    stages().iter().flat_map(|(_, passes)| passes.iter().copied()).collect::<Vec<_>>().join(",")
+}
+
+/// Runs `passes` (a pipeline string) on `module`.
+pub fn run_passes(context: &Context, module: &mut Module, passes: &str) -> Result<(), LowerError> {
+    crate::register_everything();
+    let manager = PassManager::new(context);
+    parse_pass_pipeline(manager.as_operation_pass_manager(), &format!("builtin.module({passes})"))
+        .map_err(|error| LowerError::Pipeline(error.to_string()))?;
+    manager.run(module).map_err(|_| LowerError::Failed)
 }
 
 /// (name, description, pipeline) of the named pipeline; its passes are
@@ -124,7 +157,13 @@ pub fn parse_register_tile(text: &str) -> Result<(i64, i64), String> {
 /// Lowers `module` in place to the LLVM dialect. Every public function gets
 /// a C interface (`_mlir_ciface_<name>`) for callers.
 pub fn lower(context: &Context, module: &mut Module, padding: Padding) -> Result<(), LowerError> {
-    crate::register_everything();
+    prepare(context, module, padding);
+    run_passes(context, module, &pipeline())
+}
+
+/// What `lower` does before the pipeline: the padding choice and C
+/// interfaces recorded as attributes.
+pub fn prepare(context: &Context, module: &mut Module, padding: Padding) {
     if padding == Padding::Poison {
         module.as_operation_mut().set_attribute("tessel.poison", Attribute::unit(context));
     }
@@ -138,8 +177,4 @@ pub fn lower(context: &Context, module: &mut Module, padding: Padding) -> Result
         }
         function = op.next_in_block();
     }
-    let manager = PassManager::new(context);
-    parse_pass_pipeline(manager.as_operation_pass_manager(), &format!("builtin.module({})", pipeline()))
-        .map_err(|error| LowerError::Pipeline(error.to_string()))?;
-    manager.run(module).map_err(|_| LowerError::Failed)
 }
