@@ -15,11 +15,15 @@ pub struct ScheduleOptions {
     /// vector width). Results are identical under every tile.
     #[arg(long, value_name = "ROWSxCOLUMNS", value_parser = tessel_lowering::cpu::parse_register_tile)]
     register_tile: Option<(i64, i64)>,
+    /// Blocks in flight along arbitrary grid axes: step k prefetches the
+    /// blocks of step k + N - 1 (default 1: no software pipelining).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=8))]
+    num_stages: Option<i64>,
 }
 
 impl ScheduleOptions {
     pub fn get(&self) -> tessel_lowering::cpu::Schedule {
-        tessel_lowering::cpu::Schedule { register_tile: self.register_tile }
+        tessel_lowering::cpu::Schedule { register_tile: self.register_tile, num_stages: self.num_stages }
     }
 }
 

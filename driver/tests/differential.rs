@@ -133,11 +133,13 @@ fn matmul(rng: &mut StdRng) -> Case {
     // give the reference's bits.
     let tiles = [None, Some((1, 1)), Some((2, 3)), Some((3, 5)), Some((4, 64)), Some((8, 32))];
     let tile = tiles[rng.random_range(0..tiles.len())];
-    let description = format!("matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?}");
-    let (open, close) = match tile {
-        Some((rows, columns)) => (format!("module attributes {{tessel.register_tile = array<i64: {rows}, {columns}>}} {{\n"), "}\n"),
-        None => (String::new(), ""),
-    };
+    let stages = rng.random_range(1..=3i64);
+    let description = format!("matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages}");
+    let tile_attribute = tile.map(|(rows, columns)| format!("tessel.register_tile = array<i64: {rows}, {columns}>, "));
+    let (open, close) = (
+        format!("module attributes {{{}tessel.num_stages = {stages} : i64}} {{\n", tile_attribute.unwrap_or_default()),
+        "}\n",
+    );
     let text = open + &format!(
         "func.func @kernel(%x: memref<{bm}x{bk}xf32>, %y: memref<{bk}x{bn}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
          %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\

@@ -24,7 +24,8 @@ pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
             // Pallas semantics: check the specs, run the grid as loops over
             // blocks, inline the per-call-site kernels.
             "grid",
-            &["grid-verify-specs", "grid-to-loops", "inline", "symbol-dce"],
+            // Arbitrary-axis loops prefetch the blocks of later steps.
+            &["grid-verify-specs", "grid-to-loops", "tessel-pipeline", "inline", "symbol-dce"],
         ),
         (
             "kernels",
@@ -131,6 +132,8 @@ pub enum Padding {
 pub struct Schedule {
     /// Rows x columns of a contraction's register tile (`tessel-tile`).
     pub register_tile: Option<(i64, i64)>,
+    /// Blocks in flight along arbitrary axes (`tessel-pipeline`; 1: none).
+    pub num_stages: Option<i64>,
 }
 
 impl Schedule {
@@ -140,6 +143,10 @@ impl Schedule {
             let text = format!("array<i64: {rows}, {columns}>");
             let attribute = Attribute::parse(context, &text).expect("a dense i64 array");
             module.as_operation_mut().set_attribute("tessel.register_tile", attribute);
+        }
+        if let Some(stages) = self.num_stages {
+            let attribute = Attribute::parse(context, &format!("{stages} : i64")).expect("an integer");
+            module.as_operation_mut().set_attribute("tessel.num_stages", attribute);
         }
     }
 }

@@ -337,7 +337,9 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
     if last_parallel.is_none() {
         allocate_scratch(&mut body);
     }
-    let mut closers = 0;
+    // Closing text of each loop, innermost last; the ordered loop of an
+    // arbitrary axis is marked for tessel-pipeline.
+    let mut closers: Vec<String> = Vec::new();
     let mut axis = 0;
     while axis < rank {
         if semantics[axis] == AxisSemantics::Parallel {
@@ -352,11 +354,11 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
             if last_parallel.is_some_and(|last| (axis..end).contains(&last)) {
                 allocate_scratch(&mut body);
             }
-            closers += 1;
+            closers.push("}\n".into());
             axis = end;
         } else {
             writeln!(body, "scf.for %g{axis} = %c0 to %c{} step %c1 {{", grid[axis]).unwrap();
-            closers += 1;
+            closers.push(format!("}} {{{ARBITRARY_AXIS} = {axis} : i64}}\n"));
             axis += 1;
         }
     }
@@ -399,7 +401,7 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
         }
         None => body.push_str(&program),
     }
-    body.push_str(&"}\n".repeat(closers));
+    closers.iter().rev().for_each(|closer| body.push_str(closer));
     let flag = if guarded { format!("memref.global @{OUT_OF_BOUNDS} : memref<i32> = dense<0>\n") } else { String::new() };
     let text = format!(
         "{flag}func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
@@ -426,6 +428,10 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
     let operand_values: Vec<MlirValue> = operands.iter().map(|(o, _)| o.value.to_raw()).collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
 }
+
+/// The attribute on the ordered `scf.for` of an arbitrary grid axis (its
+/// axis number).
+pub const ARBITRARY_AXIS: &str = "tessel.arbitrary_axis";
 
 /// The public i32 global that compiled code sets when a program's block has
 /// no element in bounds (the runtime reads and reports it).

@@ -16,6 +16,7 @@ mod in_place;
 mod ir;
 mod registry;
 mod template;
+mod tessel_pipeline;
 mod tessel_tile;
 mod tessel_vectorize;
 mod transform;
@@ -28,6 +29,7 @@ pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 pub static PASSES: &[&PassDefinition] = &[
     &grid_verify_specs::PASS,
     &grid_to_loops::PASS,
+    &tessel_pipeline::PASS,
     &block_to_linalg::PASS,
     &tessel_tile::PASS,
     &tessel_vectorize::PASS,
@@ -36,4 +38,5 @@ pub static PASSES: &[&PassDefinition] = &[
     &widen_bf16::PASS,
 ];
 
+pub use tessel_pipeline::DEFAULT_STAGES;
 pub use tessel_tile::host_vector_bits;

@@ -1,5 +1,6 @@
 // Every schedule computes the same bits: contractions run with the scalar
-// register tile (1x1), odd tiles, wide tiles and the host default, each
+// register tile (1x1), odd tiles, wide tiles and the host default, and the
+// K loop software-pipelined (--num-stages), each
 // checked against the interpreter (--check) and byte-compared with the
 // others through --dump.
 // RUN: rm -rf %t && mkdir -p %t
@@ -10,7 +11,10 @@
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --dump %t/default > /dev/null
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --register-tile 1x1 --dump %t/scalar > /dev/null
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --register-tile 2x7 --dump %t/odd > /dev/null
-// RUN: cmp %t/default/arg2.npy %t/scalar/arg2.npy && cmp %t/default/arg2.npy %t/odd/arg2.npy
+// RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --num-stages 3 --dump %t/pipelined > /dev/null
+// RUN: cmp %t/default/arg2.npy %t/scalar/arg2.npy && cmp %t/default/arg2.npy %t/odd/arg2.npy && cmp %t/default/arg2.npy %t/pipelined/arg2.npy
+// RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --num-stages 2 --register-tile 2x4 --check | FileCheck %s
+// RUN: tessel run %s --entry matmul --num-stages 0 2>&1 | FileCheck %s --check-prefix=STAGES; test ${PIPESTATUS[0]} -eq 2
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --check | FileCheck %s
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --register-tile 1x1 --check | FileCheck %s
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --register-tile 4x3 --check | FileCheck %s
@@ -21,6 +25,7 @@
 // RUN: tessel run %s --entry matmul --register-tile 0x4 2>&1 | FileCheck %s --check-prefix=USAGE; test ${PIPESTATUS[0]} -eq 2
 // RUN: tessel run %s --entry matmul --register-tile 4 2>&1 | FileCheck %s --check-prefix=USAGE; test ${PIPESTATUS[0]} -eq 2
 // CHECK: check: compiled code matches the interpreter
+// STAGES: error: invalid value '0' for '--num-stages <N>'
 // USAGE: error: invalid value '{{.*}}' for '--register-tile <ROWSxCOLUMNS>': expected ROWSxCOLUMNS with positive sizes
 
 // Pallas-style matmul with K on an arbitrary axis, blocks that do not
