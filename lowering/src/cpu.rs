@@ -81,7 +81,7 @@ pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
                 "expand-strided-metadata",
                 "lower-affine",
                 "convert-vector-to-llvm",
-                "finalize-memref-to-llvm",
+                "finalize-memref-to-llvm{use-aligned-alloc=1}",
                 "convert-scf-to-cf",
                 "convert-math-to-llvm",
                 "convert-arith-to-llvm",
