@@ -19,11 +19,11 @@
 //! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
 
 use crate::{
-    PassDefinition, emit_error, in_place,
-    ir::{collect_operations, join, print_type},
+    PassDefinition, in_place,
+    ir::{constant_value, join, print_type},
     template,
 };
-use melior::ir::{OperationRef, operation::OperationLike};
+use melior::ir::OperationRef;
 use melior::pass::ExternalPass;
 use mlir_sys::*;
 use std::fmt::Write;
@@ -37,9 +37,9 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    for (operation, name) in collect_operations(module, |name| name.starts_with("block.")) {
+    template::rewrite_each(module, &pass, PASS.argument, |name| name.starts_with("block."), |operation, name| {
         let op = Op(operation);
-        let lowered = match name.as_str() {
+        match name {
             "block.load" => load(&op),
             "block.store" => store(&op),
             "block.dot" => dot(&op),
@@ -48,17 +48,9 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             "block.iota" => iota(&op),
             "block.atomic_rmw" => atomic_rmw(&op),
             other => Err(format!("no lowering for {other}")),
-        };
-        let result = lowered.and_then(|(text, args)| {
-            let context = unsafe { mlirOperationGetContext(operation) };
-            template::replace(context, operation, &text, &args).map_err(|e| e.0)
-        });
-        if let Err(message) = result {
-            emit_error(unsafe { OperationRef::from_raw(operation) }.location(), &format!("block-to-linalg: {message}"));
-            pass.signal_failure();
-            return;
         }
-    }
+        .map(Some)
+    });
 }
 
 use tessel_dialects::RawOp as Op;
@@ -136,7 +128,7 @@ fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, S
     ("%view".into(), view)
 }
 
-type Lowering = Result<(String, Vec<MlirValue>), String>;
+type Lowering = Result<template::Rewrite, String>;
 
 fn load(op: &Op) -> Lowering {
     let segments = op.segments();
@@ -243,18 +235,10 @@ fn store(op: &Op) -> Lowering {
 
 /// The element of a splat `arith.constant` tensor, printed with its type.
 fn splat_constant(value: MlirValue) -> Option<String> {
+    let attribute = constant_value(value)?;
     unsafe {
-        if !mlirValueIsAOpResult(value) {
-            return None;
-        }
-        let definition = Op(mlirOpResultGetOwner(value));
-        let attribute = definition.attribute("value");
-        if definition.name() != "arith.constant" || attribute.ptr.is_null() || !mlirAttributeIsADenseElements(attribute)
-            || !mlirDenseElementsAttrIsSplat(attribute)
-        {
-            return None;
-        }
-        Some(melior::ir::Attribute::from_raw(mlirDenseElementsAttrGetSplatValue(attribute)).to_string())
+        (mlirAttributeIsADenseElements(attribute) && mlirDenseElementsAttrIsSplat(attribute))
+            .then(|| melior::ir::Attribute::from_raw(mlirDenseElementsAttrGetSplatValue(attribute)).to_string())
     }
 }
 

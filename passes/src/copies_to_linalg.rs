@@ -7,11 +7,8 @@
 //! become loops with a unit-stride innermost loop that LLVM vectorizes.
 //! Copies between contiguous memrefs stay `memref.copy` (a `memcpy`).
 
-use crate::{PassDefinition, emit_error, ir::{collect_operations, print_type}, template};
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use crate::{PassDefinition, ir::print_type, template};
+use melior::{ir::OperationRef, pass::ExternalPass};
 use mlir_sys::*;
 use tessel_dialects::RawOp;
 
@@ -28,11 +25,11 @@ fn contiguous(memref: MlirType) -> bool {
 }
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    for (raw, _) in collect_operations(module, |name| name == "memref.copy") {
+    template::rewrite_each(module, &pass, PASS.argument, |name| name == "memref.copy", |raw, _| {
         let operands = RawOp(raw).operands();
         let types: Vec<MlirType> = operands.iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
         if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) }) || types.iter().all(|&t| contiguous(t)) {
-            continue;
+            return Ok(None);
         }
         let (source, target) = (print_type(types[0]), print_type(types[1]));
         let text = format!(
@@ -40,11 +37,6 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
              linalg.copy ins(%source : {source}) outs(%target : {target})\n\
              return\n}}\n"
         );
-        let context = unsafe { mlirOperationGetContext(raw) };
-        if let Err(error) = template::replace(context, raw, &text, &operands) {
-            emit_error(unsafe { OperationRef::from_raw(raw) }.location(), &format!("tessel-copies-to-linalg: {}", error.0));
-            pass.signal_failure();
-            return;
-        }
-    }
+        Ok(Some((text, operands)))
+    });
 }

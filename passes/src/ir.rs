@@ -1,7 +1,7 @@
 //! Small IR helpers shared by the passes.
 
 use melior::ir::{OperationRef, operation::{OperationLike, WalkOrder, WalkResult}};
-use mlir_sys::{MlirOperation, MlirType};
+use mlir_sys::*;
 
 /// The operations nested in `root` whose name satisfies `wanted`, in
 /// post-order, with their names: collected before any rewriting starts.
@@ -25,4 +25,38 @@ pub fn print_type(raw: MlirType) -> String {
 /// `a, b, c`.
 pub fn join<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
     items.into_iter().map(|item| item.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The element type of a shaped type, or the type itself.
+pub fn element_type(raw: MlirType) -> MlirType {
+    unsafe { if mlirTypeIsAShaped(raw) { mlirShapedTypeGetElementType(raw) } else { raw } }
+}
+
+/// Bits of an element type: a float's or integer's width, 64 for `index`
+/// (the host's), 32 for anything else.
+pub fn element_bits(element: MlirType) -> i64 {
+    unsafe {
+        if mlirTypeIsAFloat(element) {
+            mlirFloatTypeGetWidth(element) as i64
+        } else if mlirTypeIsAInteger(element) {
+            mlirIntegerTypeGetWidth(element) as i64
+        } else if mlirTypeIsAIndex(element) {
+            64
+        } else {
+            32
+        }
+    }
+}
+
+/// The `value` attribute of the `arith.constant` defining `value`, if that
+/// is what defines it.
+pub fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
+    unsafe {
+        if !mlirValueIsAOpResult(value) {
+            return None;
+        }
+        let definition = tessel_dialects::RawOp(mlirOpResultGetOwner(value));
+        let attribute = definition.attribute("value");
+        (definition.name() == "arith.constant" && !attribute.ptr.is_null()).then_some(attribute)
+    }
 }

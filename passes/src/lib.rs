@@ -37,6 +37,3 @@ pub static PASSES: &[&PassDefinition] = &[
     &fast_math::PASS,
     &widen_bf16::PASS,
 ];
-
-pub use tessel_pipeline::DEFAULT_STAGES;
-pub use tessel_tile::host_vector_bits;

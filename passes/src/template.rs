@@ -79,3 +79,34 @@ pub fn replace(context: MlirContext, operation: MlirOperation, text: &str, args:
     }
     Ok(())
 }
+
+/// The rewrite of one operation: a template and the values bound to its
+/// arguments.
+pub type Rewrite = (String, Vec<MlirValue>);
+
+/// Replaces every op nested in `module` whose name `wanted` accepts, in
+/// post-order, by the template `rewrite` gives for it (`Ok(None)` leaves it
+/// alone). A failure is an error at the op's location, prefixed with the
+/// pass's name, and fails the pass.
+pub fn rewrite_each(
+    module: melior::ir::OperationRef<'static, '_>,
+    pass: &melior::pass::ExternalPass<'_>,
+    pass_name: &str,
+    wanted: impl Fn(&str) -> bool,
+    mut rewrite: impl FnMut(MlirOperation, &str) -> Result<Option<Rewrite>, String>,
+) {
+    for (raw, name) in crate::ir::collect_operations(module, wanted) {
+        let result = rewrite(raw, &name).and_then(|rewrite| match rewrite {
+            Some((text, args)) => {
+                replace(unsafe { mlir_sys::mlirOperationGetContext(raw) }, raw, &text, &args).map_err(|e| e.0)
+            }
+            None => Ok(()),
+        });
+        if let Err(message) = result {
+            let location = unsafe { melior::ir::OperationRef::from_raw(raw) }.location();
+            crate::emit_error(location, &format!("{pass_name}: {message}"));
+            pass.signal_failure();
+            return;
+        }
+    }
+}

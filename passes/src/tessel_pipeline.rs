@@ -17,7 +17,12 @@
 //! tuner's knob; 1, the default, disables the pass); loops with fewer than S
 //! steps are left alone. Runs after grid-to-loops, before inlining.
 
-use crate::{PassDefinition, emit_error, grid_to_loops::ARBITRARY_AXIS, ir::{collect_operations, print_type}, template};
+use crate::{
+    PassDefinition, emit_error,
+    grid_to_loops::ARBITRARY_AXIS,
+    ir::{collect_operations, constant_value, element_bits, print_type},
+    template,
+};
 use melior::{
     StringRef,
     ir::{OperationRef, operation::OperationLike},
@@ -68,15 +73,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
 }
 
 fn constant_index(value: MlirValue) -> Option<i64> {
-    unsafe {
-        if !mlirValueIsAOpResult(value) {
-            return None;
-        }
-        let definition = RawOp(mlirOpResultGetOwner(value));
-        let attribute = definition.attribute("value");
-        (definition.name() == "arith.constant" && !attribute.ptr.is_null() && mlirAttributeIsAInteger(attribute))
-            .then(|| mlirIntegerAttrGetValueInt(attribute))
-    }
+    let attribute = constant_value(value)?;
+    unsafe { mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute)) }
 }
 
 /// The loop body's block.
@@ -160,13 +158,7 @@ fn prefetch_block(anchor: MlirOperation, view: MlirValue) -> Result<(), String> 
     let view_type = unsafe { mlirValueGetType(view) };
     let rank = unsafe { mlirShapedTypeGetRank(view_type) } as usize;
     let shape: Vec<i64> = (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(view_type, d as isize) }).collect();
-    let element_bytes = {
-        let element = unsafe { mlirShapedTypeGetElementType(view_type) };
-        let bits = unsafe {
-            if mlirTypeIsAFloat(element) { mlirFloatTypeGetWidth(element) } else if mlirTypeIsAInteger(element) { mlirIntegerTypeGetWidth(element) } else { 64 }
-        };
-        ((bits as i64 + 7) / 8).max(1)
-    };
+    let element_bytes = (element_bits(unsafe { mlirShapedTypeGetElementType(view_type) }) + 7) / 8;
     let line = (64 / element_bytes).max(1);
     let text_type = print_type(view_type);
     let mut body = String::from("%c0 = arith.constant 0 : index\n");

@@ -21,7 +21,7 @@
 //! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
 //! divisors of the block's extents, so every tile is full.
 
-use crate::{PassDefinition, emit_error, ir::{collect_operations, join, print_type}, transform};
+use crate::{PassDefinition, emit_error, ir::{collect_operations, element_bits, element_type, join, print_type}, transform};
 use melior::{
     ir::{OperationRef, operation::OperationLike},
     pass::ExternalPass,
@@ -39,7 +39,7 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 /// Vector registers' width in bits on the host.
-pub fn host_vector_bits() -> i64 {
+fn host_vector_bits() -> i64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -55,19 +55,6 @@ pub fn host_vector_bits() -> i64 {
 /// The largest divisor of `extent` that is at most `wanted`.
 fn fitting(extent: i64, wanted: i64) -> i64 {
     (1..=wanted.clamp(1, extent.max(1))).rev().find(|size| extent % size == 0).unwrap_or(1)
-}
-
-fn element_bits(raw: MlirType) -> i64 {
-    unsafe {
-        let element = mlirShapedTypeGetElementType(raw);
-        if mlirTypeIsAFloat(element) {
-            mlirFloatTypeGetWidth(element) as i64
-        } else if mlirTypeIsAInteger(element) {
-            mlirIntegerTypeGetWidth(element) as i64
-        } else {
-            32
-        }
-    }
 }
 
 /// The zero of a shaped type's element type, as an attribute.
@@ -98,7 +85,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
-            _ => (4, 4 * host_vector_bits() / element_bits(result).max(8)),
+            _ => (4, 4 * host_vector_bits() / element_bits(element_type(result)).max(8)),
         };
         let (m, n) = (fitting(rows, want_m), fitting(columns, want_n));
         unsafe {
@@ -130,10 +117,12 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         };
         let (panel, strip, step) = (sizes("0", 0, *n, 0), sizes("1", *m, 0, 0), sizes("0", 0, 0, 1));
         let dims = if *rank == 3 { "0, 1, 2, 3" } else { "0, 1, 2" };
-        let strip_loops = if *rank == 3 { "%batch{index}, %rows{index}" } else { "%rows{index}" };
-        let strip_types = if *rank == 3 { "!transform.any_op, !transform.any_op, !transform.any_op" } else { "!transform.any_op, !transform.any_op" };
-        let strip_loops = strip_loops.replace("{index}", &index.to_string());
         let any = "!transform.any_op";
+        let (strip_loops, strip_types) = if *rank == 3 {
+            (format!("%batch{index}, %rows{index}"), format!("{any}, {any}, {any}"))
+        } else {
+            (format!("%rows{index}"), format!("{any}, {any}"))
+        };
         write!(
             body,
             "%dots{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \

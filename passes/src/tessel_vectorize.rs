@@ -10,8 +10,8 @@
 //! read and write are hoisted out of the k loop marked
 //! `tessel.reduction_loop`, so it stays in registers for the whole loop.
 
-use crate::{PassDefinition, emit_error, ir::{collect_operations, print_type}, template, transform};
-use mlir_sys::{MlirOperation, mlirOperationGetContext, mlirValueGetType};
+use crate::{PassDefinition, emit_error, ir::print_type, template, transform};
+use mlir_sys::mlirValueGetType;
 use tessel_dialects::RawOp;
 use melior::{
     ir::{OperationRef, operation::OperationLike},
@@ -44,27 +44,21 @@ transform.loop.hoist_loop_invariant_subsets %k_loops : !transform.any_op
 "#;
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    let result = transform::apply(module.to_raw(), &transform::script(SCRIPT)).map_err(|error| error.0).and_then(|()| {
-        for (raw, _) in collect_operations(module, |name| name == "vector.fma") {
-            fused(raw)?;
-        }
-        Ok(())
-    });
-    if let Err(message) = result {
-        emit_error(module.location(), &format!("tessel-vectorize: {message}"));
+    if let Err(error) = transform::apply(module.to_raw(), &transform::script(SCRIPT)) {
+        emit_error(module.location(), &format!("tessel-vectorize: {}", error.0));
         pass.signal_failure();
+        return;
     }
-}
-
-/// `vector.fma` becomes `llvm.intr.fmuladd`, which may round twice where
-/// the target lacks FMA; `math.fma` is `llvm.intr.fma`, always fused, so
-/// every target computes the same bits as the interpreter.
-fn fused(raw: MlirOperation) -> Result<(), String> {
-    let operands = RawOp(raw).operands();
-    let vector = print_type(unsafe { mlirValueGetType(operands[0]) });
-    let text = format!(
-        "func.func @template(%a: {vector}, %b: {vector}, %c: {vector}) -> {vector} {{\n\
-         %r = math.fma %a, %b, %c : {vector}\nreturn %r : {vector}\n}}\n"
-    );
-    template::replace(unsafe { mlirOperationGetContext(raw) }, raw, &text, &operands).map_err(|error| error.0)
+    // `vector.fma` becomes `llvm.intr.fmuladd`, which may round twice where
+    // the target lacks FMA; `math.fma` is `llvm.intr.fma`, always fused, so
+    // every target computes the same bits as the interpreter.
+    template::rewrite_each(module, &pass, PASS.argument, |name| name == "vector.fma", |raw, _| {
+        let operands = RawOp(raw).operands();
+        let vector = print_type(unsafe { mlirValueGetType(operands[0]) });
+        let text = format!(
+            "func.func @template(%a: {vector}, %b: {vector}, %c: {vector}) -> {vector} {{\n\
+             %r = math.fma %a, %b, %c : {vector}\nreturn %r : {vector}\n}}\n"
+        );
+        Ok(Some((text, operands)))
+    });
 }

@@ -8,11 +8,8 @@
 //! `arith-expand{include-bf16}` would also expand `maximumf`/`minimumf`
 //! into selects that LLVM no longer recognizes as vectorizable reductions.
 
-use crate::{PassDefinition, emit_error, ir::{collect_operations, print_type}, template};
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use crate::{PassDefinition, ir::{element_type, print_type}, template};
+use melior::{ir::OperationRef, pass::ExternalPass};
 use mlir_sys::*;
 use tessel_dialects::RawOp;
 
@@ -25,14 +22,14 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    for (raw, _) in collect_operations(module, |name| name == "arith.extf") {
+    template::rewrite_each(module, &pass, PASS.argument, |name| name == "arith.extf", |raw, _| {
         let op = RawOp(raw);
         let (source, target) = unsafe { (mlirValueGetType(op.operands()[0]), mlirValueGetType(op.results()[0])) };
-        let (source_text, target_text) = (print_type(source), print_type(target));
-        let element = |text: &str| text.trim_end_matches('>').rsplit('x').next().unwrap_or(text).to_string();
-        if element(&source_text) != "bf16" || element(&target_text) != "f32" {
-            continue;
+        let is = |raw: MlirType, name: &str| print_type(element_type(raw)) == name;
+        if !is(source, "bf16") || !is(target, "f32") {
+            return Ok(None);
         }
+        let (source_text, target_text) = (print_type(source), print_type(target));
         let retyped = |element: &str| source_text.replace("bf16", element);
         let (i16_type, i32_type) = (retyped("i16"), retyped("i32"));
         let shaped = unsafe { mlirTypeIsAShaped(source) };
@@ -46,11 +43,6 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
              %f = arith.bitcast %high : {i32_type} to {target_text}\n\
              return %f : {target_text}\n}}\n"
         );
-        let context = unsafe { mlirOperationGetContext(raw) };
-        if let Err(error) = template::replace(context, raw, &text, &op.operands()) {
-            emit_error(unsafe { OperationRef::from_raw(raw) }.location(), &format!("tessel-widen-bf16: {}", error.0));
-            pass.signal_failure();
-            return;
-        }
-    }
+        Ok(Some((text, op.operands())))
+    });
 }
