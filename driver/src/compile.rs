@@ -5,12 +5,16 @@ use clap::{Args, ValueEnum};
 use std::{path::PathBuf, process::ExitCode};
 use tessel_lowering::{
     cpu::{self, Padding},
+    rocm,
     emit::{Artifact, emit},
 };
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Target {
+    /// The host CPU, all cores.
     Cpu,
+    /// AMD GPUs (HSACO code objects).
+    Rocm,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -25,6 +29,8 @@ pub enum Emit {
     Obj,
     /// A shared library exporting `_mlir_ciface_<function>` per public function.
     So,
+    /// An AMD GPU code object (`--target rocm`).
+    Hsaco,
 }
 
 #[derive(Args, Debug)]
@@ -33,8 +39,9 @@ pub struct CompileOptions {
     file: PathBuf,
     #[arg(long, value_enum)]
     target: Target,
-    #[arg(long, value_enum, default_value = "obj")]
-    emit: Emit,
+    /// What to write (default: obj for the CPU, hsaco for ROCm).
+    #[arg(long, value_enum)]
+    emit: Option<Emit>,
     /// Output file.
     #[arg(short = 'o', value_name = "OUT")]
     output: PathBuf,
@@ -43,6 +50,8 @@ pub struct CompileOptions {
     poison: bool,
     #[command(flatten)]
     schedule: crate::ScheduleOptions,
+    #[command(flatten)]
+    gpu: crate::GpuOptions,
 }
 
 pub fn compile(options: CompileOptions) -> ExitCode {
@@ -57,15 +66,30 @@ pub fn compile(options: CompileOptions) -> ExitCode {
 }
 
 fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
-    let Target::Cpu = options.target;
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let (mut module, _diagnostics) = parse_file(&context, &options.file)?;
     let padding = if options.poison { Padding::Poison } else { Padding::Zero };
+    let failed = |e: &dyn std::fmt::Display| SourceError::Message(format!("tessel: error: {e}"));
+    if let Target::Rocm = options.target {
+        let output = match options.emit.unwrap_or(Emit::Hsaco) {
+            Emit::Mlir => rocm::Output::Mlir,
+            Emit::Llvm => rocm::Output::LlvmIr,
+            Emit::Asm => rocm::Output::Assembly,
+            Emit::Hsaco => rocm::Output::CodeObject,
+            other => return Err(SourceError::Message(format!("tessel: error: --emit {other:?} is for --target cpu").to_lowercase())),
+        };
+        cpu::prepare(&context, &mut module, padding);
+        let bytes = rocm::compile(&context, &mut module, &options.gpu.get(), output).map_err(|error| match error {
+            cpu::LowerError::Failed => SourceError::Reported,
+            other => failed(&other),
+        })?;
+        return std::fs::write(&options.output, bytes).map_err(|e| failed(&e));
+    }
     options.schedule.get().apply(&context, &mut module);
     cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
-    let failed = |e: &dyn std::fmt::Display| SourceError::Message(format!("tessel: error: {e}"));
-    let artifact = match options.emit {
+    let artifact = match options.emit.unwrap_or(Emit::Obj) {
+        Emit::Hsaco => return Err(SourceError::Message("tessel: error: --emit hsaco needs --target rocm".into())),
         Emit::Mlir => {
             let text = format!("{}\n", module.as_operation());
             return std::fs::write(&options.output, text).map_err(|e| failed(&e));

@@ -27,6 +27,41 @@ impl ScheduleOptions {
     }
 }
 
+/// The AMD GPU to compile for (`--target rocm`, `--device rocm-emulated`).
+#[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
+pub enum ChipOption {
+    #[default]
+    Gfx90a,
+    Gfx942,
+    Gfx1100,
+}
+
+/// Options of the ROCm path.
+#[derive(clap::Args, Debug, Default)]
+pub struct GpuOptions {
+    /// AMD GPU: gfx90a (MI200), gfx942 (MI300), gfx1100 (RDNA3).
+    #[arg(long, value_enum, default_value = "gfx90a")]
+    chip: ChipOption,
+    /// Code object version of the HSACO.
+    #[arg(long, value_name = "4|5|6", default_value = "5", value_parser = clap::value_parser!(u32).range(4..=6))]
+    code_object: u32,
+    /// Wavefronts per workgroup (default 4).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=16))]
+    num_warps: Option<i64>,
+}
+
+impl GpuOptions {
+    pub fn get(&self) -> tessel_lowering::rocm::RocmOptions {
+        use tessel_lowering::rocm::Chip;
+        let chip = match self.chip {
+            ChipOption::Gfx90a => Chip::Gfx90a,
+            ChipOption::Gfx942 => Chip::Gfx942,
+            ChipOption::Gfx1100 => Chip::Gfx1100,
+        };
+        tessel_lowering::rocm::RocmOptions { chip, code_object: self.code_object, num_warps: self.num_warps }
+    }
+}
+
 /// Writes to stdout; a closed pipe (`tessel ... | head`) is not an error
 /// worth a panic, the output is simply no longer wanted.
 pub fn write_stdout(text: &str) {

@@ -43,13 +43,18 @@ pub struct RunOptions {
     device: Device,
     #[command(flatten)]
     schedule: crate::ScheduleOptions,
+    #[command(flatten)]
+    gpu: crate::GpuOptions,
 }
 
-/// Devices `tessel run` can run on (the ROCm ones arrive with the ROCm path).
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+/// Devices `tessel run` can run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Device {
     /// The host CPU, all cores (the tessel-to-cpu pipeline).
     Cpu,
+    /// The ROCm pipeline's GPU kernels, emulated on the CPU (workgroups,
+    /// work-items, LDS and barriers).
+    RocmEmulated,
 }
 
 /// Where an argument's initial contents come from.
@@ -135,7 +140,6 @@ pub fn signature(module: &Module, entry: &str, file: &str) -> Result<Vec<(String
 }
 
 fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result<(), SourceError> {
-    let Device::Cpu = options.device;
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let file = options.file.display().to_string();
@@ -174,8 +178,17 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
         (true, Some(copies)) => arrays = copies,
         (_, reference) => {
             let padding = if options.poison || options.check { Padding::Poison } else { Padding::Zero };
-            options.schedule.get().apply(&context, &mut module);
-            cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
+            match options.device {
+                Device::Cpu => {
+                    options.schedule.get().apply(&context, &mut module);
+                    cpu::lower(&context, &mut module, padding)
+                }
+                Device::RocmEmulated => {
+                    cpu::prepare(&context, &mut module, padding);
+                    tessel_lowering::rocm::lower_emulated(&context, &mut module, &options.gpu.get())
+                }
+            }
+            .map_err(|_| SourceError::Reported)?;
             let compiled = Jit::new(&module, 3).map_err(|e| message(&e))?;
             compiled.call(&options.entry, &mut arrays).map_err(|e| message(&e))?;
             if let Some(reference) = reference {

@@ -202,32 +202,44 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
         std::fs::create_dir_all(&dir)?;
         let file = dir.join("case.mlir");
         std::fs::write(&file, &case.text)?;
-        let output = Command::new(env!("CARGO_BIN_EXE_tessel"))
-            .args(["run", file.to_str().unwrap(), "--entry", "main", "--check", "--dump"])
-            .arg(dir.join("out"))
-            .args((0..case.arguments - 1).map(|a| format!("--arg={a}=random:{}", seed + index * 7 + a as u64)))
-            .output()?;
-        if !output.status.success() {
-            return Err(format!(
-                "case {index} ({}): tessel run --check failed:\n{}\n{}",
-                case.description,
-                String::from_utf8_lossy(&output.stderr),
-                case.text
-            )
-            .into());
-        }
-        let inputs: Vec<Vec<f64>> =
-            (0..case.arguments - 1).map(|a| read_npy(&dir.join(format!("out/arg{a}.npy")))).collect::<Result<_, _>>()?;
-        let compiled = read_npy(&dir.join(format!("out/arg{}.npy", case.arguments - 1)))?;
-        let expected = (case.reference)(&inputs);
-        if let Some(at) = (0..expected.len()).find(|&i| compiled[i].to_bits() != expected[i].to_bits()) {
-            return Err(format!(
-                "case {index} ({}): element {at} is {} but the Rust reference gives {}\n{}",
-                case.description, compiled[at], expected[at], case.text
-            )
-            .into());
+        // The CPU pipeline and the ROCm pipeline's kernels (emulated) must
+        // both match the interpreter and the Rust reference bit for bit.
+        for device in DEVICES {
+            let out = dir.join(format!("out-{device}"));
+            let output = Command::new(env!("CARGO_BIN_EXE_tessel"))
+                .args(["run", file.to_str().unwrap(), "--entry", "main", "--check", "--device", device, "--dump"])
+                .arg(&out)
+                .args((0..case.arguments - 1).map(|a| format!("--arg={a}=random:{}", seed + index * 7 + a as u64)))
+                .output()?;
+            if !output.status.success() {
+                return Err(format!(
+                    "case {index} ({}): tessel run --check --device {device} failed:\n{}\n{}",
+                    case.description,
+                    String::from_utf8_lossy(&output.stderr),
+                    case.text
+                )
+                .into());
+            }
+            compare_with_reference(&case, &out).map_err(|message| format!("case {index} on {device}: {message}"))?;
         }
         std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(())
+}
+
+/// Where the differential cases run.
+const DEVICES: [&str; 2] = ["cpu", "rocm-emulated"];
+
+fn compare_with_reference(case: &Case, dir: &Path) -> Result<(), String> {
+    let inputs: Vec<Vec<f64>> =
+        (0..case.arguments - 1).map(|a| read_npy(&dir.join(format!("arg{a}.npy")))).collect::<Result<_, _>>()?;
+    let compiled = read_npy(&dir.join(format!("arg{}.npy", case.arguments - 1)))?;
+    let expected = (case.reference)(&inputs);
+    if let Some(at) = (0..expected.len()).find(|&i| compiled[i].to_bits() != expected[i].to_bits()) {
+        return Err(format!(
+            "({}): element {at} is {} but the Rust reference gives {}\n{}",
+            case.description, compiled[at], expected[at], case.text
+        ));
     }
     Ok(())
 }

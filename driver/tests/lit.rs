@@ -2,13 +2,16 @@
 //! lines through `bash -o pipefail` with real FileCheck, and the full output
 //! of each RUN line's tool (the part before the first `|`) is snapshotted
 //! with insta. A second suite feeds every test file, truncated and mutated,
-//! to `tessel-opt` and requires a clean exit (0 or 1), never a crash.
+//! to `tessel-opt` and requires a clean exit (0 or 1), never a crash. A
+//! third reruns every end-to-end test's `tessel run` lines on the ROCm
+//! pipeline's kernels, emulated (`--device rocm-emulated`), against the
+//! same CHECK lines.
 //!
 //! Substitutions: `%s` (the file, relative to the repository root, which is
 //! the working directory), `%t` (a per-file temporary path), `tessel-opt`,
 //! `tessel`,
-//! `FileCheck`, `mlir-opt` (LLVM 22's), `not`, `%plugin` (the dialect
-//! plugin).
+//! `FileCheck`, `mlir-opt`, `not`, `llvm-readelf`, `llvm-objdump` (LLVM
+//! 22's), `%plugin` (the dialect plugin).
 
 mod accuracy;
 mod differential;
@@ -57,6 +60,8 @@ fn substitute(command: &str, relative: &str, temp: &Path) -> String {
         ("FileCheck", format!("{LLVM_BIN}/FileCheck")),
         ("mlir-opt", format!("{LLVM_BIN}/mlir-opt")),
         ("not", format!("{LLVM_BIN}/not")),
+        ("llvm-readelf", format!("{LLVM_BIN}/llvm-readelf")),
+        ("llvm-objdump", format!("{LLVM_BIN}/llvm-objdump")),
     ];
     let mut words: Vec<String> = Vec::new();
     for word in command.split(' ') {
@@ -83,6 +88,16 @@ fn bash(command: &str) -> std::process::Output {
         .expect("bash runs")
 }
 
+/// A failed RUN line's report.
+fn failure(what: &str, command: &str, output: &std::process::Output) -> String {
+    format!(
+        "{what} failed ({}):\n{command}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
 fn snapshot_name(relative: &str, index: usize) -> String {
     let stem = relative.trim_start_matches("test/").trim_end_matches(".mlir").replace('/', "__");
     format!("{stem}__run{index}")
@@ -103,13 +118,7 @@ fn lit(path: &Path, source: String) -> datatest_stable::Result<()> {
         let full = substitute(command, &relative, &temp);
         let output = bash(&full);
         if !output.status.success() {
-            return Err(format!(
-                "{relative}: RUN line {index} failed ({}):\n{full}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-                output.status,
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            )
-            .into());
+            return Err(failure(&format!("{relative}: RUN line {index}"), &full, &output).into());
         }
         // Snapshot what the tool itself printed (stdout, then stderr).
         let tool = command.split(" | ").next().unwrap();
@@ -118,7 +127,7 @@ fn lit(path: &Path, source: String) -> datatest_stable::Result<()> {
         let printed = format!(
             "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
             tool_output.status.code().map_or("signal".into(), |code| code.to_string()),
-            String::from_utf8_lossy(&tool_output.stdout),
+            String::from_utf8_lossy(&tool_output.stdout).replace(&temp_dir.display().to_string(), "<tmp>"),
             String::from_utf8_lossy(&tool_output.stderr).replace(&root.display().to_string(), "<root>")
         );
         let mut settings = insta::Settings::clone_current();
@@ -189,8 +198,31 @@ fn mutations_never_crash(path: &Path, source: String) -> datatest_stable::Result
     Ok(())
 }
 
+/// The end-to-end RUN lines that run compiled code (not the interpreter,
+/// not a device of their own), on the emulated GPU: same CHECK lines, so
+/// the GPU kernels must print exactly what the CPU's do.
+fn emulated_gpu(path: &Path, source: String) -> datatest_stable::Result<()> {
+    let root = repo_root();
+    let relative = std::fs::canonicalize(path)?.strip_prefix(&root)?.display().to_string();
+    let temp = std::env::temp_dir().join("tessel-lit-emulated").join(relative.replace('/', "_"));
+    std::fs::create_dir_all(temp.parent().unwrap())?;
+    let runs = run_lines(&source)
+        .into_iter()
+        .filter(|command| command.contains("tessel run ") && !command.contains("--interpret") && !command.contains("--device"));
+    for command in runs {
+        let emulated = command.replace("tessel run ", "tessel run --device rocm-emulated ");
+        let full = substitute(&emulated, &relative, &temp);
+        let output = bash(&full);
+        if !output.status.success() {
+            return Err(failure(&format!("{relative} on the emulated GPU"), &full, &output).into());
+        }
+    }
+    Ok(())
+}
+
 datatest_stable::harness! {
     { test = lit, root = "../test", pattern = r"\.mlir$" },
+    { test = emulated_gpu, root = "../test/e2e", pattern = r"\.mlir$" },
     { test = mutations_never_crash, root = "../test", pattern = r"\.mlir$" },
     { test = differential::differential, root = "../test/differential", pattern = r"\.toml$" },
     { test = accuracy::accuracy, root = "../test/accuracy", pattern = r"\.toml$" },

@@ -16,6 +16,11 @@ pub enum LowerError {
     Failed,
 }
 
+/// Bufferization as every target does it: loops may return fresh buffers,
+/// function arguments are plain memrefs.
+pub const ONE_SHOT_BUFFERIZE: &str = "one-shot-bufferize{allow-return-allocs-from-loops=1 \
+     bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}";
+
 /// The whole CPU pipeline, in order, in named stages (benchmarks time each
 /// stage; `pipeline` joins them).
 pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
@@ -49,7 +54,7 @@ pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
                 // Tensors to buffers, with deallocation; results stored to a
                 // ref are computed in it (no buffer and copy).
                 "eliminate-empty-tensors",
-                "one-shot-bufferize{allow-return-allocs-from-loops=1 bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}",
+                ONE_SHOT_BUFFERIZE,
                 "canonicalize",
                 "cse",
                 "ownership-based-buffer-deallocation",

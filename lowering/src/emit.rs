@@ -55,6 +55,29 @@ unsafe extern "C" {
     fn LLVMInitializeX86TargetMC();
     fn LLVMInitializeX86AsmPrinter();
     fn mlirTranslateModuleToLLVMIR(module: mlir_sys::MlirOperation, context: Handle) -> Handle;
+    fn LLVMCreateMemoryBufferWithMemoryRangeCopy(data: *const c_char, length: usize, name: *const c_char) -> Handle;
+    fn LLVMDisposeMemoryBuffer(buffer: Handle);
+    fn LLVMParseBitcodeInContext2(context: Handle, buffer: Handle, module: *mut Handle) -> i32;
+}
+
+/// LLVM bitcode as textual LLVM IR.
+pub fn bitcode_to_text(bitcode: &[u8]) -> Result<String, EmitError> {
+    unsafe {
+        let context = LLVMContextCreate();
+        let name = CString::new("bitcode").unwrap();
+        let buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode.as_ptr() as *const c_char, bitcode.len(), name.as_ptr());
+        let mut module = std::ptr::null_mut();
+        let failed = LLVMParseBitcodeInContext2(context, buffer, &mut module) != 0;
+        LLVMDisposeMemoryBuffer(buffer);
+        if failed {
+            LLVMContextDispose(context);
+            return Err(EmitError::Llvm("invalid bitcode".into()));
+        }
+        let text = message(LLVMPrintModuleToString(module));
+        LLVMDisposeModule(module);
+        LLVMContextDispose(context);
+        Ok(text)
+    }
 }
 
 /// What `tessel compile --target cpu` can write.

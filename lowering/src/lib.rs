@@ -1,9 +1,10 @@
 //! The per-target pipelines, each visible in one function, registered as
-//! named pipelines (`tessel-to-cpu`) so `tessel-opt` and pipeline strings
+//! named pipelines (`tessel-to-cpu`, `tessel-to-rocm`) so `tessel-opt` and pipeline strings
 //! reach them too.
 
 pub mod cpu;
 pub mod emit;
+pub mod rocm;
 
 use melior::StringRef;
 use std::sync::Once;
@@ -16,13 +17,14 @@ pub fn register_everything() {
     ONCE.call_once(|| {
         melior::utility::register_all_passes();
         tessel_passes::register_passes();
-        let (name, description, pipeline) = cpu::registration();
-        unsafe {
-            ffi::tesselRegisterPassPipeline(
-                StringRef::new(name).to_raw(),
-                StringRef::new(description).to_raw(),
-                StringRef::new(&pipeline).to_raw(),
-            )
-        };
+        for (name, description, pipeline) in [cpu::registration(), rocm::registration()] {
+            unsafe {
+                ffi::tesselRegisterPassPipeline(
+                    StringRef::new(name).to_raw(),
+                    StringRef::new(description).to_raw(),
+                    StringRef::new(&pipeline).to_raw(),
+                )
+            };
+        }
     });
 }

@@ -60,3 +60,113 @@ pub fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
         (definition.name() == "arith.constant" && !attribute.ptr.is_null()).then_some(attribute)
     }
 }
+
+/// The operations of `block`, in order.
+pub fn block_operations(block: MlirBlock) -> Vec<MlirOperation> {
+    let mut operations = Vec::new();
+    let mut op = unsafe { mlirBlockGetFirstOperation(block) };
+    while !op.ptr.is_null() {
+        operations.push(op);
+        op = unsafe { mlirOperationGetNextInBlock(op) };
+    }
+    operations
+}
+
+/// The blocks of every region of `op`.
+pub fn region_blocks(op: MlirOperation) -> Vec<MlirBlock> {
+    let mut blocks = Vec::new();
+    unsafe {
+        for index in 0..mlirOperationGetNumRegions(op) {
+            let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+            while !block.ptr.is_null() {
+                blocks.push(block);
+                block = mlirBlockGetNextInRegion(block);
+            }
+        }
+    }
+    blocks
+}
+
+/// The arguments of `block`.
+pub fn block_arguments(block: MlirBlock) -> Vec<MlirValue> {
+    unsafe { (0..mlirBlockGetNumArguments(block)).map(|i| mlirBlockGetArgument(block, i)).collect() }
+}
+
+/// Moves `operations`, in order, before `anchor`.
+pub fn move_before(operations: &[MlirOperation], anchor: MlirOperation) {
+    for &op in operations {
+        unsafe { mlirOperationMoveBefore(op, anchor) };
+    }
+}
+
+/// Erases `op` (its results must be unused).
+pub fn erase(op: MlirOperation) {
+    unsafe {
+        let rewriter = mlirIRRewriterCreate(mlirOperationGetContext(op));
+        mlirRewriterBaseEraseOp(rewriter, op);
+        mlirIRRewriterDestroy(rewriter);
+    }
+}
+
+/// Replaces the uses of `of` by `with` in `op` and in every op nested in it.
+pub fn replace_uses_within(op: MlirOperation, of: MlirValue, with: MlirValue) {
+    unsafe { OperationRef::from_raw(op) }.walk(WalkOrder::PreOrder, |nested| {
+        unsafe { mlirOperationReplaceUsesOfWith(nested.to_raw(), of, with) };
+        WalkResult::Advance
+    });
+}
+
+/// The operations that use `value`.
+pub fn users(value: MlirValue) -> Vec<MlirOperation> {
+    let mut found = Vec::new();
+    unsafe {
+        let mut used = mlirValueGetFirstUse(value);
+        while !mlirOpOperandIsNull(used) {
+            found.push(mlirOpOperandGetOwner(used));
+            used = mlirOpOperandGetNextUse(used);
+        }
+    }
+    found
+}
+
+/// Does `op`, or an op nested in it, satisfy `test`?
+pub fn any_nested(op: MlirOperation, test: impl Fn(MlirOperation) -> bool) -> bool {
+    let mut found = false;
+    unsafe { OperationRef::from_raw(op) }.walk(WalkOrder::PreOrder, |nested| {
+        found |= test(nested.to_raw());
+        if found { WalkResult::Interrupt } else { WalkResult::Advance }
+    });
+    found
+}
+
+/// Inlines the template `text` before `anchor` (see `template::inline_before`)
+/// and returns its results and the operations it added to `anchor`'s block.
+pub fn inline_template(
+    anchor: MlirOperation,
+    text: &str,
+    args: &[MlirValue],
+) -> Result<(Vec<MlirValue>, Vec<MlirOperation>), String> {
+    let block = unsafe { mlirOperationGetBlock(anchor) };
+    let before: std::collections::HashSet<_> = block_operations(block).iter().map(|op| op.ptr).collect();
+    let context = unsafe { mlirOperationGetContext(anchor) };
+    let results = crate::template::inline_before(context, anchor, text, args).map_err(|error| error.0)?;
+    let added = block_operations(block).into_iter().filter(|op| !before.contains(&op.ptr)).collect();
+    Ok((results, added))
+}
+
+/// The first of `operations` named `name`.
+pub fn find_named(operations: &[MlirOperation], name: &str) -> Option<MlirOperation> {
+    operations.iter().copied().find(|&op| tessel_dialects::RawOp(op).name() == name)
+}
+
+/// Is `op` `ancestor` or nested in it?
+pub fn is_inside(op: MlirOperation, ancestor: MlirOperation) -> bool {
+    let mut current = op;
+    while !current.ptr.is_null() {
+        if current.ptr == ancestor.ptr {
+            return true;
+        }
+        current = unsafe { mlirOperationGetParentOperation(current) };
+    }
+    false
+}

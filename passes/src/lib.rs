@@ -7,9 +7,13 @@
 //! ones (in `tessel-opt` and in any pass manager of the process).
 
 mod block_to_linalg;
+mod contraction_fma;
 mod copies_to_linalg;
 mod diagnostics;
+mod emulate_gpu;
 mod fast_math;
+mod gather_kernels;
+mod grid_to_gpu;
 mod grid_to_loops;
 mod grid_verify_specs;
 mod in_place;
@@ -23,6 +27,7 @@ mod transform;
 mod widen_bf16;
 
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
+pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 
 /// Every Tessel pass, in pipeline order.
@@ -36,4 +41,8 @@ pub static PASSES: &[&PassDefinition] = &[
     &copies_to_linalg::PASS,
     &fast_math::PASS,
     &widen_bf16::PASS,
+    &contraction_fma::PASS,
+    &grid_to_gpu::PASS,
+    &gather_kernels::PASS,
+    &emulate_gpu::PASS,
 ];

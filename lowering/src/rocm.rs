@@ -1,0 +1,274 @@
+//! `tessel-to-rocm`: from grid/block IR to AMD GPU code objects (HSACO),
+//! and the same kernels emulated on the CPU.
+//!
+//! The code object is made in-process by upstream's `gpu-module-to-binary`
+//! with a ROCm "toolkit" folder Tessel assembles itself from Debian's
+//! packages (device libraries from `rocm-device-libs`, LLVM's `ld.lld`): no
+//! /opt/rocm needed.
+
+use crate::cpu::{LowerError, run_passes};
+use melior::{
+    Context,
+    ir::{BlockLike, Module, attribute::Attribute, operation::{OperationLike, OperationMutLike}},
+};
+use mlir_sys::*;
+use std::path::{Path, PathBuf};
+use tessel_dialects::RawOp;
+
+/// The AMD GPUs Tessel compiles for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Chip {
+    /// MI200 (CDNA2): wave64.
+    #[default]
+    Gfx90a,
+    /// MI300 (CDNA3): wave64.
+    Gfx942,
+    /// RX 7900 (RDNA3): wave32.
+    Gfx1100,
+}
+
+impl Chip {
+    pub const ALL: [Chip; 3] = [Chip::Gfx90a, Chip::Gfx942, Chip::Gfx1100];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Chip::Gfx90a => "gfx90a",
+            Chip::Gfx942 => "gfx942",
+            Chip::Gfx1100 => "gfx1100",
+        }
+    }
+
+    pub fn wave_size(self) -> i64 {
+        if self == Chip::Gfx1100 { 32 } else { 64 }
+    }
+
+    /// LDS bytes a workgroup may use.
+    pub fn workgroup_memory(self) -> i64 {
+        65536
+    }
+}
+
+/// Options of the ROCm pipeline: the chip and the schedule knobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RocmOptions {
+    pub chip: Chip,
+    /// Code object version: 4, 5 (default; what Debian's HIP runtime
+    /// loads) or 6.
+    pub code_object: u32,
+    /// Wavefronts per workgroup (`grid-to-gpu`; default 4).
+    pub num_warps: Option<i64>,
+}
+
+impl Default for RocmOptions {
+    fn default() -> Self {
+        RocmOptions { chip: Chip::default(), code_object: 5, num_warps: None }
+    }
+}
+
+impl RocmOptions {
+    /// Records the knobs on `module` as the attributes `grid-to-gpu` reads.
+    pub fn apply(&self, context: &Context, module: &mut Module) {
+        let mut set = |name: &str, value: i64| {
+            let attribute = Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
+            module.as_operation_mut().set_attribute(name, attribute);
+        };
+        set(tessel_passes::WAVE_SIZE, self.chip.wave_size());
+        set(tessel_passes::WORKGROUP_MEMORY, self.chip.workgroup_memory());
+        if let Some(warps) = self.num_warps {
+            set(tessel_passes::NUM_WARPS, warps);
+        }
+    }
+}
+
+/// The stages shared by the code object and the emulator: grid semantics,
+/// kernels as loops over buffers, and the programs as GPU workgroups.
+pub fn kernel_stages() -> [(&'static str, &'static [&'static str]); 4] {
+    [
+        ("grid", &["grid-verify-specs", "grid-to-loops", "inline", "symbol-dce"]),
+        (
+            "kernels",
+            &[
+                "block-to-linalg",
+                "func.func(convert-elementwise-to-linalg)",
+                // block.dot's one FMA per k step, as the loops will compute it.
+                "tessel-contraction-fma",
+                "canonicalize",
+                "cse",
+                "linalg-fuse-elementwise-ops",
+            ],
+        ),
+        (
+            // No deallocation: every buffer a program allocates becomes a
+            // slot of its workgroup's memory (grid-to-gpu).
+            "bufferize",
+            &["eliminate-empty-tensors", crate::cpu::ONE_SHOT_BUFFERIZE, "canonicalize", "cse"],
+        ),
+        (
+            "workgroups",
+            &[
+                "tessel-copies-to-linalg",
+                "convert-linalg-to-parallel-loops",
+                "canonicalize",
+                // Programs -> workgroups, block work -> work-items.
+                "grid-to-gpu",
+                "canonicalize",
+            ],
+        ),
+    ]
+}
+
+/// The device stages: kernels outlined into one `gpu.module`, lowered to
+/// ROCDL for `options.chip` and compiled to a code object in `format`
+/// (`bin`, `isa` or `llvm`) with the toolkit at `toolkit`.
+pub fn device_stages(options: &RocmOptions, format: &str, toolkit: &Path) -> Vec<String> {
+    let chip = options.chip.name();
+    let abi = options.code_object * 100;
+    let wave64 = if options.chip.wave_size() == 64 { "true" } else { "false" };
+    vec![
+        // Constants into the kernels rather than kernel arguments.
+        "gpu-launch-sink-index-computations".into(),
+        "gpu-kernel-outlining".into(),
+        "tessel-gather-kernels".into(),
+        format!("rocdl-attach-target{{chip={chip} abi={abi} O=3 wave64={wave64}}}"),
+        "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+         convert-gpu-to-rocdl{use-bare-ptr-memref-call-conv=true runtime=HIP},reconcile-unrealized-casts)"
+            .to_string(),
+        "canonicalize".into(),
+        format!("gpu-module-to-binary{{format={format} toolkit={}}}", toolkit.display()),
+    ]
+}
+
+/// The pipeline up to ROCDL (before the code object), as one string.
+pub fn pipeline(options: &RocmOptions) -> String {
+    let toolkit = PathBuf::from("<toolkit>");
+    let device = device_stages(options, "bin", &toolkit);
+    kernel_stages()
+        .iter()
+        .flat_map(|(_, passes)| passes.iter().map(|pass| pass.to_string()))
+        .chain(device[..device.len() - 1].iter().cloned())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The emulator's pipeline: the kernel stages, then the launches as CPU
+/// loops (`tessel-emulate-gpu`) and the CPU pipeline's last stages.
+pub fn emulation_pipeline() -> String {
+    let cpu = crate::cpu::stages();
+    kernel_stages()
+        .iter()
+        .flat_map(|(_, passes)| passes.iter().copied())
+        .chain(["tessel-emulate-gpu", "canonicalize", "cse"])
+        .chain(cpu[3].1.iter().copied())
+        .chain(cpu[4].1.iter().copied())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// (name, description, pipeline) of the named pipeline.
+pub(crate) fn registration() -> (&'static str, &'static str, String) {
+    (
+        "tessel-to-rocm",
+        "Lower Tessel grid/block IR to the ROCDL dialect in one gpu.module (gfx90a; tessel compile sets the chip)",
+        pipeline(&RocmOptions::default()),
+    )
+}
+
+/// What `compile` produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The module after lowering to ROCDL (host side still in GPU dialect).
+    Mlir,
+    /// The device module's LLVM IR, as text.
+    LlvmIr,
+    /// AMDGPU assembly.
+    Assembly,
+    /// The HSACO code object.
+    CodeObject,
+}
+
+/// Lowers `module` for `options.chip` and returns the requested output.
+pub fn compile(context: &Context, module: &mut Module, options: &RocmOptions, output: Output) -> Result<Vec<u8>, LowerError> {
+    options.apply(context, module);
+    let toolkit = toolkit().map_err(LowerError::Pipeline)?;
+    let format = match output {
+        Output::Mlir | Output::CodeObject => "bin",
+        Output::LlvmIr => "llvm",
+        Output::Assembly => "isa",
+    };
+    let device = device_stages(options, format, &toolkit);
+    let (to_rocdl, binary) = device.split_at(device.len() - 1);
+    let front: Vec<&str> = kernel_stages().iter().flat_map(|(_, passes)| passes.iter().copied()).collect();
+    let to_rocdl = front.iter().map(|pass| pass.to_string()).chain(to_rocdl.iter().cloned()).collect::<Vec<_>>();
+    run_passes(context, module, &to_rocdl.join(","))?;
+    if output == Output::Mlir {
+        return Ok(format!("{}\n", module.as_operation()).into_bytes());
+    }
+    run_passes(context, module, &binary[0])?;
+    let object = binary_object(module).ok_or_else(|| LowerError::Pipeline("no gpu.binary was produced".into()))?;
+    if output == Output::LlvmIr {
+        let text = crate::emit::bitcode_to_text(&object).map_err(|error| LowerError::Pipeline(error.to_string()))?;
+        return Ok(text.into_bytes());
+    }
+    Ok(object)
+}
+
+/// The contents of the (single) `gpu.binary`'s object.
+fn binary_object(module: &Module) -> Option<Vec<u8>> {
+    let body = module.body();
+    let mut op = body.first_operation();
+    while let Some(current) = op {
+        if current.name().as_string_ref().as_str() == Ok("gpu.binary") {
+            let objects = RawOp(current.to_raw()).attribute("objects");
+            unsafe {
+                if objects.ptr.is_null() || mlirArrayAttrGetNumElements(objects) < 1 {
+                    return None;
+                }
+                let object = mlirGPUObjectAttrGetObject(mlirArrayAttrGetElement(objects, 0));
+                return Some(std::slice::from_raw_parts(object.data as *const u8, object.length).to_vec());
+            }
+        }
+        op = current.next_in_block();
+    }
+    None
+}
+
+/// Lowers `module` for the emulator: GPU kernels as CPU loops, to the LLVM
+/// dialect, ready for the JIT.
+pub fn lower_emulated(context: &Context, module: &mut Module, options: &RocmOptions) -> Result<(), LowerError> {
+    options.apply(context, module);
+    run_passes(context, module, &emulation_pipeline())
+}
+
+/// Where Debian's `rocm-device-libs` put the AMDGPU bitcode libraries.
+const DEVICE_LIBS: [&str; 2] = ["/usr/lib/x86_64-linux-gnu/amdgcn", "/usr/lib/amdgcn"];
+/// LLVM's linker, which turns the relocatable object into a code object.
+const LINKERS: [&str; 2] = ["/usr/lib/llvm-22/bin/ld.lld", "/usr/bin/ld.lld-22"];
+
+/// A ROCm toolkit folder as `gpu-module-to-binary` expects it
+/// (`amdgcn/bitcode/*.bc`, `llvm/bin/ld.lld`), made of symlinks to Debian's
+/// files: `$TESSEL_ROCM_TOOLKIT` if set, else a folder in the temp dir.
+pub fn toolkit() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("TESSEL_ROCM_TOOLKIT") {
+        return Ok(PathBuf::from(path));
+    }
+    let device_libs = DEVICE_LIBS.iter().map(Path::new).find(|path| path.join("bitcode/ocml.bc").exists())
+        .ok_or("AMDGPU device libraries not found: install Debian's rocm-device-libs")?;
+    let linker = LINKERS.iter().map(Path::new).find(|path| path.exists()).ok_or("ld.lld not found: install lld-22")?;
+    let user = std::env::var("USER").unwrap_or_else(|_| "user".into());
+    let folder = std::env::temp_dir().join(format!("tessel-rocm-toolkit-{user}"));
+    let bin = folder.join("llvm/bin");
+    std::fs::create_dir_all(&bin).map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
+    // Concurrent compilers may race to make the same links: whoever
+    // loses finds them made.
+    for (link, target) in [(folder.join("amdgcn"), device_libs), (bin.join("ld.lld"), linker)] {
+        if std::fs::read_link(&link).ok().as_deref() != Some(target) {
+            let _ = std::fs::remove_file(&link);
+            if let Err(error) = std::os::unix::fs::symlink(target, &link)
+                && std::fs::read_link(&link).ok().as_deref() != Some(target)
+            {
+                return Err(format!("cannot link {} -> {}: {error}", link.display(), target.display()));
+            }
+        }
+    }
+    Ok(folder)
+}

@@ -1,0 +1,105 @@
+// RUN: tessel-opt %s --split-input-file --grid-to-gpu | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --grid-to-gpu --tessel-emulate-gpu > /dev/null
+
+// Programs -> workgroups (the grid folded into x and delinearized), block
+// work -> a strided loop per work-item followed by a barrier, a scalar
+// store on item 0 between barriers, local buffers in the LDS arena.
+// CHECK-LABEL: func.func @programs
+// CHECK: %[[N:.*]] = arith.constant 6 : index
+// CHECK: %[[T:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[N]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[T]], {{.*}}) workgroup(%[[LDS:.*]] : memref<64xi8, #gpu.address_space<workgroup>>)
+// CHECK: %[[IDS:.*]]:2 = affine.delinearize_index %[[BX]] into (2, 3)
+// CHECK: memref.view %[[LDS]][%{{.*}}][] : memref<64xi8, #gpu.address_space<workgroup>> to memref<4x4xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[LOCAL:.*]] = memref.memory_space_cast
+// CHECK: scf.for %[[L:.*]] = %[[TX]] to %{{.*}} step %{{.*}} {
+// CHECK: affine.delinearize_index %[[L]] into
+// CHECK: memref.store %{{.*}}, %[[LOCAL]]
+// CHECK: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TX]], %{{.*}} : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
+func.func @programs(%out: memref<8x12xf32>, %flags: memref<6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f32
+  scf.forall (%i, %j) in (2, 3) {
+    %local = memref.alloc() {alignment = 64 : i64} : memref<4x4xf32>
+    scf.parallel (%a, %b) = (%c0, %c0) to (%c4, %c4) step (%c1, %c1) {
+      memref.store %one, %local[%a, %b] : memref<4x4xf32>
+      scf.reduce
+    }
+    %k = arith.addi %i, %j : index
+    memref.store %one, %flags[%k] : memref<6xf32>
+  }
+  return
+}
+
+// -----
+
+// Buffers too large for LDS go to global scratch, a slice per workgroup;
+// `tessel.num_warps` and `tessel.wave_size` size the workgroup.
+// CHECK-LABEL: func.func @scratch
+// CHECK: %[[SCRATCH:.*]] = gpu.alloc () : memref<262144xi8>
+// CHECK: arith.constant 64 : index
+// CHECK: gpu.launch
+// CHECK-SAME: in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads
+// CHECK: %[[SLICE:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: memref.view %[[SCRATCH]][%{{.*}}][] : memref<262144xi8> to memref<128x256xf32>
+// CHECK: gpu.dealloc %[[SCRATCH]]
+module attributes {tessel.num_warps = 2 : i64, tessel.wave_size = 32 : i64} {
+  func.func @scratch(%out: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1.0 : f32
+    scf.forall (%i) in (2) {
+      %big = memref.alloc() {alignment = 64 : i64} : memref<128x256xf32>
+      scf.parallel (%a, %b) = (%c0, %c0) to (%c128, %c256) step (%c1, %c1) {
+        memref.store %one, %big[%a, %b] : memref<128x256xf32>
+        scf.reduce
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A buffer a loop carries to its next iteration alternates between two
+// slots by the iteration's parity; an ordered grid (no parallel axis) is
+// one workgroup.
+// CHECK-LABEL: func.func @carried
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[LDS:.*]] : memref<192xi8, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %[[STEP:.*]] iter_args
+// CHECK: %[[FROM:.*]] = arith.subi %[[K]], %{{.*}} : index
+// CHECK: arith.divui %[[FROM]], %[[STEP]]
+// CHECK: arith.remui
+// CHECK: memref.view %[[LDS]]
+func.func @carried(%out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %g = %c0 to %c4 step %c1 {
+    %init = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+    %last = scf.for %k = %c0 to %c4 step %c1 iter_args(%previous = %init) -> (memref<16xf32>) {
+      %next = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+      scf.parallel (%a) = (%c0) to (%c16) step (%c1) {
+        %v = memref.load %previous[%a] : memref<16xf32>
+        %w = arith.addf %v, %one : f32
+        memref.store %w, %next[%a] : memref<16xf32>
+        scf.reduce
+      }
+      scf.yield %next : memref<16xf32>
+    }
+    memref.copy %last, %out : memref<16xf32> to memref<16xf32>
+  } {tessel.arbitrary_axis = 0 : i64}
+  return
+}

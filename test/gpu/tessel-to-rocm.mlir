@@ -1,0 +1,121 @@
+// The ROCm pipeline end to end: one code object per module, one kernel per
+// grid call, for each chip; checked structurally (no GPU here).
+// RUN: tessel compile %s --target rocm --chip gfx90a -o %t.gfx90a.hsaco
+// RUN: llvm-readelf --notes %t.gfx90a.hsaco | FileCheck %s --check-prefixes=NOTES,CDNA
+// RUN: tessel compile %s --target rocm --chip gfx942 -o %t.gfx942.hsaco
+// RUN: llvm-readelf --notes %t.gfx942.hsaco | FileCheck %s --check-prefixes=NOTES,CDNA
+// RUN: tessel compile %s --target rocm --chip gfx1100 -o %t.gfx1100.hsaco
+// RUN: llvm-readelf --notes %t.gfx1100.hsaco | FileCheck %s --check-prefixes=NOTES,RDNA
+// RUN: llvm-readelf --file-header %t.gfx942.hsaco | FileCheck %s --check-prefix=HEADER
+// RUN: tessel compile %s --target rocm --chip gfx90a --code-object 4 -o %t.v4.hsaco
+// RUN: llvm-readelf --file-header %t.v4.hsaco | FileCheck %s --check-prefix=V4
+// RUN: llvm-readelf --file-header %t.gfx90a.hsaco | FileCheck %s --check-prefix=V5
+// RUN: tessel compile %s --target rocm --chip gfx90a --code-object 6 -o %t.v6.hsaco
+// RUN: llvm-readelf --file-header %t.v6.hsaco | FileCheck %s --check-prefix=V6
+// RUN: tessel compile %s --target rocm --chip gfx90a --emit asm -o %t.s
+// RUN: FileCheck %s --check-prefix=ASM < %t.s
+// RUN: tessel compile %s --target rocm --chip gfx90a --emit llvm -o %t.ll
+// RUN: FileCheck %s --check-prefix=LLVM < %t.ll
+// RUN: tessel compile %s --target rocm --chip gfx90a --emit mlir -o %t.mlir
+// RUN: FileCheck %s --check-prefix=MLIR < %t.mlir
+// RUN: llvm-objdump -d %t.gfx90a.hsaco | FileCheck %s --check-prefix=DISASSEMBLY
+// RUN: not tessel compile %s --target rocm --emit so -o %t.so 2>&1 | FileCheck %s --check-prefix=NO-SO
+// RUN: not tessel compile %s --target cpu --emit hsaco -o %t.x 2>&1 | FileCheck %s --check-prefix=NO-HSACO
+
+// Both kernels, with three (matmul) and two (scale) pointer arguments;
+// the matmul's blocks divide its arrays (no local buffer, no LDS), scale's
+// partial last block is padded in LDS (input and output, 512 bytes each).
+// NOTES: amdhsa.kernels:
+// NOTES: .args:
+// NOTES-COUNT-3: .value_kind: global_buffer
+// NOTES: .group_segment_fixed_size: 0
+// NOTES: .kernarg_segment_size: 24
+// NOTES: .name: matmul_kernel
+// NOTES: .private_segment_fixed_size: 0
+// NOTES: .sgpr_spill_count: 0
+// NOTES: .vgpr_spill_count: 0
+// CDNA: .wavefront_size: 64
+// RDNA: .wavefront_size: 32
+// NOTES: .args:
+// NOTES-COUNT-2: .value_kind: global_buffer
+// NOTES: .group_segment_fixed_size: 1024
+// NOTES: .kernarg_segment_size: 16
+// NOTES: .name: scale_kernel
+// NOTES: .private_segment_fixed_size: 0
+// NOTES: .sgpr_spill_count: 0
+// NOTES: .vgpr_spill_count: 0
+// NOTES: amdhsa.target: amdgcn-amd-amdhsa--
+
+// HEADER: Class: ELF64
+// HEADER: OS/ABI: AMDGPU - HSA
+// HEADER: Type: DYN
+// HEADER: Machine: EM_AMDGPU
+
+// The ELF ABI version names the code object version (v4: 2, v5: 3, v6: 4).
+// V4: ABI Version: 2
+// V5: ABI Version: 3
+// V6: ABI Version: 4
+
+// ASM: .amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+// ASM: matmul_kernel:
+// ASM: s_barrier
+// ASM: v_fma{{c?}}_f32
+// ASM: scale_kernel:
+
+// LLVM: target triple = "amdgcn-amd-amdhsa"
+// LLVM: define amdgpu_kernel void @matmul_kernel(ptr
+// LLVM: @llvm.fma.f32
+// LLVM: define amdgpu_kernel void @scale_kernel(ptr
+
+// MLIR: gpu.launch_func @matmul_kernel::@matmul_kernel blocks in
+// MLIR: gpu.module @matmul_kernel [#rocdl.target<O = 3, chip = "gfx90a", abi = "500"
+// MLIR: llvm.func @matmul_kernel
+// MLIR-SAME: rocdl.kernel
+// MLIR: llvm.func @scale_kernel
+// MLIR: gpu.launch_func @matmul_kernel::@scale_kernel blocks in
+
+// DISASSEMBLY: <matmul_kernel>:
+// DISASSEMBLY-NOT: scratch_store
+// DISASSEMBLY: <scale_kernel>:
+// DISASSEMBLY-NOT: scratch_store
+
+// NO-SO: tessel: error: --emit so is for --target cpu
+// NO-HSACO: tessel: error: --emit hsaco needs --target rocm
+
+func.func @matmul_kernel(%x: memref<16x16xf32>, %y: memref<16x16xf32>, %z: memref<16x16xf32>) {
+  %k = grid.program_id 2
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %k, %c0 : index
+  scf.if %first {
+    %zeros = arith.constant dense<0.0> : tensor<16x16xf32>
+    block.store %zeros, %z : tensor<16x16xf32>, memref<16x16xf32>
+  }
+  %a = block.load %x : memref<16x16xf32> -> tensor<16x16xf32>
+  %b = block.load %y : memref<16x16xf32> -> tensor<16x16xf32>
+  %acc = block.load %z : memref<16x16xf32> -> tensor<16x16xf32>
+  %c = block.dot %a, %b acc %acc : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  block.store %c, %z : tensor<16x16xf32>, memref<16x16xf32>
+  return
+}
+
+func.func @matmul(%x: memref<64x48xf32>, %y: memref<48x32xf32>, %z: memref<64x32xf32>) {
+  grid.call @matmul_kernel grid [4, 2, 3] ins(%x, %y : memref<64x48xf32>, memref<48x32xf32>) outs(%z : memref<64x32xf32>)
+      in_specs [#grid.block<[16, 16], (i, j, k) -> (i, k)>, #grid.block<[16, 16], (i, j, k) -> (k, j)>]
+      out_specs [#grid.block<[16, 16], (i, j, k) -> (i, j)>]
+      semantics [parallel, parallel, arbitrary]
+  return
+}
+
+func.func @scale_kernel(%x: memref<128xf32>, %o: memref<128xf32>) {
+  %v = block.load %x : memref<128xf32> -> tensor<128xf32>
+  %two = arith.constant dense<2.0> : tensor<128xf32>
+  %r = arith.mulf %v, %two : tensor<128xf32>
+  block.store %r, %o : tensor<128xf32>, memref<128xf32>
+  return
+}
+
+func.func @scale(%x: memref<1000xf32>, %o: memref<1000xf32>) {
+  grid.call @scale_kernel grid [8] ins(%x : memref<1000xf32>) outs(%o : memref<1000xf32>)
+      in_specs [#grid.block<[128], (i) -> (i)>] out_specs [#grid.block<[128], (i) -> (i)>]
+  return
+}
