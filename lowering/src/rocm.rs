@@ -106,6 +106,9 @@ pub fn kernel_stages() -> [(&'static str, &'static [&'static str]); 4] {
         (
             "workgroups",
             &[
+                // Contractions read k-chunks of their operands from LDS.
+                "tessel-lds-stage",
+                "canonicalize",
                 "tessel-copies-to-linalg",
                 "convert-linalg-to-parallel-loops",
                 "canonicalize",

@@ -130,7 +130,11 @@ fn round_up(value: i64, multiple: i64) -> i64 {
 fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, String> {
     let nest_ref = unsafe { OperationRef::from_raw(nest) };
     let mut arena = Arena { slots: Vec::new(), shared_bytes: 0, scratch_bytes: 0 };
-    for (alloc, _) in collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca") {
+    let mut allocs = collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca");
+    // Chunks staged for contractions (tessel-lds-stage) are read most:
+    // they get LDS first.
+    allocs.sort_by_key(|(alloc, _)| !is_staged(*alloc));
+    for (alloc, _) in allocs {
         let memref = unsafe { mlirValueGetType(mlirOperationGetResult(alloc, 0)) };
         if !unsafe { mlirShapedTypeHasStaticShape(memref) } {
             return Err(format!("a local buffer of dynamic shape ({}) cannot live in workgroup memory", print_type(memref)));
@@ -155,6 +159,12 @@ fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, String> {
     }
     arena.scratch_bytes = round_up(arena.scratch_bytes, ALIGNMENT);
     Ok(arena)
+}
+
+/// Is `alloc` a chunk staged by tessel-lds-stage (in its k-chunk loop)?
+fn is_staged(alloc: MlirOperation) -> bool {
+    let parent = unsafe { mlirOperationGetParentOperation(alloc) };
+    RawOp(parent).has(crate::lds_stage::STAGED_LOOP)
 }
 
 /// The loop that yields `alloc`'s buffer to its next iteration, if any.
@@ -303,6 +313,12 @@ fn place_buffer(
     scratch_bytes: i64,
 ) -> Result<(), String> {
     let alloc = placement.alloc;
+    // The arena outlives every buffer in it: no deallocation.
+    for user in crate::ir::users(unsafe { mlirOperationGetResult(alloc, 0) }) {
+        if RawOp(user).name() == "memref.dealloc" {
+            erase(user);
+        }
+    }
     let memref = print_type(unsafe { mlirValueGetType(mlirOperationGetResult(alloc, 0)) });
     // A carried buffer's slot alternates with the iteration's parity.
     let (mut alternate, mut alternate_args) = ("%second = arith.constant 0 : index\n".to_string(), Vec::new());

@@ -17,6 +17,7 @@ mod grid_to_gpu;
 mod grid_to_loops;
 mod grid_verify_specs;
 mod in_place;
+mod lds_stage;
 mod ir;
 mod registry;
 mod template;
@@ -42,6 +43,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &fast_math::PASS,
     &widen_bf16::PASS,
     &contraction_fma::PASS,
+    &lds_stage::PASS,
     &grid_to_gpu::PASS,
     &gather_kernels::PASS,
     &emulate_gpu::PASS,

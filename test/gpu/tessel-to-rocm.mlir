@@ -23,12 +23,13 @@
 // RUN: not tessel compile %s --target cpu --emit hsaco -o %t.x 2>&1 | FileCheck %s --check-prefix=NO-HSACO
 
 // Both kernels, with three (matmul) and two (scale) pointer arguments;
-// the matmul's blocks divide its arrays (no local buffer, no LDS), scale's
-// partial last block is padded in LDS (input and output, 512 bytes each).
+// the matmul stages 16x16 chunks of both operands in LDS (1 KiB each),
+// scale's partial last block is padded in LDS (input and output, 512
+// bytes each).
 // NOTES: amdhsa.kernels:
 // NOTES: .args:
 // NOTES-COUNT-3: .value_kind: global_buffer
-// NOTES: .group_segment_fixed_size: 0
+// NOTES: .group_segment_fixed_size: 2048
 // NOTES: .kernarg_segment_size: 24
 // NOTES: .name: matmul_kernel
 // NOTES: .private_segment_fixed_size: 0
@@ -58,7 +59,9 @@
 
 // ASM: .amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
 // ASM: matmul_kernel:
+// ASM: ds_write
 // ASM: s_barrier
+// ASM: ds_read
 // ASM: v_fma{{c?}}_f32
 // ASM: scale_kernel:
 
