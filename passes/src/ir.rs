@@ -170,3 +170,26 @@ pub fn is_inside(op: MlirOperation, ancestor: MlirOperation) -> bool {
     }
     false
 }
+
+/// The largest divisor of `extent` not above `wanted` (at least 1).
+pub fn fitting(extent: i64, wanted: i64) -> i64 {
+    (1..=wanted.clamp(1, extent.max(1))).rev().find(|size| extent % size == 0).unwrap_or(1)
+}
+
+/// Sets the attribute `name` of `op` to `value : i64`.
+pub fn set_i64_attribute(op: MlirOperation, name: &str, value: i64) {
+    unsafe {
+        let context = mlirOperationGetContext(op);
+        let attribute = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), value);
+        mlirOperationSetAttributeByName(op, melior::StringRef::new(name).to_raw(), attribute);
+    }
+}
+
+/// The index of `key` in `groups`, added if new (ops sharing a schedule
+/// share one transform-script entry).
+pub fn group_of<K: PartialEq>(groups: &mut Vec<K>, key: K) -> usize {
+    groups.iter().position(|known| *known == key).unwrap_or_else(|| {
+        groups.push(key);
+        groups.len() - 1
+    })
+}

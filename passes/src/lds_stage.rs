@@ -11,7 +11,11 @@
 //! loops: copy A and B chunks, barrier, compute, barrier). Each output
 //! still sums over k in order, one fused multiply-add per step.
 
-use crate::{PassDefinition, emit_error, ir::collect_operations, transform};
+use crate::{
+    PassDefinition, emit_error,
+    ir::{collect_operations, fitting, group_of, set_i64_attribute},
+    transform,
+};
 use melior::{
     ir::{OperationRef, operation::OperationLike},
     pass::ExternalPass,
@@ -34,11 +38,6 @@ pub const DEFAULT_LDS_CHUNK: i64 = 16;
 /// Marks the k-chunk loops (grid-to-gpu gives their buffers LDS first).
 pub const STAGED_LOOP: &str = "tessel.lds_chunks";
 
-/// The largest divisor of `extent` not above `wanted`.
-fn fitting(extent: i64, wanted: i64) -> i64 {
-    (1..=wanted.clamp(1, extent.max(1))).rev().find(|size| extent % size == 0).unwrap_or(1)
-}
-
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let settings = RawOp(module.to_raw());
     let wanted = if settings.has(LDS_CHUNK) { settings.integer(LDS_CHUNK) } else { DEFAULT_LDS_CHUNK };
@@ -60,16 +59,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         }
         let rank = unsafe { mlirShapedTypeGetRank(lhs) } as i64;
         let k = unsafe { mlirShapedTypeGetDimSize(lhs, rank as isize - 1) };
-        let key = (rank, fitting(k, wanted));
-        let group = groups.iter().position(|known| *known == key).unwrap_or_else(|| {
-            groups.push(key);
-            groups.len() - 1
-        });
-        unsafe {
-            let context = mlirOperationGetContext(raw);
-            let attribute = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), group as i64);
-            mlirOperationSetAttributeByName(raw, melior::StringRef::new("tessel.stage_group").to_raw(), attribute);
-        }
+        let group = group_of(&mut groups, (rank, fitting(k, wanted)));
+        set_i64_attribute(raw, "tessel.stage_group", group as i64);
     }
     if groups.is_empty() {
         return;

@@ -21,7 +21,7 @@
 //! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
 //! divisors of the block's extents, so every tile is full.
 
-use crate::{PassDefinition, emit_error, ir::{collect_operations, element_bits, element_type, join, print_type}, transform};
+use crate::{PassDefinition, emit_error, ir::{collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute}, transform};
 use melior::{
     ir::{OperationRef, operation::OperationLike},
     pass::ExternalPass,
@@ -50,11 +50,6 @@ fn host_vector_bits() -> i64 {
         }
     }
     128
-}
-
-/// The largest divisor of `extent` that is at most `wanted`.
-fn fitting(extent: i64, wanted: i64) -> i64 {
-    (1..=wanted.clamp(1, extent.max(1))).rev().find(|size| extent % size == 0).unwrap_or(1)
 }
 
 /// The zero of a shaped type's element type, as an attribute.
@@ -96,15 +91,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         }
         let zeros = join(op.operands().iter().map(|&value| zero_of(unsafe { mlirValueGetType(value) })));
         let key = (rank, m, n, zeros);
-        let group = tiles.iter().position(|known| *known == key).unwrap_or_else(|| {
-            tiles.push(key);
-            tiles.len() - 1
-        });
-        unsafe {
-            let context = mlirOperationGetContext(raw);
-            let attribute = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), group as i64);
-            mlirOperationSetAttributeByName(raw, melior::StringRef::new("tessel.tile_group").to_raw(), attribute);
-        }
+        let group = group_of(&mut tiles, key);
+        set_i64_attribute(raw, "tessel.tile_group", group as i64);
     }
     if tiles.is_empty() {
         return;
