@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 libpolly-22-dev
   libomp-22-dev libzstd-dev libz3-dev libxml2-dev cmake ninja-build rocm-device-libs
+  libamdhip64-dev
 )
 
 missing=()

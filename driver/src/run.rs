@@ -55,6 +55,9 @@ pub enum Device {
     /// The ROCm pipeline's GPU kernels, emulated on the CPU (workgroups,
     /// work-items, LDS and barriers).
     RocmEmulated,
+    /// An AMD GPU through HIP (needs the `hip` build feature and a GPU;
+    /// --chip must name it).
+    Hip,
 }
 
 /// Where an argument's initial contents come from.
@@ -178,23 +181,36 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
         (true, Some(copies)) => arrays = copies,
         (_, reference) => {
             let padding = if options.poison || options.check { Padding::Poison } else { Padding::Zero };
-            match options.device {
-                Device::Cpu => {
-                    options.schedule.get().apply(&context, &mut module);
-                    cpu::lower(&context, &mut module, padding)
+            if options.device == Device::Hip {
+                if options.bench {
+                    return Err(message(&"--bench times the CPU devices only"));
                 }
-                Device::RocmEmulated => {
-                    cpu::prepare(&context, &mut module, padding);
-                    tessel_lowering::rocm::lower_emulated(&context, &mut module, &options.gpu.get())
+                cpu::prepare(&context, &mut module, padding);
+                let lowered = tessel_lowering::rocm::compile_for_launch(&context, &mut module, &options.gpu.get(), &options.entry);
+                let (object, program) = lowered.map_err(|error| match error {
+                    cpu::LowerError::Failed => SourceError::Reported,
+                    other => message(&other),
+                })?;
+                tessel_runtime::hip::run(&object, &program, &mut arrays).map_err(|e| message(&e))?;
+            } else {
+                match options.device {
+                    Device::RocmEmulated => {
+                        cpu::prepare(&context, &mut module, padding);
+                        tessel_lowering::rocm::lower_emulated(&context, &mut module, &options.gpu.get())
+                    }
+                    _ => {
+                        options.schedule.get().apply(&context, &mut module);
+                        cpu::lower(&context, &mut module, padding)
+                    }
                 }
+                .map_err(|_| SourceError::Reported)?;
+                let compiled = Jit::new(&module, 3).map_err(|e| message(&e))?;
+                compiled.call(&options.entry, &mut arrays).map_err(|e| message(&e))?;
+                jit = Some(compiled);
             }
-            .map_err(|_| SourceError::Reported)?;
-            let compiled = Jit::new(&module, 3).map_err(|e| message(&e))?;
-            compiled.call(&options.entry, &mut arrays).map_err(|e| message(&e))?;
             if let Some(reference) = reference {
                 compare(&arrays, &reference).map_err(|e| message(&format!("--check: {e}")))?;
             }
-            jit = Some(compiled);
         }
     }
     drop(diagnostics);

@@ -199,23 +199,91 @@ fn mutations_never_crash(path: &Path, source: String) -> datatest_stable::Result
 }
 
 /// The end-to-end RUN lines that run compiled code (not the interpreter,
-/// not a device of their own), on the emulated GPU: same CHECK lines, so
-/// the GPU kernels must print exactly what the CPU's do.
-fn emulated_gpu(path: &Path, source: String) -> datatest_stable::Result<()> {
+/// not a device of their own), on `device`: same CHECK lines, so the GPU
+/// kernels must print exactly what the CPU's do. `Ok(false)`: the device
+/// is not there (`skip` recognizes its error).
+fn on_device(path: &Path, source: &str, device: &str, skip: &[&str]) -> datatest_stable::Result<bool> {
     let root = repo_root();
     let relative = std::fs::canonicalize(path)?.strip_prefix(&root)?.display().to_string();
-    let temp = std::env::temp_dir().join("tessel-lit-emulated").join(relative.replace('/', "_"));
+    let temp = std::env::temp_dir().join(format!("tessel-lit-{device}")).join(relative.replace('/', "_"));
     std::fs::create_dir_all(temp.parent().unwrap())?;
-    let runs = run_lines(&source)
+    let runs = run_lines(source)
         .into_iter()
         .filter(|command| command.contains("tessel run ") && !command.contains("--interpret") && !command.contains("--device"));
     for command in runs {
-        let emulated = command.replace("tessel run ", "tessel run --device rocm-emulated ");
-        let full = substitute(&emulated, &relative, &temp);
+        let on_device = command.replace("tessel run ", &format!("tessel run --device {device} "));
+        let full = substitute(&on_device, &relative, &temp);
         let output = bash(&full);
-        if !output.status.success() {
-            return Err(failure(&format!("{relative} on the emulated GPU"), &full, &output).into());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if skip.iter().any(|reason| stderr.contains(reason)) {
+            return Ok(false);
         }
+        if !output.status.success() {
+            return Err(failure(&format!("{relative} on {device}"), &full, &output).into());
+        }
+    }
+    Ok(true)
+}
+
+fn emulated_gpu(path: &Path, source: String) -> datatest_stable::Result<()> {
+    on_device(path, &source, "rocm-emulated", &[]).map(|_| ())
+}
+
+/// The same on a real AMD GPU through HIP; skipped, with a message, where
+/// there is none (or the `hip` feature is off).
+fn hip_gpu(path: &Path, source: String) -> datatest_stable::Result<()> {
+    let reasons = ["no AMD GPU available", "built without the `hip` feature"];
+    if !on_device(path, &source, "hip", &reasons)? {
+        eprintln!("hip_gpu::{}: skipped: no AMD GPU here (or built without --features hip)", path.display());
+    }
+    Ok(())
+}
+
+/// What the HIP launcher would run for test/gpu/tessel-to-rocm.mlir (the
+/// launcher itself needs a GPU; its inputs are checked here).
+fn host_program(path: &Path, _source: String) -> datatest_stable::Result<()> {
+    use tessel_runtime::hip::{Launch, LaunchArg};
+    tessel_lowering::register_everything();
+    let context = tessel_dialects::create_context();
+    let text = std::fs::read_to_string(path)?;
+    let options = tessel_lowering::rocm::RocmOptions::default();
+    let launches_of = |text: &str, entry: &str| -> datatest_stable::Result<_> {
+        let mut module = melior::ir::Module::parse(&context, text).ok_or("the test file parses")?;
+        let (object, program) = tessel_lowering::rocm::compile_for_launch(&context, &mut module, &options, entry)
+            .map_err(|error| error.to_string())?;
+        if !object.starts_with(b"\x7fELF") {
+            return Err("the code object is not an ELF file".into());
+        }
+        Ok(program)
+    };
+    let launches = |entry: &str| launches_of(&text, entry);
+    let matmul = launches("matmul")?;
+    let expected = Launch {
+        kernel: "matmul_kernel".into(),
+        grid: [8, 1, 1],
+        workgroup: [256, 1, 1],
+        args: vec![LaunchArg::Array(0), LaunchArg::Array(1), LaunchArg::Array(2)],
+    };
+    if matmul.launches != [expected] || !matmul.scratch.is_empty() {
+        return Err(format!("@matmul's host program: {matmul:?}").into());
+    }
+    let scale = launches("scale")?;
+    let expected = Launch {
+        kernel: "scale_kernel".into(),
+        grid: [8, 1, 1],
+        workgroup: [256, 1, 1],
+        args: vec![LaunchArg::Array(0), LaunchArg::Array(1)],
+    };
+    if scale.launches != [expected] {
+        return Err(format!("@scale's host program: {scale:?}").into());
+    }
+    // Softmax's 8x4096 f32 temporary (128 KiB) does not fit LDS: global
+    // scratch, a slice per program (512 of them), passed to the kernel.
+    let softmax_text = std::fs::read_to_string(repo_root().join("examples/softmax_4096.mlir"))?;
+    let softmax = launches_of(&softmax_text, "softmax_4096")?;
+    let args = softmax.launches.first().map(|launch| launch.args.clone()).unwrap_or_default();
+    if softmax.scratch != [131072 * 512] || args != [LaunchArg::Array(0), LaunchArg::Array(1), LaunchArg::Scratch(0)] {
+        return Err(format!("@softmax_4096's host program: {softmax:?}").into());
     }
     Ok(())
 }
@@ -223,6 +291,8 @@ fn emulated_gpu(path: &Path, source: String) -> datatest_stable::Result<()> {
 datatest_stable::harness! {
     { test = lit, root = "../test", pattern = r"\.mlir$" },
     { test = emulated_gpu, root = "../test/e2e", pattern = r"\.mlir$" },
+    { test = hip_gpu, root = "../test/e2e", pattern = r"\.mlir$" },
+    { test = host_program, root = "../test/gpu", pattern = r"tessel-to-rocm\.mlir$" },
     { test = mutations_never_crash, root = "../test", pattern = r"\.mlir$" },
     { test = differential::differential, root = "../test/differential", pattern = r"\.toml$" },
     { test = accuracy::accuracy, root = "../test/accuracy", pattern = r"\.toml$" },

@@ -14,6 +14,7 @@ use melior::{
 use mlir_sys::*;
 use std::path::{Path, PathBuf};
 use tessel_dialects::RawOp;
+use tessel_runtime::hip::{HostProgram, Launch, LaunchArg};
 
 /// The AMD GPUs Tessel compiles for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -213,6 +214,76 @@ pub fn compile(context: &Context, module: &mut Module, options: &RocmOptions, ou
         return Ok(text.into_bytes());
     }
     Ok(object)
+}
+
+/// Compiles `module` to a code object and reads what the host does in
+/// `entry` (scratch allocations and launches), for the HIP launcher.
+pub fn compile_for_launch(
+    context: &Context,
+    module: &mut Module,
+    options: &RocmOptions,
+    entry: &str,
+) -> Result<(Vec<u8>, HostProgram), LowerError> {
+    let object = compile(context, module, options, Output::CodeObject)?;
+    let program = host_program(module, entry).map_err(LowerError::Pipeline)?;
+    Ok((object, program))
+}
+
+fn constant_u32(value: MlirValue) -> Result<u32, String> {
+    let attribute = tessel_passes::constant_value(value).ok_or("launch sizes must be constants")?;
+    Ok(unsafe { mlirIntegerAttrGetValueInt(attribute) } as u32)
+}
+
+/// The launches and scratch buffers of the lowered host function `entry`.
+pub fn host_program(module: &Module, entry: &str) -> Result<HostProgram, String> {
+    let function = tessel_dialects::find_symbol(module.as_operation().to_raw(), entry)
+        .ok_or_else(|| format!("no function @{entry}"))?;
+    let body = RawOp(function).region_block(0);
+    let arguments: Vec<MlirValue> = unsafe { (0..mlirBlockGetNumArguments(body)).map(|i| mlirBlockGetArgument(body, i)).collect() };
+    let mut program = HostProgram::default();
+    let mut scratch: Vec<MlirValue> = Vec::new();
+    let mut op = unsafe { mlirBlockGetFirstOperation(body) };
+    while !op.ptr.is_null() {
+        let raw = RawOp(op);
+        match raw.name().as_str() {
+            "arith.constant" | "gpu.dealloc" | "func.return" => {}
+            "gpu.alloc" => {
+                let memref = unsafe { mlirValueGetType(raw.results()[0]) };
+                let bytes = unsafe { mlirShapedTypeGetDimSize(memref, 0) };
+                program.scratch.push(bytes as usize);
+                scratch.push(raw.results()[0]);
+            }
+            "gpu.launch_func" => {
+                // asyncDependencies, grid x y z, block x y z, cluster x y z,
+                // dynamic shared memory, kernel operands, async object.
+                let segments = raw.segments();
+                let operands = raw.operands();
+                let start = |group: usize| segments[..group].iter().sum::<usize>();
+                let size = |group: usize| constant_u32(operands[start(group)]);
+                let grid = [size(1)?, size(2)?, size(3)?];
+                let workgroup = [size(4)?, size(5)?, size(6)?];
+                let kernel_operands = &operands[start(11)..start(11) + segments[11]];
+                let args = kernel_operands
+                    .iter()
+                    .map(|value| {
+                        if let Some(index) = arguments.iter().position(|argument| argument.ptr == value.ptr) {
+                            Ok(LaunchArg::Array(index))
+                        } else if let Some(index) = scratch.iter().position(|buffer| buffer.ptr == value.ptr) {
+                            Ok(LaunchArg::Scratch(index))
+                        } else {
+                            Err("a kernel argument is neither an array nor scratch".to_string())
+                        }
+                    })
+                    .collect::<Result<_, _>>()?;
+                let kernel = unsafe { melior::ir::Attribute::from_raw(raw.attribute("kernel")) }.to_string();
+                let kernel = kernel.rsplit("::@").next().unwrap_or("").trim_start_matches('@').to_string();
+                program.launches.push(Launch { kernel, grid, workgroup, args });
+            }
+            other => return Err(format!("the HIP launcher does not run host operation '{other}'")),
+        }
+        op = unsafe { mlirOperationGetNextInBlock(op) };
+    }
+    Ok(program)
 }
 
 /// The contents of the (single) `gpu.binary`'s object.

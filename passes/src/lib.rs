@@ -29,6 +29,7 @@ mod widen_bf16;
 
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
+pub use ir::constant_value;
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 
 /// Every Tessel pass, in pipeline order.

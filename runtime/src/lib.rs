@@ -1,7 +1,9 @@
 //! Host buffers (`.npy` in and out, random and zero fills), numpy-style
-//! printing, and calling JIT-compiled kernels on them.
+//! printing, and calling JIT-compiled kernels on them (on the CPU, or on
+//! an AMD GPU through HIP with the `hip` feature).
 
 mod array;
+pub mod hip;
 pub mod interpret;
 mod jit;
 mod print;

@@ -1,0 +1,166 @@
+//! Running ROCm code objects on an AMD GPU through HIP (`tessel run
+//! --device hip`; cargo feature `hip`, which links libamdhip64).
+//!
+//! What the host does around the kernels is described by a [`HostProgram`]
+//! (read off the lowered host function by `tessel_lowering::rocm`): the
+//! scratch buffers to allocate and the launches, in order, with their
+//! grid, workgroup size and arguments. The launcher copies the arrays to
+//! the device, runs the launches and copies every array back.
+
+/// A kernel argument: one of the entry function's arrays, or a scratch
+/// buffer of the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaunchArg {
+    Array(usize),
+    Scratch(usize),
+}
+
+/// One `gpu.launch_func`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The kernel's symbol in the code object.
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub workgroup: [u32; 3],
+    /// Bare device pointers, in order (the kernels' calling convention).
+    pub args: Vec<LaunchArg>,
+}
+
+/// The host side of an entry function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostProgram {
+    /// Bytes of each scratch buffer.
+    pub scratch: Vec<usize>,
+    pub launches: Vec<Launch>,
+}
+
+/// Why the GPU could not run the program.
+#[derive(Debug, thiserror::Error)]
+pub enum HipError {
+    #[error("this tessel was built without the `hip` feature (cargo build --features hip)")]
+    NotBuilt,
+    #[error("no AMD GPU available: {0}")]
+    NoDevice(String),
+    #[error("HIP: {call} failed: {message}")]
+    Call { call: &'static str, message: String },
+}
+
+#[cfg(not(feature = "hip"))]
+pub fn device_count() -> Result<usize, HipError> {
+    Err(HipError::NotBuilt)
+}
+
+#[cfg(not(feature = "hip"))]
+pub fn run(_code_object: &[u8], _program: &HostProgram, _arrays: &mut [crate::HostArray]) -> Result<(), HipError> {
+    Err(HipError::NotBuilt)
+}
+
+#[cfg(feature = "hip")]
+pub use launcher::{device_count, run};
+
+#[cfg(feature = "hip")]
+mod launcher {
+    use super::{HipError, HostProgram, LaunchArg};
+    use crate::HostArray;
+    use hip_sys::hiprt::*;
+    use std::ffi::{CStr, CString, c_void};
+
+    fn check(call: &'static str, status: hipError_t) -> Result<(), HipError> {
+        if status == hipError_t::hipSuccess {
+            return Ok(());
+        }
+        let message = unsafe { CStr::from_ptr(hipGetErrorString(status)) }.to_string_lossy().into_owned();
+        Err(HipError::Call { call, message })
+    }
+
+    /// AMD GPUs HIP sees (an error when the runtime finds none).
+    pub fn device_count() -> Result<usize, HipError> {
+        let mut count = 0;
+        let status = unsafe { hipInit(0) };
+        if status != hipError_t::hipSuccess {
+            let message = unsafe { CStr::from_ptr(hipGetErrorString(status)) }.to_string_lossy().into_owned();
+            return Err(HipError::NoDevice(message));
+        }
+        check("hipGetDeviceCount", unsafe { hipGetDeviceCount(&mut count) }).map_err(|e| HipError::NoDevice(e.to_string()))?;
+        if count < 1 {
+            return Err(HipError::NoDevice("hipGetDeviceCount found none".into()));
+        }
+        Ok(count as usize)
+    }
+
+    /// Device memory freed on drop.
+    struct DeviceBuffer(*mut c_void);
+
+    impl DeviceBuffer {
+        fn new(bytes: usize) -> Result<Self, HipError> {
+            let mut pointer = std::ptr::null_mut();
+            check("hipMalloc", unsafe { hipMalloc(&mut pointer, bytes.max(1)) })?;
+            Ok(DeviceBuffer(pointer))
+        }
+    }
+
+    impl Drop for DeviceBuffer {
+        fn drop(&mut self) {
+            unsafe { hipFree(self.0) };
+        }
+    }
+
+    /// Loads `code_object`, runs `program` on `arrays` (copied in, and
+    /// back out after the last launch).
+    pub fn run(code_object: &[u8], program: &HostProgram, arrays: &mut [HostArray]) -> Result<(), HipError> {
+        device_count()?;
+        let mut module: hipModule_t = std::ptr::null_mut();
+        check("hipModuleLoadData", unsafe { hipModuleLoadData(&mut module, code_object.as_ptr() as *const c_void) })?;
+        let result = (|| {
+            let mut buffers = Vec::new();
+            for array in arrays.iter() {
+                let buffer = DeviceBuffer::new(array.bytes().len())?;
+                let bytes = array.bytes();
+                check("hipMemcpy", unsafe {
+                    hipMemcpy(buffer.0, bytes.as_ptr() as *const c_void, bytes.len(), hipMemcpyKind::hipMemcpyHostToDevice)
+                })?;
+                buffers.push(buffer);
+            }
+            let scratch: Vec<DeviceBuffer> = program.scratch.iter().map(|&bytes| DeviceBuffer::new(bytes)).collect::<Result<_, _>>()?;
+            for launch in &program.launches {
+                let name = CString::new(launch.kernel.as_str()).expect("kernel names have no NUL");
+                let mut function: hipFunction_t = std::ptr::null_mut();
+                check("hipModuleGetFunction", unsafe { hipModuleGetFunction(&mut function, module, name.as_ptr()) })?;
+                // Kernel arguments: one bare pointer each, packed as the
+                // kernarg segment lays them out.
+                let mut pointers: Vec<u64> = launch
+                    .args
+                    .iter()
+                    .map(|arg| match *arg {
+                        LaunchArg::Array(index) => buffers[index].0 as u64,
+                        LaunchArg::Scratch(index) => scratch[index].0 as u64,
+                    })
+                    .collect();
+                let mut size = pointers.len() * 8;
+                // HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END.
+                let mut extra = [
+                    1 as *mut c_void,
+                    pointers.as_mut_ptr() as *mut c_void,
+                    2 as *mut c_void,
+                    &mut size as *mut usize as *mut c_void,
+                    3 as *mut c_void,
+                ];
+                let [gx, gy, gz] = launch.grid;
+                let [bx, by, bz] = launch.workgroup;
+                check("hipModuleLaunchKernel", unsafe {
+                    hipModuleLaunchKernel(function, gx, gy, gz, bx, by, bz, 0, std::ptr::null_mut(), std::ptr::null_mut(), extra.as_mut_ptr())
+                })?;
+            }
+            check("hipDeviceSynchronize", unsafe { hipDeviceSynchronize() })?;
+            for (array, buffer) in arrays.iter_mut().zip(&buffers) {
+                let bytes = array.bytes_mut();
+                check("hipMemcpy", unsafe {
+                    hipMemcpy(bytes.as_mut_ptr() as *mut c_void, buffer.0, bytes.len(), hipMemcpyKind::hipMemcpyDeviceToHost)
+                })?;
+            }
+            Ok(())
+        })();
+        unsafe { hipModuleUnload(module) };
+        result
+    }
+}
