@@ -96,6 +96,9 @@ pub fn kernel_stages() -> [(&'static str, &'static [&'static str]); 4] {
                 "canonicalize",
                 "cse",
                 "linalg-fuse-elementwise-ops",
+                // Reductions shared by the work-items (partials in LDS).
+                "tessel-split-reductions",
+                "canonicalize",
             ],
         ),
         (

@@ -20,6 +20,7 @@ mod in_place;
 mod lds_stage;
 mod ir;
 mod registry;
+mod split_reductions;
 mod template;
 mod tessel_pipeline;
 mod tessel_tile;
@@ -44,6 +45,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &fast_math::PASS,
     &widen_bf16::PASS,
     &contraction_fma::PASS,
+    &split_reductions::PASS,
     &lds_stage::PASS,
     &grid_to_gpu::PASS,
     &gather_kernels::PASS,
