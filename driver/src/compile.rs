@@ -86,7 +86,8 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
         })?;
         return std::fs::write(&options.output, bytes).map_err(|e| failed(&e));
     }
-    options.schedule.get().apply(&context, &mut module);
+    let module_text = module.as_operation().to_string();
+    options.schedule.resolve(&module_text).apply(&context, &mut module);
     cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
     let artifact = match options.emit.unwrap_or(Emit::Obj) {
         Emit::Hsaco => return Err(SourceError::Message("tessel: error: --emit hsaco needs --target rocm".into())),

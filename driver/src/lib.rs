@@ -7,6 +7,7 @@ pub mod compile;
 pub mod opt;
 pub mod run;
 pub mod source;
+pub mod tune;
 
 /// Schedule knobs shared by `tessel run` and `tessel compile`.
 #[derive(clap::Args, Debug, Default)]
@@ -19,11 +20,45 @@ pub struct ScheduleOptions {
     /// blocks of step k + N - 1 (default 1: no software pipelining).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=8))]
     num_stages: Option<i64>,
+    /// k steps per cache block of contractions (default: all of k at once).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
+    k_chunk: Option<i64>,
+    /// Ignore schedules `tessel tune` cached for this kernel.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 impl ScheduleOptions {
-    pub fn get(&self) -> tessel_lowering::cpu::Schedule {
-        tessel_lowering::cpu::Schedule { register_tile: self.register_tile, num_stages: self.num_stages }
+    /// The knobs given on the command line, else the schedule `tessel tune`
+    /// cached for `module_text` (the module as parsed and printed), else
+    /// the defaults. Says on stderr when it uses the cache (or ignores a
+    /// corrupt entry).
+    pub fn resolve(&self, module_text: &str) -> tessel_lowering::cpu::Schedule {
+        let explicit = tessel_lowering::cpu::Schedule {
+            register_tile: self.register_tile,
+            num_stages: self.num_stages,
+            k_chunk: self.k_chunk,
+        };
+        if explicit != tessel_lowering::cpu::Schedule::default() || self.no_cache {
+            return explicit;
+        }
+        match tessel_tuner::cached_schedule(module_text, &tessel_tuner::cache::default_dir()) {
+            Ok(Some(tuned)) => {
+                let [rows, columns] = tuned.register_tile;
+                eprintln!(
+                    "tessel: note: using the tuned schedule from the cache (register tile {rows}x{columns}, \
+                     {} stage(s), k chunk {})",
+                    tuned.num_stages,
+                    if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "all".into() }
+                );
+                tuned.to_lowering()
+            }
+            Ok(None) => explicit,
+            Err(warning) => {
+                eprintln!("tessel: warning: {warning}");
+                explicit
+            }
+        }
     }
 }
 

@@ -147,6 +147,8 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     let context = tessel_dialects::create_context();
     let file = options.file.display().to_string();
     let (mut module, diagnostics) = parse_file(&context, &options.file)?;
+    // What the tuner's cache knows the kernel by: the module as parsed.
+    let module_text = module.as_operation().to_string();
     let signature = signature(&module, &options.entry, &file)?;
 
     let mut arrays: Vec<HostArray> =
@@ -199,7 +201,7 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                         tessel_lowering::rocm::lower_emulated(&context, &mut module, &options.gpu.get())
                     }
                     _ => {
-                        options.schedule.get().apply(&context, &mut module);
+                        options.schedule.resolve(&module_text).apply(&context, &mut module);
                         cpu::lower(&context, &mut module, padding)
                     }
                 }
@@ -209,7 +211,8 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                 jit = Some(compiled);
             }
             if let Some(reference) = reference {
-                compare(&arrays, &reference).map_err(|e| message(&format!("--check: {e}")))?;
+                tessel_runtime::compare(&arrays, &reference, "compiled", "interpreter")
+                    .map_err(|e| message(&format!("--check: {e}")))?;
             }
         }
     }
@@ -233,32 +236,6 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     }
     if let (true, Some(jit)) = (options.bench, &jit) {
         bench(jit, &options.entry, &mut arrays)?;
-    }
-    Ok(())
-}
-
-/// Compares compiled results with the interpreter's: integers exactly,
-/// floats to a tolerance of their precision (NaN equals NaN).
-fn compare(compiled: &[HostArray], reference: &[HostArray]) -> Result<(), String> {
-    for (index, (a, b)) in compiled.iter().zip(reference).enumerate() {
-        let tolerance = match a.element {
-            ElementType::F64 => 1e-12,
-            ElementType::F32 => 1e-5,
-            ElementType::F16 => 1e-2,
-            ElementType::BF16 => 2e-2,
-            _ => 0.0,
-        };
-        for i in 0..a.len() {
-            let (x, y) = (a.get(i), b.get(i));
-            let same = if a.element.is_float() {
-                (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= tolerance * y.abs().max(1.0)
-            } else {
-                a.get_int(i) == b.get_int(i)
-            };
-            if !same {
-                return Err(format!("argument #{index} differs at element {i}: compiled {x}, interpreter {y}"));
-            }
-        }
     }
     Ok(())
 }

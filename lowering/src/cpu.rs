@@ -139,6 +139,8 @@ pub struct Schedule {
     pub register_tile: Option<(i64, i64)>,
     /// Blocks in flight along arbitrary axes (`tessel-pipeline`; 1: none).
     pub num_stages: Option<i64>,
+    /// k steps per cache block of a contraction (`tessel-tile`; none: all).
+    pub k_chunk: Option<i64>,
 }
 
 impl Schedule {
@@ -149,9 +151,11 @@ impl Schedule {
             let attribute = Attribute::parse(context, &text).expect("a dense i64 array");
             module.as_operation_mut().set_attribute("tessel.register_tile", attribute);
         }
-        if let Some(stages) = self.num_stages {
-            let attribute = Attribute::parse(context, &format!("{stages} : i64")).expect("an integer");
-            module.as_operation_mut().set_attribute("tessel.num_stages", attribute);
+        for (name, value) in [("tessel.num_stages", self.num_stages), ("tessel.k_chunk", self.k_chunk)] {
+            if let Some(value) = value {
+                let attribute = Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
+                module.as_operation_mut().set_attribute(name, attribute);
+            }
         }
     }
 }

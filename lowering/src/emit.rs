@@ -60,6 +60,12 @@ unsafe extern "C" {
     fn LLVMParseBitcodeInContext2(context: Handle, buffer: Handle, module: *mut Handle) -> i32;
 }
 
+/// The host CPU's name and features as LLVM sees them (what host code is
+/// compiled for; part of the tuner's cache key).
+pub fn host_cpu() -> (String, String) {
+    unsafe { (message(LLVMGetHostCPUName()), message(LLVMGetHostCPUFeatures())) }
+}
+
 /// LLVM bitcode as textual LLVM IR.
 pub fn bitcode_to_text(bitcode: &[u8]) -> Result<String, EmitError> {
     unsafe {

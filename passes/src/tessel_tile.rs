@@ -20,6 +20,11 @@
 //! `tessel.register_tile = array<i64: M, N>` overrides it (the tuner's
 //! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
 //! divisors of the block's extents, so every tile is full.
+//!
+//! `tessel.k_chunk = N : i64` (the tuner's cache-blocking knob) first
+//! splits k into chunks of N steps (shrunk to a divisor of k), outermost,
+//! so the packed B panel is N x tile_n and can stay in L1; each output
+//! still accumulates over k in order, chunk after chunk.
 
 use crate::{PassDefinition, emit_error, ir::{collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute}, transform};
 use melior::{
@@ -39,7 +44,8 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 /// Vector registers' width in bits on the host.
-fn host_vector_bits() -> i64 {
+/// Bits of the host's widest vector registers (default register tiles).
+pub fn host_vector_bits() -> i64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -66,8 +72,14 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         pass.signal_failure();
         return;
     }
+    let k_chunk = RawOp(module.to_raw()).integer("tessel.k_chunk");
+    if k_chunk < 0 {
+        emit_error(module.location(), "tessel-tile: tessel.k_chunk must be a positive integer");
+        pass.signal_failure();
+        return;
+    }
     // Groups of contractions tiled alike: (rank, tile rows, tile columns,
-    // operand zeros); the tile and the group are marked on each op.
+    // operand zeros, k chunk); the tile and the group are marked on each op.
     let mut tiles = Vec::new();
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
         let op = RawOp(raw);
@@ -90,7 +102,11 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             mlirOperationSetAttributeByName(raw, melior::StringRef::new("tessel.register_tile").to_raw(), attribute);
         }
         let zeros = join(op.operands().iter().map(|&value| zero_of(unsafe { mlirValueGetType(value) })));
-        let key = (rank, m, n, zeros);
+        let lhs = unsafe { mlirValueGetType(op.operands()[0]) };
+        let depth = unsafe { mlirShapedTypeGetDimSize(lhs, mlirShapedTypeGetRank(lhs) as isize - 1) };
+        // 0: k in one piece.
+        let chunk = if k_chunk > 0 && fitting(depth, k_chunk) < depth { fitting(depth, k_chunk) } else { 0 };
+        let key = (rank, m, n, zeros, chunk);
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
     }
@@ -98,7 +114,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         return;
     }
     let mut body = String::new();
-    for (index, (rank, m, n, zeros)) in tiles.iter().enumerate() {
+    for (index, (rank, m, n, zeros, chunk)) in tiles.iter().enumerate() {
         // Tile sizes over the contraction's loops (batch,) i, j, k.
         let sizes = |batch: &str, i: i64, j: i64, k: i64| {
             if *rank == 3 { format!("{batch}, {i}, {j}, {k}") } else { format!("{i}, {j}, {k}") }
@@ -113,10 +129,25 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         };
         write!(
             body,
-            "%dots{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \
+            "%matched{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \
              attributes{{tessel.contraction, tessel.tile_group = {index} : i64}} in %root \
-             : ({any}) -> {any}\n\
-             %panel{index}, %columns{index} = transform.structured.tile_using_for %dots{index} tile_sizes [{panel}] \
+             : ({any}) -> {any}\n"
+        )
+        .unwrap();
+        if *chunk > 0 {
+            write!(
+                body,
+                "%dots{index}, %chunks{index} = transform.structured.tile_using_for %matched{index} \
+                 tile_sizes [{}] : ({any}) -> ({any}, {any})\n",
+                sizes("0", 0, 0, *chunk)
+            )
+            .unwrap();
+        } else {
+            writeln!(body, "%dots{index} = transform.cast %matched{index} : {any} to {any}").unwrap();
+        }
+        write!(
+            body,
+            "%panel{index}, %columns{index} = transform.structured.tile_using_for %dots{index} tile_sizes [{panel}] \
              : ({any}) -> ({any}, {any})\n\
              %packed{index}, %pad{index}, %copy{index} = transform.structured.pad %panel{index} {{\
              padding_values = [{zeros}], padding_dimensions = [{dims}], nofold_flags = [0, 1, 0], \

@@ -267,3 +267,30 @@ impl HostArray {
 fn le_bytes<T, const N: usize>(values: std::io::Result<Vec<T>>, to_bytes: impl Fn(T) -> [u8; N]) -> std::io::Result<Vec<u8>> {
     Ok(values?.into_iter().flat_map(to_bytes).collect())
 }
+
+/// Compares two runs' arrays: integers exactly, floats to a tolerance of
+/// their precision (NaN equals NaN). The error names the first difference,
+/// calling the runs `ours` and `theirs`.
+pub fn compare(computed: &[HostArray], reference: &[HostArray], ours: &str, theirs: &str) -> Result<(), String> {
+    for (index, (a, b)) in computed.iter().zip(reference).enumerate() {
+        let tolerance = match a.element {
+            ElementType::F64 => 1e-12,
+            ElementType::F32 => 1e-5,
+            ElementType::F16 => 1e-2,
+            ElementType::BF16 => 2e-2,
+            _ => 0.0,
+        };
+        for i in 0..a.len() {
+            let (x, y) = (a.get(i), b.get(i));
+            let same = if a.element.is_float() {
+                (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= tolerance * y.abs().max(1.0)
+            } else {
+                a.get_int(i) == b.get_int(i)
+            };
+            if !same {
+                return Err(format!("argument #{index} differs at element {i}: {ours} {x}, {theirs} {y}"));
+            }
+        }
+    }
+    Ok(())
+}

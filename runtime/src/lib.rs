@@ -8,6 +8,6 @@ pub mod interpret;
 mod jit;
 mod print;
 
-pub use array::{ArrayError, ElementType, HostArray};
+pub use array::{ArrayError, ElementType, HostArray, compare};
 pub use jit::{Jit, JitError};
 pub use print::format_numpy;

@@ -2,13 +2,235 @@
 //! schedule, every action applicable to every schedule in the beam gives a
 //! candidate; candidates are measured, the `width` fastest form the next
 //! beam, and the search stops when a round finds nothing faster than the
-//! best so far. Generic over the schedule type, the actions (`neighbours`)
-//! and the measurement (`cost`), so the search is tested with deterministic
-//! cost models; the compile-and-time measurement, the CLI and the cache
-//! build on it (the BEAM tuner issue).
+//! best so far (or the budget is spent). `beam_search` is generic over the
+//! schedule type, the actions (`neighbours`) and the measurement (`cost`),
+//! so the search is tested with deterministic cost models; [`tune`] runs
+//! it over the CPU schedule space (`space`) with real measurements
+//! (`measure`: parallel compiles, serial timing, a correctness guard) and
+//! keeps the winner in the on-disk cache (`cache`), which `tessel run` and
+//! `tessel compile` consult ([`cached_schedule`]).
+
+pub mod cache;
+pub mod measure;
+pub mod space;
 
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::time::{Duration, Instant};
+
+pub use cache::{Cache, Entry, Lookup};
+pub use measure::Outcome;
+pub use space::CpuSchedule;
+use tessel_runtime::HostArray;
+
+/// How to tune.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    /// Wall-clock budget of the search (compiles and timing).
+    pub budget: Duration,
+    /// BEAM width.
+    pub beam: usize,
+    /// Read and write the cache.
+    pub use_cache: bool,
+    pub cache_dir: std::path::PathBuf,
+    /// A candidate that takes longer to compile is dropped.
+    pub compile_timeout: Duration,
+}
+
+impl Default for TuneOptions {
+    fn default() -> Self {
+        TuneOptions {
+            budget: Duration::from_secs(40),
+            beam: 4,
+            use_cache: true,
+            cache_dir: cache::default_dir(),
+            compile_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What tuning found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuned {
+    pub default_s: f64,
+    pub best_s: f64,
+    /// Candidates measured (the default included).
+    pub candidates: usize,
+    /// Answered from the cache.
+    pub cached: bool,
+    pub best: CpuSchedule,
+    /// Things worth telling the user (an ignored corrupt cache entry, a
+    /// cache that could not be written).
+    pub warnings: Vec<String>,
+}
+
+impl Tuned {
+    /// The JSON line `tessel tune` prints last.
+    pub fn json(&self) -> String {
+        let [rows, columns] = self.best.register_tile;
+        format!(
+            "{{\"default_s\": {:e}, \"best_s\": {:e}, \"candidates\": {}, \"cached\": {}, \
+             \"best\": {{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}}}}}",
+            self.default_s, self.best_s, self.candidates, self.cached, self.best.num_stages, self.best.k_chunk
+        )
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TuneError {
+    #[error("the default schedule failed: {0}")]
+    DefaultFailed(String),
+}
+
+/// Turns of re-timing the default and the finalists.
+const CONFIRM_ROUNDS: usize = 4;
+/// The search's best few that are re-timed against the default.
+const FINALISTS: usize = 3;
+
+/// One measured candidate, for progress reports.
+pub struct Progress<'a> {
+    pub schedule: CpuSchedule,
+    pub outcome: &'a Outcome,
+    pub best_s: f64,
+    pub measured: usize,
+    pub elapsed: Duration,
+}
+
+/// Tunes `entry` of `module_text` (the module as MLIR prints it) for this
+/// CPU, calling it on `inputs`; answers from the cache when it can.
+pub fn tune(
+    module_text: &str,
+    entry: &str,
+    inputs: Vec<HostArray>,
+    options: &TuneOptions,
+    mut progress: impl FnMut(Progress),
+) -> Result<Tuned, TuneError> {
+    let cache = Cache::new(&options.cache_dir);
+    let key = cache::key(module_text, "cpu");
+    let mut warnings = Vec::new();
+    if options.use_cache {
+        match cache.get(&key) {
+            Lookup::Hit(found) => {
+                return Ok(Tuned {
+                    default_s: found.default_s,
+                    best_s: found.best_s,
+                    candidates: found.candidates,
+                    cached: true,
+                    best: found.schedule,
+                    warnings,
+                });
+            }
+            Lookup::Corrupt(why) => warnings.push(why),
+            Lookup::Miss => {}
+        }
+    }
+    let started = Instant::now();
+    let mut measurer = measure::Measurer {
+        module_text: module_text.to_string(),
+        entry: entry.to_string(),
+        inputs,
+        reference: None,
+        compile_timeout: options.compile_timeout,
+        // The default is always measured, whatever the budget.
+        deadline: started + options.budget.max(Duration::from_secs(3600)),
+        best: f64::INFINITY,
+        parallel: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let space = {
+        tessel_lowering::register_everything();
+        let context = tessel_dialects::create_context();
+        let module = melior::ir::Module::parse(&context, module_text)
+            .ok_or_else(|| TuneError::DefaultFailed("the kernel does not parse".into()))?;
+        space::Space::of(&module)
+    };
+    let start = space.start();
+    let compiling = Instant::now();
+    let default_jit = measure::compile(module_text, start).map_err(TuneError::DefaultFailed)?;
+    let compile_time = compiling.elapsed();
+    let default = measurer.measure_compiled(&default_jit);
+    let Some(default_s) = default.seconds() else {
+        let why = match default {
+            Outcome::Failed(why) | Outcome::Wrong(why) => why,
+            other => format!("{other:?}"),
+        };
+        return Err(TuneError::DefaultFailed(why));
+    };
+    // The search leaves time in the budget for the confirmation: one more
+    // compile and the alternating re-timings.
+    let confirmation = compile_time * FINALISTS as u32
+        + Duration::from_secs_f64(default_s * ((1 + FINALISTS) * CONFIRM_ROUNDS * 8) as f64);
+    measurer.deadline = started + options.budget.saturating_sub(confirmation);
+    let mut measured = 1;
+    let mut timings: Vec<(CpuSchedule, f64)> = Vec::new();
+    progress(Progress { schedule: start, outcome: &default, best_s: default_s, measured, elapsed: started.elapsed() });
+    let found = beam_search(start, options.beam, 64, |schedule: &CpuSchedule| space.neighbours(schedule), |batch: &[CpuSchedule]| {
+        if batch.first() == Some(&start) {
+            return vec![Some(default_s)];
+        }
+        if Instant::now() >= measurer.deadline {
+            return Vec::new();
+        }
+        let outcomes = measurer.measure(batch);
+        for (schedule, outcome) in batch.iter().zip(&outcomes) {
+            if let Outcome::Timed(seconds) = outcome {
+                timings.push((*schedule, *seconds));
+            }
+            if outcome.seconds().is_some() {
+                measured += 1;
+            }
+            let best_s = measurer.best;
+            progress(Progress { schedule: *schedule, outcome, best_s, measured, elapsed: started.elapsed() });
+        }
+        // Slow candidates lose; skipped ones were never measured.
+        outcomes.iter().map(Outcome::seconds).collect()
+    })
+    .expect("the default schedule was measured");
+    // The search's numbers come from different moments of a drifting
+    // machine: its few best are re-timed against the default, in turn,
+    // and the fastest then wins (the default if none beats it).
+    let mut finalists: Vec<(CpuSchedule, f64)> = timings.into_iter().filter(|(schedule, _)| *schedule != start).collect();
+    finalists.sort_by(|a, b| a.1.total_cmp(&b.1));
+    finalists.truncate(FINALISTS);
+    let (mut best, mut default_s, mut best_s) = (start, default_s, default_s);
+    if !finalists.is_empty() {
+        let compiled: Result<Vec<_>, String> =
+            finalists.iter().map(|(schedule, _)| measure::compile(module_text, *schedule)).collect();
+        let confirmed = compiled.and_then(|jits| {
+            let all: Vec<&tessel_runtime::Jit> = std::iter::once(&default_jit).chain(jits.iter()).collect();
+            measurer.confirm(&all, CONFIRM_ROUNDS)
+        });
+        match confirmed {
+            Ok(medians) => {
+                default_s = medians[0];
+                best_s = default_s;
+                for ((schedule, _), &seconds) in finalists.iter().zip(&medians[1..]) {
+                    if seconds < best_s {
+                        (best, best_s) = (*schedule, seconds);
+                    }
+                }
+            }
+            Err(why) => warnings.push(format!("keeping the default schedule: {why}")),
+        }
+    }
+    let tuned = Tuned { default_s, best_s, candidates: found.measured, cached: false, best, warnings: Vec::new() };
+    if options.use_cache {
+        let entry = Entry { schedule: tuned.best, default_s, best_s: tuned.best_s, candidates: tuned.candidates };
+        if let Err(error) = cache.put(&key, &entry) {
+            warnings.push(format!("could not write the cache in {}: {error}", cache.dir().display()));
+        }
+    }
+    Ok(Tuned { warnings, ..tuned })
+}
+
+/// The cached schedule of `module_text` on the CPU, if tuned before:
+/// `Ok(None)` on a miss, `Err(warning)` for a corrupt entry (ignored).
+pub fn cached_schedule(module_text: &str, cache_dir: &std::path::Path) -> Result<Option<CpuSchedule>, String> {
+    match Cache::new(cache_dir).get(&cache::key(module_text, "cpu")) {
+        Lookup::Hit(entry) => Ok(Some(entry.schedule)),
+        Lookup::Miss => Ok(None),
+        Lookup::Corrupt(why) => Err(why),
+    }
+}
 
 /// The best schedule found and its cost.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,34 +242,46 @@ pub struct Found<S> {
 }
 
 /// BEAM search of `width` from `start`. `neighbours` lists the schedules one
-/// action away (illegal combinations are simply not listed); `cost` measures
-/// one, lower is better, `None` for a candidate that failed (did not
+/// action away (illegal combinations are simply not listed); `cost`
+/// measures a batch (one round's new candidates, so they may compile in
+/// parallel), lower is better, `None` for a candidate that failed (did not
 /// compile, timed out, computed a wrong result): such a candidate is never
-/// chosen. At most `rounds` rounds. `None` if even `start` fails.
+/// chosen. At most `rounds` rounds; an empty batch result ends the search
+/// (the budget is spent). `None` if even `start` fails.
 pub fn beam_search<S, N, C>(start: S, width: usize, rounds: usize, neighbours: N, mut cost: C) -> Option<Found<S>>
 where
     S: Clone + Eq + Hash,
     N: Fn(&S) -> Vec<S>,
-    C: FnMut(&S) -> Option<f64>,
+    C: FnMut(&[S]) -> Vec<Option<f64>>,
 {
     let mut known: HashMap<S, Option<f64>> = HashMap::new();
-    let mut measure = |schedule: &S, known: &mut HashMap<S, Option<f64>>| -> Option<f64> {
-        *known.entry(schedule.clone()).or_insert_with(|| cost(schedule))
-    };
-    let start_cost = measure(&start, &mut known)?;
+    let start_cost = cost(std::slice::from_ref(&start)).first().copied().flatten();
+    known.insert(start.clone(), start_cost);
+    let start_cost = start_cost?;
     let mut best = (start.clone(), start_cost);
     let mut beam = vec![(start, start_cost)];
     for _ in 0..rounds {
-        let mut candidates: Vec<(S, f64)> = Vec::new();
+        let mut batch: Vec<S> = Vec::new();
         for (schedule, _) in &beam {
             for next in neighbours(schedule) {
-                if known.contains_key(&next) {
-                    continue;
-                }
-                if let Some(value) = measure(&next, &mut known) {
-                    candidates.push((next, value));
+                if !known.contains_key(&next) && !batch.contains(&next) {
+                    batch.push(next);
                 }
             }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let costs = cost(&batch);
+        let mut candidates: Vec<(S, f64)> = Vec::new();
+        for (schedule, value) in batch.into_iter().zip(costs.iter().copied().chain(std::iter::repeat(None))) {
+            if let Some(value) = value {
+                candidates.push((schedule.clone(), value));
+            }
+            known.insert(schedule, value);
+        }
+        if costs.is_empty() {
+            break;
         }
         candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
         candidates.truncate(width.max(1));
@@ -57,7 +291,13 @@ where
         }
         beam = candidates;
     }
-    Some(Found { schedule: best.0, cost: best.1, measured: known.len() })
+    let measured = known.values().filter(|value| value.is_some()).count();
+    Some(Found { schedule: best.0, cost: best.1, measured })
+}
+
+/// A one-at-a-time cost as a batch cost.
+pub fn each<S, C: FnMut(&S) -> Option<f64>>(mut cost: C) -> impl FnMut(&[S]) -> Vec<Option<f64>> {
+    move |batch: &[S]| batch.iter().map(&mut cost).collect()
 }
 
 #[cfg(test)]
@@ -115,7 +355,7 @@ mod tests {
     fn beam_finds_within_five_percent_of_exhaustive() {
         let exhaustive = space().iter().filter_map(model).fold(f64::INFINITY, f64::min);
         for width in [2, 4, 8] {
-            let found = beam_search((1, 1, 1), width, 20, neighbours, model).unwrap();
+            let found = beam_search((1, 1, 1), width, 20, neighbours, each(model)).unwrap();
             assert!(found.cost <= exhaustive * 1.05, "width {width}: {found:?} against {exhaustive}");
             assert!(found.measured < space().len(), "the search measured the whole space");
         }
@@ -126,7 +366,7 @@ mod tests {
         // The model's best tiles "compute wrong results": excluded.
         let wrong = |t: &Tile| t.0 * ((t.1 + 15) / 16) >= 16;
         let guarded = |t: &Tile| if wrong(t) { None } else { model(t) };
-        let found = beam_search((1, 1, 1), 4, 20, neighbours, guarded).unwrap();
+        let found = beam_search((1, 1, 1), 4, 20, neighbours, each(guarded)).unwrap();
         assert!(!wrong(&found.schedule), "{found:?}");
         let best_valid = space().iter().filter(|t| !wrong(t)).filter_map(model).fold(f64::INFINITY, f64::min);
         assert!(found.cost <= best_valid * 1.05);
@@ -135,20 +375,41 @@ mod tests {
     #[test]
     fn every_schedule_is_measured_once_and_a_failing_start_gives_none() {
         let mut calls = HashMap::new();
-        let found = beam_search((1, 1, 1), 8, 20, neighbours, |t: &Tile| {
-            *calls.entry(*t).or_insert(0) += 1;
-            model(t)
-        })
+        let found = beam_search(
+            (1, 1, 1),
+            8,
+            20,
+            neighbours,
+            each(|t: &Tile| {
+                *calls.entry(*t).or_insert(0) += 1;
+                model(t)
+            }),
+        )
         .unwrap();
         assert!(calls.values().all(|&n| n == 1));
         assert_eq!(found.measured, calls.len());
-        assert!(beam_search((1, 1, 1), 4, 20, neighbours, |_: &Tile| None::<f64>).is_none());
+        assert!(beam_search((1, 1, 1), 4, 20, neighbours, each(|_: &Tile| None::<f64>)).is_none());
+    }
+
+    #[test]
+    fn an_exhausted_budget_ends_the_search() {
+        // The measurement stops answering after the first round.
+        let mut rounds = 0;
+        let found = beam_search((1, 1, 1), 4, 20, neighbours, |batch: &[Tile]| {
+            rounds += 1;
+            if rounds > 2 { Vec::new() } else { batch.iter().map(model).collect() }
+        })
+        .unwrap();
+        assert_eq!(rounds, 3);
+        assert!(found.cost < model(&(1, 1, 1)).unwrap());
     }
 
     #[test]
     fn stops_when_nothing_improves() {
         // Already optimal: one round of neighbours, then stop.
-        let found = beam_search((4, 64, 2), 4, 20, neighbours, |t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })).unwrap();
+        let found =
+            beam_search((4, 64, 2), 4, 20, neighbours, each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })))
+                .unwrap();
         assert_eq!(found.schedule, (4, 64, 2));
         assert_eq!(found.measured, 1 + neighbours(&(4, 64, 2)).len());
     }

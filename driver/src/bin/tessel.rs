@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use tessel_driver::{
     compile::{CompileOptions, compile},
     run::{RunOptions, run},
+    tune::{TuneOptions, tune},
 };
 
 #[derive(Parser)]
@@ -19,6 +20,8 @@ enum Command {
     Run(RunOptions),
     /// Compile for a target and write an artifact.
     Compile(CompileOptions),
+    /// Search the kernel's CPU schedules by measurement (BEAM); cache the best.
+    Tune(TuneOptions),
 }
 
 fn main() -> ExitCode {
@@ -32,5 +35,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(options) => run(options),
         Command::Compile(options) => compile(options),
+        Command::Tune(options) => tune(options),
     }
 }

@@ -1,0 +1,177 @@
+//! Measuring candidates: compile in parallel, each in its own MLIR context
+//! and thread (with a timeout), then time one at a time on the same
+//! inputs, with nothing else running: a warm-up call whose outputs must
+//! match the default schedule's, then runs up to a median of several, cut
+//! short when a run is 3x slower than the best so far.
+
+use crate::space::CpuSchedule;
+use std::{
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+use tessel_lowering::cpu::{self, Padding};
+use tessel_runtime::{HostArray, Jit};
+
+/// A compiled candidate. The JIT's engine refers to nothing of the MLIR
+/// context it was lowered in, and is used by one thread at a time: it may
+/// move from the compiling thread to the timing one.
+struct Compiled(Jit);
+unsafe impl Send for Compiled {}
+
+/// Lowers `module_text` under `schedule` and JIT-compiles it, in a fresh
+/// context (contexts are not shared between threads).
+pub fn compile(module_text: &str, schedule: CpuSchedule) -> Result<Jit, String> {
+    tessel_lowering::register_everything();
+    let context = tessel_dialects::create_context();
+    let mut module = melior::ir::Module::parse(&context, module_text).ok_or("the kernel does not parse")?;
+    schedule.to_lowering().apply(&context, &mut module);
+    cpu::lower(&context, &mut module, Padding::Zero).map_err(|error| error.to_string())?;
+    Jit::new(&module, 3).map_err(|error| error.to_string())
+}
+
+/// What happened to one candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Median seconds per call.
+    Timed(f64),
+    /// Slower than 3x the best: stopped early, at this time per call.
+    Slow(f64),
+    Failed(String),
+    /// Computed something else than the default schedule.
+    Wrong(String),
+    /// The budget ran out before it was measured.
+    Skipped,
+}
+
+impl Outcome {
+    pub fn seconds(&self) -> Option<f64> {
+        match self {
+            Outcome::Timed(seconds) | Outcome::Slow(seconds) => Some(*seconds),
+            _ => None,
+        }
+    }
+}
+
+/// Measures candidates of one kernel entry.
+pub struct Measurer {
+    pub module_text: String,
+    pub entry: String,
+    pub inputs: Vec<HostArray>,
+    /// The default schedule's outputs (set by the first measurement).
+    pub reference: Option<Vec<HostArray>>,
+    pub compile_timeout: Duration,
+    pub deadline: Instant,
+    pub best: f64,
+    /// Threads compiling at once.
+    pub parallel: usize,
+}
+
+/// Runs per candidate (after the warm-up), and the time after which
+/// fewer suffice.
+const RUNS: usize = 5;
+const TIME_PER_CANDIDATE: Duration = Duration::from_millis(600);
+
+impl Measurer {
+    /// Compiles `batch` (up to `parallel` at a time) and times every
+    /// candidate that compiled, one after the other.
+    pub fn measure(&mut self, batch: &[CpuSchedule]) -> Vec<Outcome> {
+        let mut outcomes = Vec::new();
+        for chunk in batch.chunks(self.parallel.max(1)) {
+            if Instant::now() >= self.deadline {
+                outcomes.extend(chunk.iter().map(|_| Outcome::Skipped));
+                continue;
+            }
+            let receivers: Vec<mpsc::Receiver<Result<Compiled, String>>> = chunk
+                .iter()
+                .map(|&schedule| {
+                    let (sender, receiver) = mpsc::channel();
+                    let text = self.module_text.clone();
+                    std::thread::spawn(move || {
+                        let _ = sender.send(compile(&text, schedule).map(Compiled));
+                    });
+                    receiver
+                })
+                .collect();
+            // All of the chunk compiles before any of it is timed.
+            let started = Instant::now();
+            let compiled: Vec<Result<Compiled, String>> = receivers
+                .iter()
+                .map(|receiver| {
+                    let left = self.compile_timeout.saturating_sub(started.elapsed());
+                    receiver.recv_timeout(left).unwrap_or_else(|_| Err(format!("compiling took over {:?}", self.compile_timeout)))
+                })
+                .collect();
+            for result in compiled {
+                outcomes.push(match result {
+                    Ok(Compiled(jit)) if Instant::now() < self.deadline => self.time(&jit),
+                    Ok(_) => Outcome::Skipped,
+                    Err(why) => Outcome::Failed(why),
+                });
+            }
+        }
+        outcomes
+    }
+
+    /// Re-times `jits` (the default first, then the search's best few) in
+    /// turn, `rounds` times each, so all are measured under the same
+    /// conditions (this machine's speed drifts): each one's median of its
+    /// medians.
+    pub fn confirm(&mut self, jits: &[&Jit], rounds: usize) -> Result<Vec<f64>, String> {
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); jits.len()];
+        for _ in 0..rounds.max(1) {
+            for (jit, runs) in jits.iter().zip(times.iter_mut()) {
+                self.best = f64::INFINITY;
+                match self.time(jit) {
+                    Outcome::Timed(seconds) => runs.push(seconds),
+                    other => return Err(format!("re-timing failed: {other:?}")),
+                }
+            }
+        }
+        Ok(times
+            .into_iter()
+            .map(|mut runs| {
+                runs.sort_by(f64::total_cmp);
+                runs[runs.len() / 2]
+            })
+            .collect())
+    }
+
+    /// Times an already compiled schedule (the default).
+    pub fn measure_compiled(&mut self, jit: &Jit) -> Outcome {
+        self.time(jit)
+    }
+
+    fn time(&mut self, jit: &Jit) -> Outcome {
+        // Warm-up on fresh inputs, checked against the default schedule.
+        let mut arrays = self.inputs.clone();
+        if let Err(error) = jit.call(&self.entry, &mut arrays) {
+            return Outcome::Failed(error.to_string());
+        }
+        match &self.reference {
+            None => self.reference = Some(arrays),
+            Some(reference) => {
+                if let Err(difference) = tessel_runtime::compare(&arrays, reference, "candidate", "default") {
+                    return Outcome::Wrong(difference);
+                }
+            }
+        }
+        let mut times = Vec::new();
+        let started = Instant::now();
+        while times.len() < RUNS && (times.len() < 2 || started.elapsed() < TIME_PER_CANDIDATE) {
+            let mut arrays = self.inputs.clone();
+            let start = Instant::now();
+            if let Err(error) = jit.call(&self.entry, &mut arrays) {
+                return Outcome::Failed(error.to_string());
+            }
+            let seconds = start.elapsed().as_secs_f64();
+            times.push(seconds);
+            if seconds > 3.0 * self.best {
+                return Outcome::Slow(seconds);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        self.best = self.best.min(median);
+        Outcome::Timed(median)
+    }
+}

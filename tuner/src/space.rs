@@ -1,0 +1,214 @@
+//! The CPU schedule space: what the tuner may change about a kernel's
+//! lowering, and which combinations are legal, before anything compiles.
+//!
+//! In tinygrad's terms: the register tile's rows and columns are UPCASTs of
+//! the contraction's i and j loops (columns in whole host vectors),
+//! `k_chunk` splits the contraction's k loop for the caches (a GROUP of
+//! k), and `num_stages` is the depth of software pipelining along
+//! arbitrary grid axes. Every point computes the same bits (the passes keep block.dot's
+//! FMA order), so the search only ever trades speed.
+
+use melior::ir::{Module, OperationRef, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}, r#type::{RankedTensorType, ShapedTypeLike}};
+use serde::{Deserialize, Serialize};
+use tessel_lowering::cpu::Schedule;
+
+/// One point of the space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CpuSchedule {
+    /// Rows x columns of a contraction's register tile.
+    pub register_tile: [i64; 2],
+    /// Blocks in flight along arbitrary axes (1: no pipelining).
+    pub num_stages: i64,
+    /// k steps per cache block of a contraction (0: all of k).
+    pub k_chunk: i64,
+}
+
+/// Names the space (part of the cache key: a different space may find a
+/// different best).
+pub const SPACE: &str = "cpu-2: register_tile rows 1..16 x columns 1..8 host vectors (accumulators in registers), \
+                         num_stages 1..4, k_chunk 0 or 16..1024 (powers of two)";
+
+const MAX_ROWS: i64 = 16;
+const MAX_VECTORS_PER_ROW: i64 = 8;
+const MAX_STAGES: i64 = 4;
+const K_CHUNKS: [i64; 8] = [0, 16, 32, 64, 128, 256, 512, 1024];
+
+/// f32 lanes of the host's vectors, and its vector registers.
+fn host_vectors() -> (i64, i64) {
+    let bits = tessel_passes::host_vector_bits();
+    (bits / 32, if bits >= 512 { 32 } else { 16 })
+}
+
+impl CpuSchedule {
+    /// Where the search starts: the passes' own default for this host.
+    pub fn host_default() -> Self {
+        let (lanes, _) = host_vectors();
+        CpuSchedule { register_tile: [4, 4 * lanes], num_stages: 1, k_chunk: 0 }
+    }
+
+    /// The knobs for `tessel_lowering::cpu`.
+    pub fn to_lowering(self) -> Schedule {
+        let [rows, columns] = self.register_tile;
+        let k_chunk = (self.k_chunk > 0).then_some(self.k_chunk);
+        Schedule { register_tile: Some((rows, columns)), num_stages: Some(self.num_stages), k_chunk }
+    }
+
+    /// In the space: whole vectors per row, bounded knobs, and a tile
+    /// that fits the registers.
+    pub fn is_legal(self) -> bool {
+        let (lanes, _) = host_vectors();
+        let [rows, columns] = self.register_tile;
+        let vectors = columns / lanes.max(1);
+        (1..=MAX_ROWS).contains(&rows)
+            && columns % lanes.max(1) == 0
+            && (1..=MAX_VECTORS_PER_ROW).contains(&vectors)
+            && (1..=MAX_STAGES).contains(&self.num_stages)
+            && K_CHUNKS.contains(&self.k_chunk)
+            && self.fits_registers()
+    }
+
+    /// The accumulator tile plus a row of B and a broadcast of A fit the
+    /// vector registers (else it spills, which is never faster).
+    pub fn fits_registers(self) -> bool {
+        let (lanes, registers) = host_vectors();
+        let [rows, columns] = self.register_tile;
+        let vectors = (columns + lanes - 1) / lanes.max(1);
+        rows * vectors + vectors + 1 <= registers
+    }
+
+    /// The schedules one action away, before legality and normalization:
+    /// a row more or fewer, rows doubled or halved, a vector more or fewer
+    /// per row, a stage more or fewer, k chunks doubled or halved (or
+    /// whole k).
+    fn actions(&self) -> Vec<Self> {
+        let (lanes, _) = host_vectors();
+        let [rows, columns] = self.register_tile;
+        let mut next = Vec::new();
+        for r in [rows + 1, rows - 1, rows * 2, rows / 2] {
+            next.push(CpuSchedule { register_tile: [r, columns], ..*self });
+        }
+        for c in [columns + lanes, columns - lanes, columns * 2, columns / 2] {
+            next.push(CpuSchedule { register_tile: [rows, c], ..*self });
+        }
+        for s in [self.num_stages + 1, self.num_stages - 1] {
+            next.push(CpuSchedule { num_stages: s, ..*self });
+        }
+        let chunks: &[i64] = if self.k_chunk == 0 { &[256, 128] } else { &[self.k_chunk * 2, self.k_chunk / 2, 0] };
+        for &k in chunks {
+            next.push(CpuSchedule { k_chunk: k, ..*self });
+        }
+        next
+    }
+}
+
+/// What the space knows of a kernel: the (rows, columns, depth) of its
+/// contractions, so that schedules the passes would make identical (the
+/// tile shrinks to divisors of the block, a chunk as deep as k is no
+/// chunk) are measured once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Space {
+    pub contractions: Vec<[i64; 3]>,
+}
+
+fn fitting(extent: i64, wanted: i64) -> i64 {
+    (1..=wanted.clamp(1, extent.max(1))).rev().find(|size| extent % size == 0).unwrap_or(1)
+}
+
+impl Space {
+    /// The contractions (`block.dot`s) of `module`.
+    pub fn of(module: &Module) -> Space {
+        let mut contractions = Vec::new();
+        module.as_operation().walk(WalkOrder::PreOrder, |op: OperationRef| {
+            if op.name().as_string_ref().as_str() == Ok("block.dot") {
+                let dims = |index: usize| -> Vec<i64> {
+                    let Ok(value) = op.operand(index) else { return Vec::new() };
+                    let Ok(shaped) = RankedTensorType::try_from(value.r#type()) else { return Vec::new() };
+                    (0..shaped.rank())
+                        .map(|d| match shaped.dim_size(d) {
+                            Ok(melior::ir::r#type::DimSize::Static(size)) => size as i64,
+                            _ => 0,
+                        })
+                        .collect()
+                };
+                let (lhs, rhs) = (dims(0), dims(1));
+                if let ([.., m, k], [.., _, n]) = (&lhs[..], &rhs[..]) {
+                    contractions.push([*m, *n, *k]);
+                }
+            }
+            WalkResult::Advance
+        });
+        Space { contractions }
+    }
+
+    /// The schedule the passes would actually apply (sizes shrunk to the
+    /// first contraction's extents; tile knobs unused without one).
+    pub fn normalize(&self, schedule: CpuSchedule) -> CpuSchedule {
+        let Some(&[m, n, k]) = self.contractions.first() else {
+            return CpuSchedule { register_tile: CpuSchedule::host_default().register_tile, k_chunk: 0, ..schedule };
+        };
+        let [rows, columns] = schedule.register_tile;
+        let chunk = if schedule.k_chunk > 0 && fitting(k, schedule.k_chunk) < k { fitting(k, schedule.k_chunk) } else { 0 };
+        CpuSchedule { register_tile: [fitting(m, rows), fitting(n, columns)], k_chunk: chunk, ..schedule }
+    }
+
+    /// Where the search starts: the host's default, normalized.
+    pub fn start(&self) -> CpuSchedule {
+        self.normalize(CpuSchedule::host_default())
+    }
+
+    /// The distinct legal schedules one action away from `schedule`.
+    pub fn neighbours(&self, schedule: &CpuSchedule) -> Vec<CpuSchedule> {
+        let mut next: Vec<CpuSchedule> = Vec::new();
+        for candidate in schedule.actions() {
+            if !candidate.is_legal() {
+                continue;
+            }
+            let candidate = self.normalize(candidate);
+            if candidate != *schedule && candidate.fits_registers() && !next.contains(&candidate) {
+                next.push(candidate);
+            }
+        }
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neighbours_are_distinct_normalized_and_fit() {
+        let space = Space { contractions: vec![[256, 256, 256]] };
+        let start = space.start();
+        assert!(start.is_legal());
+        let next = space.neighbours(&start);
+        assert!(!next.is_empty());
+        assert!(next.iter().all(|s| s.fits_registers() && *s != start && space.normalize(*s) == *s));
+        for (i, a) in next.iter().enumerate() {
+            assert!(!next[i + 1..].contains(a));
+        }
+    }
+
+    #[test]
+    fn equivalent_schedules_normalize_alike() {
+        let space = Space { contractions: vec![[16, 16, 256]] };
+        let (lanes, _) = host_vectors();
+        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512 };
+        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0 };
+        assert_eq!(space.normalize(a), space.normalize(b));
+        // No contraction: only the pipeline depth matters.
+        let none = Space::default();
+        assert_eq!(none.normalize(a), none.normalize(CpuSchedule { k_chunk: 64, ..b }));
+    }
+
+    #[test]
+    fn spilling_and_partial_vector_tiles_are_illegal() {
+        let (lanes, registers) = host_vectors();
+        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64 };
+        assert!(legal.is_legal());
+        assert!(!CpuSchedule { register_tile: [registers, 2 * lanes], ..legal }.is_legal());
+        assert!(!CpuSchedule { register_tile: [4, lanes + 1], ..legal }.is_legal());
+        assert!(!CpuSchedule { num_stages: 0, ..legal }.is_legal());
+        assert!(!CpuSchedule { k_chunk: 48, ..legal }.is_legal());
+    }
+}
