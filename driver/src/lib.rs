@@ -46,8 +46,8 @@ impl ScheduleOptions {
             Ok(Some(tuned)) => {
                 let [rows, columns] = tuned.register_tile;
                 eprintln!(
-                    "tessel: note: using the tuned schedule from the cache (register tile {rows}x{columns}, \
-                     {} stage(s), k chunk {})",
+                    "tessel: note: using the tuned schedule from the cache: register tile {rows}x{columns}, \
+                     num_stages {}, k chunk {}",
                     tuned.num_stages,
                     if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "all".into() }
                 );

@@ -207,6 +207,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
         for device in DEVICES {
             let out = dir.join(format!("out-{device}"));
             let output = Command::new(env!("CARGO_BIN_EXE_tessel"))
+                .env("TESSEL_CACHE_DIR", crate::empty_cache_dir())
                 .args(["run", file.to_str().unwrap(), "--entry", "main", "--check", "--device", device, "--dump"])
                 .arg(&out)
                 .args((0..case.arguments - 1).map(|a| format!("--arg={a}=random:{}", seed + index * 7 + a as u64)))

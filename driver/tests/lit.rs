@@ -80,9 +80,17 @@ fn tessel_dialects_plugin() -> &'static str {
     env!("TESSEL_PLUGIN_PATH")
 }
 
+/// A tuning cache no test writes: schedules a user tuned on this machine
+/// (in ~/.cache/tessel) must not change what tests print. Tests of the
+/// cache set their own `TESSEL_CACHE_DIR`.
+fn empty_cache_dir() -> PathBuf {
+    std::env::temp_dir().join("tessel-lit-empty-cache")
+}
+
 fn bash(command: &str) -> std::process::Output {
     Command::new("bash")
         .args(["-o", "pipefail", "-c", command])
+        .env("TESSEL_CACHE_DIR", empty_cache_dir())
         .current_dir(repo_root())
         .output()
         .expect("bash runs")
@@ -134,6 +142,13 @@ fn lit(path: &Path, source: String) -> datatest_stable::Result<()> {
         settings.set_snapshot_path(root.join("test/snapshots"));
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
+        // What tuning measures and picks depends on the machine's speed.
+        settings.add_filter(r#""(default_s|best_s)": [-+.e0-9]+"#, "\"$1\": <seconds>");
+        settings.add_filter(r#""candidates": [0-9]+"#, "\"candidates\": <count>");
+        settings.add_filter(r#""best": \{[^}]*\}"#, "\"best\": <schedule>");
+        settings.add_filter(r"tuned schedule from the cache: .*", "tuned schedule from the cache: <schedule>");
+        // Cache keys hash the host CPU's name and features.
+        settings.add_filter(r"[0-9a-f]{64}\.json", "<key>.json");
         settings.bind(|| insta::assert_snapshot!(snapshot_name(&relative, index), printed));
     }
     Ok(())

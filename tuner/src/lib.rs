@@ -82,10 +82,13 @@ pub enum TuneError {
     DefaultFailed(String),
 }
 
+/// Rounds without a faster schedule before the search gives up (timings
+/// on this machine are noisy; the budget bounds the search anyway).
+const PATIENCE: usize = 3;
 /// Turns of re-timing the default and the finalists.
-const CONFIRM_ROUNDS: usize = 4;
+const CONFIRM_ROUNDS: usize = 5;
 /// The search's best few that are re-timed against the default.
-const FINALISTS: usize = 3;
+const FINALISTS: usize = 2;
 
 /// One measured candidate, for progress reports.
 pub struct Progress<'a> {
@@ -157,13 +160,16 @@ pub fn tune(
     };
     // The search leaves time in the budget for the confirmation: one more
     // compile and the alternating re-timings.
-    let confirmation = compile_time * FINALISTS as u32
-        + Duration::from_secs_f64(default_s * ((1 + FINALISTS) * CONFIRM_ROUNDS * 8) as f64);
-    measurer.deadline = started + options.budget.saturating_sub(confirmation);
+    // (Compiles in parallel take longer each: 2x.) No batch of candidates
+    // starts unless it can finish before that.
+    let timing = measure::timing_estimate(default_s);
+    let confirmation = compile_time * 2 + timing * ((1 + FINALISTS) * CONFIRM_ROUNDS) as u32;
+    let last_batch = compile_time * 2 + timing * measurer.parallel as u32;
+    measurer.deadline = started + options.budget.saturating_sub(confirmation + last_batch);
     let mut measured = 1;
     let mut timings: Vec<(CpuSchedule, f64)> = Vec::new();
     progress(Progress { schedule: start, outcome: &default, best_s: default_s, measured, elapsed: started.elapsed() });
-    let found = beam_search(start, options.beam, 64, |schedule: &CpuSchedule| space.neighbours(schedule), |batch: &[CpuSchedule]| {
+    let found = beam_search(start, options.beam, 64, PATIENCE, |schedule: &CpuSchedule| space.neighbours(schedule), |batch: &[CpuSchedule]| {
         if batch.first() == Some(&start) {
             return vec![Some(default_s)];
         }
@@ -193,8 +199,9 @@ pub fn tune(
     finalists.truncate(FINALISTS);
     let (mut best, mut default_s, mut best_s) = (start, default_s, default_s);
     if !finalists.is_empty() {
+        let schedules: Vec<CpuSchedule> = finalists.iter().map(|(schedule, _)| *schedule).collect();
         let compiled: Result<Vec<_>, String> =
-            finalists.iter().map(|(schedule, _)| measure::compile(module_text, *schedule)).collect();
+            measure::compile_all(module_text, &schedules, options.compile_timeout).into_iter().collect();
         let confirmed = compiled.and_then(|jits| {
             let all: Vec<&tessel_runtime::Jit> = std::iter::once(&default_jit).chain(jits.iter()).collect();
             measurer.confirm(&all, CONFIRM_ROUNDS)
@@ -246,9 +253,12 @@ pub struct Found<S> {
 /// measures a batch (one round's new candidates, so they may compile in
 /// parallel), lower is better, `None` for a candidate that failed (did not
 /// compile, timed out, computed a wrong result): such a candidate is never
-/// chosen. At most `rounds` rounds; an empty batch result ends the search
-/// (the budget is spent). `None` if even `start` fails.
-pub fn beam_search<S, N, C>(start: S, width: usize, rounds: usize, neighbours: N, mut cost: C) -> Option<Found<S>>
+/// chosen. At most `rounds` rounds; the search also stops after
+/// `patience` rounds in a row that found nothing faster than the best so
+/// far (1: tinygrad's rule; more rides out measurement noise and plateaus),
+/// and when the batch result is empty (the budget is spent). `None` if even
+/// `start` fails.
+pub fn beam_search<S, N, C>(start: S, width: usize, rounds: usize, patience: usize, neighbours: N, mut cost: C) -> Option<Found<S>>
 where
     S: Clone + Eq + Hash,
     N: Fn(&S) -> Vec<S>,
@@ -260,6 +270,7 @@ where
     let start_cost = start_cost?;
     let mut best = (start.clone(), start_cost);
     let mut beam = vec![(start, start_cost)];
+    let mut stale = 0;
     for _ in 0..rounds {
         let mut batch: Vec<S> = Vec::new();
         for (schedule, _) in &beam {
@@ -286,8 +297,17 @@ where
         candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
         candidates.truncate(width.max(1));
         match candidates.first() {
-            Some((schedule, value)) if *value < best.1 => best = (schedule.clone(), *value),
-            _ => break,
+            Some((schedule, value)) if *value < best.1 => {
+                best = (schedule.clone(), *value);
+                stale = 0;
+            }
+            Some(_) => {
+                stale += 1;
+                if stale >= patience.max(1) {
+                    break;
+                }
+            }
+            None => break,
         }
         beam = candidates;
     }
@@ -355,7 +375,7 @@ mod tests {
     fn beam_finds_within_five_percent_of_exhaustive() {
         let exhaustive = space().iter().filter_map(model).fold(f64::INFINITY, f64::min);
         for width in [2, 4, 8] {
-            let found = beam_search((1, 1, 1), width, 20, neighbours, each(model)).unwrap();
+            let found = beam_search((1, 1, 1), width, 20, 1, neighbours, each(model)).unwrap();
             assert!(found.cost <= exhaustive * 1.05, "width {width}: {found:?} against {exhaustive}");
             assert!(found.measured < space().len(), "the search measured the whole space");
         }
@@ -366,7 +386,7 @@ mod tests {
         // The model's best tiles "compute wrong results": excluded.
         let wrong = |t: &Tile| t.0 * ((t.1 + 15) / 16) >= 16;
         let guarded = |t: &Tile| if wrong(t) { None } else { model(t) };
-        let found = beam_search((1, 1, 1), 4, 20, neighbours, each(guarded)).unwrap();
+        let found = beam_search((1, 1, 1), 4, 20, 1, neighbours, each(guarded)).unwrap();
         assert!(!wrong(&found.schedule), "{found:?}");
         let best_valid = space().iter().filter(|t| !wrong(t)).filter_map(model).fold(f64::INFINITY, f64::min);
         assert!(found.cost <= best_valid * 1.05);
@@ -379,6 +399,7 @@ mod tests {
             (1, 1, 1),
             8,
             20,
+            1,
             neighbours,
             each(|t: &Tile| {
                 *calls.entry(*t).or_insert(0) += 1;
@@ -388,14 +409,14 @@ mod tests {
         .unwrap();
         assert!(calls.values().all(|&n| n == 1));
         assert_eq!(found.measured, calls.len());
-        assert!(beam_search((1, 1, 1), 4, 20, neighbours, each(|_: &Tile| None::<f64>)).is_none());
+        assert!(beam_search((1, 1, 1), 4, 20, 1, neighbours, each(|_: &Tile| None::<f64>)).is_none());
     }
 
     #[test]
     fn an_exhausted_budget_ends_the_search() {
         // The measurement stops answering after the first round.
         let mut rounds = 0;
-        let found = beam_search((1, 1, 1), 4, 20, neighbours, |batch: &[Tile]| {
+        let found = beam_search((1, 1, 1), 4, 20, 1, neighbours, |batch: &[Tile]| {
             rounds += 1;
             if rounds > 2 { Vec::new() } else { batch.iter().map(model).collect() }
         })
@@ -408,9 +429,15 @@ mod tests {
     fn stops_when_nothing_improves() {
         // Already optimal: one round of neighbours, then stop.
         let found =
-            beam_search((4, 64, 2), 4, 20, neighbours, each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })))
+            beam_search((4, 64, 2), 4, 20, 1, neighbours, each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })))
                 .unwrap();
         assert_eq!(found.schedule, (4, 64, 2));
         assert_eq!(found.measured, 1 + neighbours(&(4, 64, 2)).len());
+        // With patience, the search walks on past a plateau: more rounds.
+        let patient =
+            beam_search((4, 64, 2), 4, 20, 3, neighbours, each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })))
+                .unwrap();
+        assert_eq!(patient.schedule, (4, 64, 2));
+        assert!(patient.measured > found.measured);
     }
 }

@@ -29,6 +29,33 @@ pub fn compile(module_text: &str, schedule: CpuSchedule) -> Result<Jit, String> 
     Jit::new(&module, 3).map_err(|error| error.to_string())
 }
 
+/// Compiles every schedule of `batch` at once, each in its own thread and
+/// context; one that takes longer than `timeout` (from the start) fails.
+pub fn compile_all(module_text: &str, batch: &[CpuSchedule], timeout: Duration) -> Vec<Result<Jit, String>> {
+    let receivers: Vec<mpsc::Receiver<Result<Compiled, String>>> = batch
+        .iter()
+        .map(|&schedule| {
+            let (sender, receiver) = mpsc::channel();
+            let text = module_text.to_string();
+            std::thread::spawn(move || {
+                let _ = sender.send(compile(&text, schedule).map(Compiled));
+            });
+            receiver
+        })
+        .collect();
+    let started = Instant::now();
+    receivers
+        .iter()
+        .map(|receiver| {
+            let left = timeout.saturating_sub(started.elapsed());
+            match receiver.recv_timeout(left) {
+                Ok(result) => result.map(|Compiled(jit)| jit),
+                Err(_) => Err(format!("compiling took over {timeout:?}")),
+            }
+        })
+        .collect()
+}
+
 /// What happened to one candidate.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
@@ -71,6 +98,14 @@ pub struct Measurer {
 const RUNS: usize = 5;
 const TIME_PER_CANDIDATE: Duration = Duration::from_millis(600);
 
+/// About how long timing one candidate takes, if a call takes `seconds`:
+/// the warm-up, then runs until `RUNS` or `TIME_PER_CANDIDATE` (two at
+/// least), with some margin.
+pub fn timing_estimate(seconds: f64) -> Duration {
+    let runs = (TIME_PER_CANDIDATE.as_secs_f64() / seconds.max(1e-9)).clamp(2.0, RUNS as f64);
+    Duration::from_secs_f64(seconds * (runs + 1.0) * 1.5)
+}
+
 impl Measurer {
     /// Compiles `batch` (up to `parallel` at a time) and times every
     /// candidate that compiled, one after the other.
@@ -81,29 +116,10 @@ impl Measurer {
                 outcomes.extend(chunk.iter().map(|_| Outcome::Skipped));
                 continue;
             }
-            let receivers: Vec<mpsc::Receiver<Result<Compiled, String>>> = chunk
-                .iter()
-                .map(|&schedule| {
-                    let (sender, receiver) = mpsc::channel();
-                    let text = self.module_text.clone();
-                    std::thread::spawn(move || {
-                        let _ = sender.send(compile(&text, schedule).map(Compiled));
-                    });
-                    receiver
-                })
-                .collect();
-            // All of the chunk compiles before any of it is timed.
-            let started = Instant::now();
-            let compiled: Vec<Result<Compiled, String>> = receivers
-                .iter()
-                .map(|receiver| {
-                    let left = self.compile_timeout.saturating_sub(started.elapsed());
-                    receiver.recv_timeout(left).unwrap_or_else(|_| Err(format!("compiling took over {:?}", self.compile_timeout)))
-                })
-                .collect();
+            let compiled = compile_all(&self.module_text, chunk, self.compile_timeout);
             for result in compiled {
                 outcomes.push(match result {
-                    Ok(Compiled(jit)) if Instant::now() < self.deadline => self.time(&jit),
+                    Ok(jit) if Instant::now() < self.deadline => self.time(&jit),
                     Ok(_) => Outcome::Skipped,
                     Err(why) => Outcome::Failed(why),
                 });
@@ -155,10 +171,12 @@ impl Measurer {
                 }
             }
         }
+        // Timed calls reuse one copy of the inputs, as `tessel run --bench`
+        // does (a fresh copy per call would flush the caches in between).
         let mut times = Vec::new();
         let started = Instant::now();
+        let mut arrays = self.inputs.clone();
         while times.len() < RUNS && (times.len() < 2 || started.elapsed() < TIME_PER_CANDIDATE) {
-            let mut arrays = self.inputs.clone();
             let start = Instant::now();
             if let Err(error) = jit.call(&self.entry, &mut arrays) {
                 return Outcome::Failed(error.to_string());
@@ -173,5 +191,70 @@ impl Measurer {
         let median = times[times.len() / 2];
         self.best = self.best.min(median);
         Outcome::Timed(median)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tessel_runtime::ElementType;
+
+    /// `@scale` multiplies by `factor`: a second "schedule" with another
+    /// factor stands for a candidate that computes a wrong result.
+    fn scale(factor: &str) -> String {
+        format!(
+            "func.func @kernel(%x: memref<64xf32>, %o: memref<64xf32>) {{\n\
+             %v = block.load %x : memref<64xf32> -> tensor<64xf32>\n\
+             %f = arith.constant dense<{factor}> : tensor<64xf32>\n\
+             %r = arith.mulf %v, %f : tensor<64xf32>\n\
+             block.store %r, %o : tensor<64xf32>, memref<64xf32>\n\
+             return\n}}\n\
+             func.func @scale(%x: memref<256xf32>, %o: memref<256xf32>) {{\n\
+             grid.call @kernel grid [4] ins(%x : memref<256xf32>) outs(%o : memref<256xf32>)\n\
+             in_specs [#grid.block<[64], (i) -> (i)>] out_specs [#grid.block<[64], (i) -> (i)>]\n\
+             return\n}}\n"
+        )
+    }
+
+    #[test]
+    fn a_candidate_computing_something_else_is_rejected() {
+        let inputs = vec![HostArray::random(ElementType::F32, &[256], 1), HostArray::zeros(ElementType::F32, &[256])];
+        let mut measurer = Measurer {
+            module_text: scale("2.0"),
+            entry: "scale".into(),
+            inputs,
+            reference: None,
+            compile_timeout: Duration::from_secs(60),
+            deadline: Instant::now() + Duration::from_secs(60),
+            best: f64::INFINITY,
+            parallel: 2,
+        };
+        let schedule = CpuSchedule::host_default();
+        let default = compile(&scale("2.0"), schedule).unwrap();
+        assert!(matches!(measurer.measure_compiled(&default), Outcome::Timed(_)));
+        let same = compile(&scale("2.0"), CpuSchedule { num_stages: 2, ..schedule }).unwrap();
+        // (A few microseconds each: any outcome but a rejection will do.)
+        assert!(matches!(measurer.measure_compiled(&same), Outcome::Timed(_) | Outcome::Slow(_)));
+        let wrong = compile(&scale("3.0"), schedule).unwrap();
+        assert!(matches!(measurer.measure_compiled(&wrong), Outcome::Wrong(why) if why.contains("argument #1")));
+        // Through the batch path too: compiled in threads, then guarded.
+        measurer.module_text = scale("3.0");
+        assert!(matches!(&measurer.measure(&[schedule])[..], [Outcome::Wrong(_)]));
+    }
+
+    #[test]
+    fn a_compile_timeout_fails_the_candidate() {
+        let mut measurer = Measurer {
+            module_text: scale("2.0"),
+            entry: "scale".into(),
+            inputs: Vec::new(),
+            reference: None,
+            compile_timeout: Duration::ZERO,
+            deadline: Instant::now() + Duration::from_secs(60),
+            best: f64::INFINITY,
+            parallel: 1,
+        };
+        let outcome = measurer.measure(&[CpuSchedule::host_default()]);
+        assert!(matches!(&outcome[..], [Outcome::Failed(why)] if why.contains("compiling took over")));
     }
 }

@@ -1,0 +1,74 @@
+"""Measures the tuner on real kernels: `tessel tune` with a fresh cache and
+a budget (a real BEAM search, by measurement), then again (answered from
+the cache), then `tessel run --bench` of the default and the tuned schedule
+alternately, in one session. Writes benchmarks/TUNING.md.
+
+    cargo build --release --bin tessel
+    python3 benchmarks/tune.py [--budget SECONDS] [WORKLOAD...]
+
+The machine drifts (2.6-3.55 GHz): only ratios within one run mean
+anything; medians of alternating runs are quoted."""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESSEL = os.path.join(ROOT, "target", "release", "tessel")
+
+
+def tessel(*args, cache):
+    env = dict(os.environ, TESSEL_CACHE_DIR=cache)
+    started = time.monotonic()
+    done = subprocess.run([TESSEL, *args], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    return done.stdout.strip().splitlines()[-1], time.monotonic() - started
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--budget", type=float, default=40)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("workloads", nargs="*", default=["matmul_2048"])
+    args = parser.parse_args()
+    rows = []
+    for workload in args.workloads:
+        example = os.path.join("examples", f"{workload}.mlir")
+        with tempfile.TemporaryDirectory() as cache:
+            first, tune_s = tessel("tune", example, "--entry", workload, "--budget", str(args.budget), cache=cache)
+            again, cached_s = tessel("tune", example, "--entry", workload, "--budget", str(args.budget), cache=cache)
+            found, cached = json.loads(first), json.loads(again)
+            # Default (--no-cache) and tuned (from the cache), alternately.
+            times = {"default": [], "tuned": []}
+            for _ in range(args.rounds):
+                for name, extra in [("default", ["--no-cache"]), ("tuned", [])]:
+                    line, _ = tessel("run", example, "--entry", workload, "--bench", *extra, cache=cache)
+                    times[name].append(json.loads(line)["median_s"])
+        default_ms = statistics.median(times["default"]) * 1e3
+        tuned_ms = statistics.median(times["tuned"]) * 1e3
+        rows.append((workload, found, tune_s, cached, cached_s, default_ms, tuned_ms))
+        print(f"{workload}: tuned {found['best']} in {tune_s:.1f} s ({found['candidates']} candidates); "
+              f"cached answer in {cached_s:.2f} s; default {default_ms:.1f} ms, tuned {tuned_ms:.1f} ms", flush=True)
+    with open(os.path.join(ROOT, "benchmarks", "TUNING.md"), "w") as report:
+        report.write("# Tuning (`tessel tune`)\n\n")
+        report.write(f"Budget {args.budget:g} s, BEAM width 4, fresh cache; then the same command again; then "
+                     f"`tessel run --bench` of the default and the tuned schedule alternately, {args.rounds} "
+                     "times each (medians). One session: the machine drifts, compare within a row.\n\n")
+        report.write("| workload | tuned schedule | candidates | tune wall time | tuner's default / best | "
+                     "second tune (cache) | bench: default | bench: tuned | speed-up |\n")
+        report.write("|---|---|---|---|---|---|---|---|---|\n")
+        for workload, found, tune_s, cached, cached_s, default_ms, tuned_ms in rows:
+            best = found["best"]
+            schedule = (f"tile {best['register_tile'][0]}x{best['register_tile'][1]}, "
+                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}")
+            report.write(f"| {workload} | {schedule} | {found['candidates']} | {tune_s:.1f} s | "
+                         f"{found['default_s'] * 1e3:.1f} / {found['best_s'] * 1e3:.1f} ms | "
+                         f"{cached_s:.2f} s (cached: {str(cached['cached']).lower()}) | {default_ms:.1f} ms | "
+                         f"{tuned_ms:.1f} ms | {default_ms / tuned_ms:.2f}x |\n")
+
+
+if __name__ == "__main__":
+    main()
