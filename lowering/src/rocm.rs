@@ -119,6 +119,7 @@ pub fn kernel_stages() -> [(&'static str, &'static [&'static str]); 4] {
                 // Programs -> workgroups, block work -> work-items.
                 "grid-to-gpu",
                 "canonicalize",
+                "tessel-elide-barriers",
             ],
         ),
     ]

@@ -10,6 +10,7 @@ mod block_to_linalg;
 mod contraction_fma;
 mod copies_to_linalg;
 mod diagnostics;
+mod elide_barriers;
 mod emulate_gpu;
 mod fast_math;
 mod gather_kernels;
@@ -49,6 +50,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &split_reductions::PASS,
     &lds_stage::PASS,
     &grid_to_gpu::PASS,
+    &elide_barriers::PASS,
     &gather_kernels::PASS,
     &emulate_gpu::PASS,
 ];

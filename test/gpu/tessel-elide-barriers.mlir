@@ -1,0 +1,55 @@
+// RUN: tessel-opt %s --tessel-elide-barriers | FileCheck %s
+
+// Copies into two LDS slots need no barrier between them; reading them
+// does; a barrier that ends a loop body (next iteration) or follows a
+// global write read afterwards stays, as does one around unknown memory.
+// CHECK-LABEL: func.func @phases
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[A:.*]][%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %[[B:.*]][%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load %[[A]]
+// CHECK-NEXT: memref.load %[[B]]
+// CHECK: memref.store %{{.*}}, %arg1
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: }
+// CHECK: memref.load %arg1
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: call @opaque
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.store
+func.func private @opaque(memref<64xf32>)
+func.func @phases(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c256 = arith.constant 256 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%lds : memref<512xi8, #gpu.address_space<workgroup>>) {
+    %va = memref.view %lds[%c0][] : memref<512xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    %a = memref.memory_space_cast %va : memref<64xf32, #gpu.address_space<workgroup>> to memref<64xf32>
+    %vb = memref.view %lds[%c256][] : memref<512xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    %b = memref.memory_space_cast %vb : memref<64xf32, #gpu.address_space<workgroup>> to memref<64xf32>
+    scf.for %k = %c0 to %c4 step %c1 {
+      %x = memref.load %in[%tx] : memref<64xf32>
+      memref.store %x, %a[%tx] : memref<64xf32>
+      gpu.barrier
+      memref.store %x, %b[%tx] : memref<64xf32>
+      gpu.barrier
+      %p = memref.load %a[%tx] : memref<64xf32>
+      %q = memref.load %b[%tx] : memref<64xf32>
+      %s = arith.addf %p, %q : f32
+      memref.store %s, %out[%tx] : memref<64xf32>
+      gpu.barrier
+    }
+    %r = memref.load %out[%tx] : memref<64xf32>
+    gpu.barrier
+    func.call @opaque(%a) : (memref<64xf32>) -> ()
+    gpu.barrier
+    memref.store %r, %a[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
