@@ -80,7 +80,7 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
             other => return Err(SourceError::Message(format!("tessel: error: --emit {other:?} is for --target cpu").to_lowercase())),
         };
         cpu::prepare(&context, &mut module, padding);
-        let bytes = rocm::compile(&context, &mut module, &options.gpu.get(), output).map_err(|error| match error {
+        let bytes = rocm::compile(&context, &mut module, &options.gpu.get(options.schedule.num_stages()), output).map_err(|error| match error {
             cpu::LowerError::Failed => SourceError::Reported,
             other => failed(&other),
         })?;

@@ -29,6 +29,11 @@ pub struct ScheduleOptions {
 }
 
 impl ScheduleOptions {
+    /// `--num-stages`, which the ROCm path uses too (LDS double buffering).
+    pub fn num_stages(&self) -> Option<i64> {
+        self.num_stages
+    }
+
     /// The knobs given on the command line, else the schedule `tessel tune`
     /// cached for `module_text` (the module as parsed and printed), else
     /// the defaults. Says on stderr when it uses the cache (or ignores a
@@ -86,14 +91,15 @@ pub struct GpuOptions {
 }
 
 impl GpuOptions {
-    pub fn get(&self) -> tessel_lowering::rocm::RocmOptions {
+    /// The ROCm options, with `num_stages` from the schedule knobs.
+    pub fn get(&self, num_stages: Option<i64>) -> tessel_lowering::rocm::RocmOptions {
         use tessel_lowering::rocm::Chip;
         let chip = match self.chip {
             ChipOption::Gfx90a => Chip::Gfx90a,
             ChipOption::Gfx942 => Chip::Gfx942,
             ChipOption::Gfx1100 => Chip::Gfx1100,
         };
-        tessel_lowering::rocm::RocmOptions { chip, code_object: self.code_object, num_warps: self.num_warps }
+        tessel_lowering::rocm::RocmOptions { chip, code_object: self.code_object, num_warps: self.num_warps, num_stages }
     }
 }
 

@@ -58,11 +58,14 @@ pub struct RocmOptions {
     pub code_object: u32,
     /// Wavefronts per workgroup (`grid-to-gpu`; default 4).
     pub num_warps: Option<i64>,
+    /// LDS buffers per contraction operand (`tessel-lds-stage`; 2: double
+    /// buffering; default 1).
+    pub num_stages: Option<i64>,
 }
 
 impl Default for RocmOptions {
     fn default() -> Self {
-        RocmOptions { chip: Chip::default(), code_object: 5, num_warps: None }
+        RocmOptions { chip: Chip::default(), code_object: 5, num_warps: None, num_stages: None }
     }
 }
 
@@ -77,6 +80,9 @@ impl RocmOptions {
         set(tessel_passes::WORKGROUP_MEMORY, self.chip.workgroup_memory());
         if let Some(warps) = self.num_warps {
             set(tessel_passes::NUM_WARPS, warps);
+        }
+        if let Some(stages) = self.num_stages {
+            set("tessel.num_stages", stages);
         }
     }
 }

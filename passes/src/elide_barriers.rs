@@ -9,9 +9,11 @@
 //! the phases merged so far.
 //!
 //! Memory is told apart by its root: LDS by the byte offset of its slot
-//! (views of the workgroup attribution at constant offsets), global memory
-//! (function arguments, scratch, globals) as one root, anything untraced
-//! as unknown (conflicting with everything). Barriers that begin or end a
+//! (views of the workgroup attribution at constant offsets), each function
+//! argument on its own (distinct memref arguments do not alias: Tessel
+//! assumes so throughout, as grid-to-loops' in-place reads and updates
+//! do), globals and scratch as one more root, anything untraced as unknown
+//! (conflicting with everything). Barriers that begin or end a
 //! block, and ops that hold barriers themselves, are left alone: they order
 //! work across loop iterations and enclosing code.
 
@@ -37,6 +39,9 @@ pub static PASS: PassDefinition = PassDefinition {
 /// Where a memref's memory lives.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Root {
+    /// A function argument, by position.
+    Argument(usize),
+    /// Globals and global scratch.
     Global,
     /// Workgroup memory at this byte offset of its attribution (None: not
     /// known statically).
@@ -48,6 +53,7 @@ fn conflicts(a: Root, b: Root) -> bool {
     match (a, b) {
         (Root::Unknown, _) | (_, Root::Unknown) => true,
         (Root::Global, Root::Global) => true,
+        (Root::Argument(x), Root::Argument(y)) => x == y,
         (Root::Shared(Some(x)), Root::Shared(Some(y))) => x == y,
         (Root::Shared(_), Root::Shared(_)) => true,
         _ => false,
@@ -69,7 +75,7 @@ fn root_of(memref: MlirValue, launch: MlirOperation) -> Root {
             return if owner.ptr == launch.ptr && (12..12 + workgroup).contains(&index) {
                 Root::Shared(Some(0))
             } else if RawOp(owner).name() == "func.func" {
-                Root::Global
+                Root::Argument(index)
             } else {
                 Root::Unknown
             };

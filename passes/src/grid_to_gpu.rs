@@ -164,7 +164,7 @@ fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, String> {
 /// Is `alloc` a chunk staged by tessel-lds-stage (in its k-chunk loop)?
 fn is_staged(alloc: MlirOperation) -> bool {
     let parent = unsafe { mlirOperationGetParentOperation(alloc) };
-    RawOp(parent).has(crate::lds_stage::STAGED_LOOP)
+    RawOp(parent).has(crate::lds_stage::STAGED_LOOP) || RawOp(alloc).has(crate::lds_stage::STAGED_BUFFER)
 }
 
 /// The loop that yields `alloc`'s buffer to its next iteration, if any.

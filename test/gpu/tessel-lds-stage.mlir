@@ -56,3 +56,41 @@ module attributes {tessel.lds_chunk = 4 : i64} {
     return
   }
 }
+
+// -----
+
+// Two stages: four LDS buffers (chunk 8 keeps them within 32 KiB: 2 x
+// (256 + 256) x 4 bytes per k step), chunk 0 copied first, then pairs of
+// steps each copying the next chunk into one buffer while computing from
+// the other, and a last pair without a further copy.
+// CHECK-LABEL: func.func @double_buffered
+// CHECK-COUNT-4: memref.alloc() {alignment = 64 : i64, tessel.staged}
+// CHECK: linalg.copy
+// CHECK: linalg.copy
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: linalg.copy
+// CHECK: linalg.copy
+// CHECK: linalg.generic {{.*}} ins(%[[A0:.*]], %[[B0:.*]] : memref<256x8xf32>, memref<8x256xf32>)
+// CHECK: linalg.copy {{.*}} outs(%[[A0]]
+// CHECK: linalg.copy {{.*}} outs(%[[B0]]
+// CHECK: linalg.generic {{.*}} ins(%[[A1:.*]], %[[B1:.*]] : memref<256x8xf32>, memref<8x256xf32>)
+// CHECK: } {tessel.lds_chunks}
+// CHECK: linalg.copy {{.*}} outs(%[[A1]]
+// CHECK: linalg.copy {{.*}} outs(%[[B1]]
+// CHECK: linalg.generic {{.*}} ins(%[[A0]], %[[B0]]
+// CHECK: linalg.generic {{.*}} ins(%[[A1]], %[[B1]]
+// CHECK-NOT: linalg.generic
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.num_stages = 2 : i64} {
+  func.func @double_buffered(%x: memref<256x64xf32>, %y: memref<64x256xf32>, %z: memref<256x256xf32>) {
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%x, %y : memref<256x64xf32>, memref<64x256xf32>) outs(%z : memref<256x256xf32>) {
+    ^bb0(%u: f32, %v: f32, %s: f32):
+      %t = math.fma %u, %v, %s : f32
+      linalg.yield %t : f32
+    }
+    return
+  }
+}

@@ -19,6 +19,14 @@
 // RUN: tessel compile %s --target rocm --chip gfx90a --emit mlir -o %t.mlir
 // RUN: FileCheck %s --check-prefix=MLIR < %t.mlir
 // RUN: llvm-objdump -d %t.gfx90a.hsaco | FileCheck %s --check-prefix=DISASSEMBLY
+// Double-buffered LDS (--num-stages 2) on the 1024 matmul example: the copy
+// of the next chunk shares a phase with the compute of the current one, so
+// the kernel has fewer barriers, in the same 32 KiB of LDS.
+// RUN: tessel compile examples/matmul_1024.mlir --target rocm --chip gfx90a --emit asm -o %t.single.s
+// RUN: tessel compile examples/matmul_1024.mlir --target rocm --chip gfx90a --num-stages 2 --emit asm -o %t.staged.s
+// RUN: test $(grep -c s_barrier %t.staged.s) -lt $(grep -c s_barrier %t.single.s)
+// RUN: tessel compile examples/matmul_1024.mlir --target rocm --chip gfx90a --num-stages 2 -o %t.staged.hsaco
+// RUN: llvm-readelf --notes %t.staged.hsaco | FileCheck %s --check-prefix=STAGED
 // RUN: not tessel compile %s --target rocm --emit so -o %t.so 2>&1 | FileCheck %s --check-prefix=NO-SO
 // RUN: not tessel compile %s --target cpu --emit hsaco -o %t.x 2>&1 | FileCheck %s --check-prefix=NO-HSACO
 
@@ -81,6 +89,10 @@
 // DISASSEMBLY-NOT: scratch_store
 // DISASSEMBLY: <scale_kernel>:
 // DISASSEMBLY-NOT: scratch_store
+
+// STAGED: .group_segment_fixed_size: 32768
+// STAGED: .name: matmul_1024_kernel
+// STAGED: .vgpr_spill_count: 0
 
 // NO-SO: tessel: error: --emit so is for --target cpu
 // NO-HSACO: tessel: error: --emit hsaco needs --target rocm
