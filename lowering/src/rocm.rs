@@ -120,6 +120,9 @@ pub fn kernel_stages() -> [(&'static str, &'static [&'static str]); 4] {
                 "tessel-lds-stage",
                 "canonicalize",
                 "tessel-copies-to-linalg",
+                // Element-wise work in 16-byte vectors per work-item.
+                "tessel-gpu-vectorize",
+                "canonicalize",
                 "convert-linalg-to-parallel-loops",
                 "canonicalize",
                 // Programs -> workgroups, block work -> work-items.
@@ -144,7 +147,10 @@ pub fn device_stages(options: &RocmOptions, format: &str, toolkit: &Path) -> Vec
         "gpu-kernel-outlining".into(),
         "tessel-gather-kernels".into(),
         format!("rocdl-attach-target{{chip={chip} abi={abi} O=3 wave64={wave64}}}"),
-        "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+        // Vector transfers become vector loads/stores before the ROCDL
+        // conversion (which does not lower them).
+        "gpu.module(expand-strided-metadata,convert-vector-to-scf{full-unroll=true},lower-affine,convert-scf-to-cf,\
+         convert-vector-to-llvm,\
          convert-gpu-to-rocdl{use-bare-ptr-memref-call-conv=true runtime=HIP},reconcile-unrealized-casts)"
             .to_string(),
         "canonicalize".into(),

@@ -14,6 +14,7 @@ mod elide_barriers;
 mod emulate_gpu;
 mod fast_math;
 mod gather_kernels;
+mod gpu_vectorize;
 mod grid_to_gpu;
 mod grid_to_loops;
 mod grid_verify_specs;
@@ -49,6 +50,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &contraction_fma::PASS,
     &split_reductions::PASS,
     &lds_stage::PASS,
+    &gpu_vectorize::PASS,
     &grid_to_gpu::PASS,
     &elide_barriers::PASS,
     &gather_kernels::PASS,

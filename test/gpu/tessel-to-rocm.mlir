@@ -19,6 +19,11 @@
 // RUN: tessel compile %s --target rocm --chip gfx90a --emit mlir -o %t.mlir
 // RUN: FileCheck %s --check-prefix=MLIR < %t.mlir
 // RUN: llvm-objdump -d %t.gfx90a.hsaco | FileCheck %s --check-prefix=DISASSEMBLY
+// Element-wise work moves 16 bytes per work-item access.
+// RUN: tessel compile examples/elementwise_16m.mlir --target rocm --chip gfx942 --emit asm -o %t.elementwise.s
+// RUN: FileCheck %s --check-prefix=VECTOR < %t.elementwise.s
+// VECTOR-COUNT-3: global_load_dwordx4
+// VECTOR: global_store_dwordx4
 // Double-buffered LDS (--num-stages 2) on the 1024 matmul example: the copy
 // of the next chunk shares a phase with the compute of the current one, so
 // the kernel has fewer barriers, in the same 32 KiB of LDS.

@@ -1,0 +1,47 @@
+// RUN: tessel-opt %s --split-input-file --tessel-gpu-vectorize --canonicalize | FileCheck %s
+
+// An element-wise op with contiguous rows: one vector<4xf32> per
+// iteration of an scf.parallel over (rows, vectors per row).
+// CHECK-LABEL: func.func @elementwise
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%{{.*}}, %{{.*}}) to (%c8, %c16) step (%c1, %c1) {
+// CHECK: %[[X:.*]] = vector.transfer_read {{.*}} : memref<1x4xf32, strided<[64, 1], offset: ?>>, vector<1x4xf32>
+// CHECK: %[[Y:.*]] = arith.mulf %[[X]], %[[X]] : vector<1x4xf32>
+// CHECK: vector.transfer_write %[[Y]]
+#id = affine_map<(i, j) -> (i, j)>
+func.func @elementwise(%x: memref<8x64xf32>, %o: memref<8x64xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x64xf32>) outs(%o : memref<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.mulf %a, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// bf16 moves 8 per vector; a transpose, a dynamic row stride and a
+// reduction keep scalar code.
+// CHECK-LABEL: func.func @kept
+// CHECK: vector.transfer_read {{.*}} vector<1x8xbf16>
+// CHECK: vector.transfer_write {{.*}} vector<1x8xbf16>
+// CHECK-NOT: vector<
+#id = affine_map<(i, j) -> (i, j)>
+#t = affine_map<(i, j) -> (j, i)>
+#row = affine_map<(i, j) -> (i)>
+func.func @kept(%x: memref<8x64xbf16>, %o: memref<8x64xbf16>, %s: memref<64x64xf32>, %d: memref<64x64xf32, strided<[?, ?]>>, %r: memref<64xf32>) {
+  linalg.copy ins(%x : memref<8x64xbf16>) outs(%o : memref<8x64xbf16>)
+  linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<64x64xf32>) outs(%s : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.copy ins(%d : memref<64x64xf32, strided<[?, ?]>>) outs(%s : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%s : memref<64x64xf32>) outs(%r : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  }
+  return
+}
