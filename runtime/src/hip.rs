@@ -43,6 +43,8 @@ pub enum HipError {
     NoDevice(String),
     #[error("HIP: {call} failed: {message}")]
     Call { call: &'static str, message: String },
+    #[error("a program's block had no element in bounds (Pallas requires one); those programs were skipped")]
+    OutOfBounds,
 }
 
 #[cfg(not(feature = "hip"))]
@@ -121,6 +123,15 @@ mod launcher {
                 })?;
                 buffers.push(buffer);
             }
+            // The flag kernels raise for blocks only checkable at run time
+            // (grid-to-loops; a device global in the code object).
+            let flag_name = CString::new("__tessel_out_of_bounds").expect("no NUL");
+            let (mut flag, mut flag_bytes): (hipDeviceptr_t, usize) = (std::ptr::null_mut(), 0);
+            let has_flag = unsafe { hipModuleGetGlobal(&mut flag, &mut flag_bytes, module, flag_name.as_ptr()) }
+                == hipError_t::hipSuccess;
+            if has_flag {
+                check("hipMemset", unsafe { hipMemset(flag, 0, flag_bytes) })?;
+            }
             let scratch: Vec<DeviceBuffer> = program.scratch.iter().map(|&bytes| DeviceBuffer::new(bytes)).collect::<Result<_, _>>()?;
             for launch in &program.launches {
                 let name = CString::new(launch.kernel.as_str()).expect("kernel names have no NUL");
@@ -152,6 +163,15 @@ mod launcher {
                 })?;
             }
             check("hipDeviceSynchronize", unsafe { hipDeviceSynchronize() })?;
+            if has_flag {
+                let mut raised = 0i32;
+                check("hipMemcpy", unsafe {
+                    hipMemcpy(&mut raised as *mut i32 as *mut c_void, flag, 4, hipMemcpyKind::hipMemcpyDeviceToHost)
+                })?;
+                if raised != 0 {
+                    return Err(HipError::OutOfBounds);
+                }
+            }
             for (array, buffer) in arrays.iter_mut().zip(&buffers) {
                 let bytes = array.bytes_mut();
                 check("hipMemcpy", unsafe {

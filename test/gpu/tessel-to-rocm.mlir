@@ -19,6 +19,11 @@
 // RUN: tessel compile %s --target rocm --chip gfx90a --emit mlir -o %t.mlir
 // RUN: FileCheck %s --check-prefix=MLIR < %t.mlir
 // RUN: llvm-objdump -d %t.gfx90a.hsaco | FileCheck %s --check-prefix=DISASSEMBLY
+// The run-time bounds flag is a global of the code object, which the HIP
+// launcher reads back after the launches.
+// RUN: tessel compile test/e2e/bounds-at-run-time.mlir --target rocm -o %t.bounds.hsaco
+// RUN: llvm-readelf --syms %t.bounds.hsaco | FileCheck %s --check-prefix=FLAG
+// FLAG: OBJECT GLOBAL DEFAULT {{.*}} __tessel_out_of_bounds
 // Element-wise work moves 16 bytes per work-item access.
 // RUN: tessel compile examples/elementwise_16m.mlir --target rocm --chip gfx942 --emit asm -o %t.elementwise.s
 // RUN: FileCheck %s --check-prefix=VECTOR < %t.elementwise.s
