@@ -69,6 +69,8 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let (mut module, _diagnostics) = parse_file(&context, &options.file)?;
+    // What the tuner's cache knows the kernel by: the module as parsed.
+    let module_text = module.as_operation().to_string();
     let padding = if options.poison { Padding::Poison } else { Padding::Zero };
     let failed = |e: &dyn std::fmt::Display| SourceError::Message(format!("tessel: error: {e}"));
     if let Target::Rocm = options.target {
@@ -80,13 +82,13 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
             other => return Err(SourceError::Message(format!("tessel: error: --emit {other:?} is for --target cpu").to_lowercase())),
         };
         cpu::prepare(&context, &mut module, padding);
-        let bytes = rocm::compile(&context, &mut module, &options.gpu.get(options.schedule.num_stages()), output).map_err(|error| match error {
+        let gpu = options.gpu.resolve(&options.schedule, &module_text);
+        let bytes = rocm::compile(&context, &mut module, &gpu, output).map_err(|error| match error {
             cpu::LowerError::Failed => SourceError::Reported,
             other => failed(&other),
         })?;
         return std::fs::write(&options.output, bytes).map_err(|e| failed(&e));
     }
-    let module_text = module.as_operation().to_string();
     options.schedule.resolve(&module_text).apply(&context, &mut module);
     cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
     let artifact = match options.emit.unwrap_or(Emit::Obj) {

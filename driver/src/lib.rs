@@ -29,10 +29,6 @@ pub struct ScheduleOptions {
 }
 
 impl ScheduleOptions {
-    /// `--num-stages`, which the ROCm path uses too (LDS double buffering).
-    pub fn num_stages(&self) -> Option<i64> {
-        self.num_stages
-    }
 
     /// The knobs given on the command line, else the schedule `tessel tune`
     /// cached for `module_text` (the module as parsed and printed), else
@@ -91,15 +87,44 @@ pub struct GpuOptions {
 }
 
 impl GpuOptions {
-    /// The ROCm options, with `num_stages` from the schedule knobs.
-    pub fn get(&self, num_stages: Option<i64>) -> tessel_lowering::rocm::RocmOptions {
+    pub fn chip(&self) -> tessel_lowering::rocm::Chip {
         use tessel_lowering::rocm::Chip;
-        let chip = match self.chip {
+        match self.chip {
             ChipOption::Gfx90a => Chip::Gfx90a,
             ChipOption::Gfx942 => Chip::Gfx942,
             ChipOption::Gfx1100 => Chip::Gfx1100,
+        }
+    }
+
+    /// The ROCm options: the knobs given (`num_stages` from the schedule
+    /// knobs), else the schedule `tessel tune --target rocm` cached for
+    /// `module_text` on this chip (said on stderr), else the defaults.
+    pub fn resolve(&self, schedule: &ScheduleOptions, module_text: &str) -> tessel_lowering::rocm::RocmOptions {
+        let chip = self.chip();
+        let explicit = tessel_lowering::rocm::RocmOptions {
+            chip,
+            code_object: self.code_object,
+            num_warps: self.num_warps,
+            num_stages: schedule.num_stages,
+            lds_chunk: None,
         };
-        tessel_lowering::rocm::RocmOptions { chip, code_object: self.code_object, num_warps: self.num_warps, num_stages }
+        if self.num_warps.is_some() || schedule.num_stages.is_some() || schedule.no_cache {
+            return explicit;
+        }
+        match tessel_tuner::gpu::cached_schedule(module_text, chip, &tessel_tuner::cache::default_dir()) {
+            Ok(Some(tuned)) => {
+                eprintln!(
+                    "tessel: note: using the tuned schedule from the cache: num_warps {}, num_stages {}, lds_chunk {}",
+                    tuned.num_warps, tuned.num_stages, tuned.lds_chunk
+                );
+                tessel_lowering::rocm::RocmOptions { code_object: self.code_object, ..tuned.options(chip) }
+            }
+            Ok(None) => explicit,
+            Err(warning) => {
+                eprintln!("tessel: warning: {warning}");
+                explicit
+            }
+        }
     }
 }
 

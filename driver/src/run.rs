@@ -188,7 +188,8 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                     return Err(message(&"--bench times the CPU devices only"));
                 }
                 cpu::prepare(&context, &mut module, padding);
-                let lowered = tessel_lowering::rocm::compile_for_launch(&context, &mut module, &options.gpu.get(options.schedule.num_stages()), &options.entry);
+                let gpu = options.gpu.resolve(&options.schedule, &module_text);
+                let lowered = tessel_lowering::rocm::compile_for_launch(&context, &mut module, &gpu, &options.entry);
                 let (object, program) = lowered.map_err(|error| match error {
                     cpu::LowerError::Failed => SourceError::Reported,
                     other => message(&other),
@@ -198,7 +199,7 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                 match options.device {
                     Device::RocmEmulated => {
                         cpu::prepare(&context, &mut module, padding);
-                        tessel_lowering::rocm::lower_emulated(&context, &mut module, &options.gpu.get(options.schedule.num_stages()))
+                        tessel_lowering::rocm::lower_emulated(&context, &mut module, &options.gpu.resolve(&options.schedule, &module_text))
                     }
                     _ => {
                         options.schedule.resolve(&module_text).apply(&context, &mut module);

@@ -27,6 +27,12 @@ pub struct TuneOptions {
     /// Seconds after which a candidate still compiling is dropped.
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     compile_timeout: f64,
+    /// What to tune for: the host CPU, or an AMD GPU (`--chip`; measured
+    /// on the GPU through HIP: needs the `hip` feature and a GPU).
+    #[arg(long, value_enum, default_value = "cpu")]
+    target: crate::compile::Target,
+    #[command(flatten)]
+    gpu: crate::GpuOptions,
 }
 
 pub fn tune(options: TuneOptions) -> ExitCode {
@@ -83,23 +89,36 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
             .expect("a valid template")
             .progress_chars("=> "),
     );
-    let tuned = tessel_tuner::tune(&module_text, &options.entry, inputs, &search, |report| {
-        bar.set_position(report.elapsed.as_millis() as u64);
-        let [rows, columns] = report.schedule.register_tile;
-        bar.set_message(format!(
-            "{} measured, best {:.3} ms; {rows}x{columns}/{}/{}: {}",
-            report.measured,
-            report.best_s * 1e3,
-            report.schedule.num_stages,
-            report.schedule.k_chunk,
-            describe(report.outcome)
-        ));
-    })
-    .map_err(|error| SourceError::Message(format!("tessel: error: {error}")))?;
+    let line = |elapsed: std::time::Duration, measured: usize, best_s: f64, schedule: String, outcome: &Outcome| {
+        bar.set_position(elapsed.as_millis() as u64);
+        bar.set_message(format!("{measured} measured, best {:.3} ms; {schedule}: {}", best_s * 1e3, describe(outcome)));
+    };
+    let failed = |error: tessel_tuner::TuneError| SourceError::Message(format!("tessel: error: {error}"));
+    let (json, warnings) = match options.target {
+        crate::compile::Target::Cpu => {
+            let tuned = tessel_tuner::tune(&module_text, &options.entry, inputs, &search, |report| {
+                let [rows, columns] = report.schedule.register_tile;
+                let schedule = format!("{rows}x{columns}/{}/{}", report.schedule.num_stages, report.schedule.k_chunk);
+                line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
+            })
+            .map_err(failed)?;
+            (tuned.json(), tuned.warnings)
+        }
+        crate::compile::Target::Rocm => {
+            let chip = options.gpu.chip();
+            let tuned = tessel_tuner::gpu::tune_gpu(&module_text, &options.entry, inputs, chip, &search, |report| {
+                let s = report.schedule;
+                let schedule = format!("{} warps/{} stages/chunk {}", s.num_warps, s.num_stages, s.lds_chunk);
+                line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
+            })
+            .map_err(failed)?;
+            (tuned.json(), tuned.warnings)
+        }
+    };
     bar.finish_and_clear();
-    for warning in &tuned.warnings {
+    for warning in &warnings {
         eprintln!("tessel: warning: {warning}");
     }
-    crate::write_stdout(&format!("{}\n", tuned.json()));
+    crate::write_stdout(&format!("{json}\n"));
     Ok(())
 }

@@ -61,11 +61,13 @@ pub struct RocmOptions {
     /// LDS buffers per contraction operand (`tessel-lds-stage`; 2: double
     /// buffering; default 1).
     pub num_stages: Option<i64>,
+    /// k steps per LDS chunk of a contraction (`tessel-lds-stage`; 16).
+    pub lds_chunk: Option<i64>,
 }
 
 impl Default for RocmOptions {
     fn default() -> Self {
-        RocmOptions { chip: Chip::default(), code_object: 5, num_warps: None, num_stages: None }
+        RocmOptions { chip: Chip::default(), code_object: 5, num_warps: None, num_stages: None, lds_chunk: None }
     }
 }
 
@@ -83,6 +85,9 @@ impl RocmOptions {
         }
         if let Some(stages) = self.num_stages {
             set("tessel.num_stages", stages);
+        }
+        if let Some(chunk) = self.lds_chunk {
+            set("tessel.lds_chunk", chunk);
         }
     }
 }

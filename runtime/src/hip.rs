@@ -53,12 +53,23 @@ pub fn device_count() -> Result<usize, HipError> {
 }
 
 #[cfg(not(feature = "hip"))]
-pub fn run(_code_object: &[u8], _program: &HostProgram, _arrays: &mut [crate::HostArray]) -> Result<(), HipError> {
+pub fn run_timed(
+    _code_object: &[u8],
+    _program: &HostProgram,
+    _arrays: &mut [crate::HostArray],
+    _repeats: usize,
+) -> Result<Vec<f64>, HipError> {
     Err(HipError::NotBuilt)
 }
 
+/// Loads `code_object`, runs `program` on `arrays` (copied in, and back
+/// out after the last launch).
+pub fn run(code_object: &[u8], program: &HostProgram, arrays: &mut [crate::HostArray]) -> Result<(), HipError> {
+    run_timed(code_object, program, arrays, 1).map(|_| ())
+}
+
 #[cfg(feature = "hip")]
-pub use launcher::{device_count, run};
+pub use launcher::{device_count, run_timed};
 
 #[cfg(feature = "hip")]
 mod launcher {
@@ -107,9 +118,15 @@ mod launcher {
         }
     }
 
-    /// Loads `code_object`, runs `program` on `arrays` (copied in, and
-    /// back out after the last launch).
-    pub fn run(code_object: &[u8], program: &HostProgram, arrays: &mut [HostArray]) -> Result<(), HipError> {
+    /// Loads `code_object`, copies `arrays` in, runs `program` `repeats`
+    /// times (the seconds each run's launches took, synchronized), copies
+    /// the arrays back.
+    pub fn run_timed(
+        code_object: &[u8],
+        program: &HostProgram,
+        arrays: &mut [HostArray],
+        repeats: usize,
+    ) -> Result<Vec<f64>, HipError> {
         device_count()?;
         let mut module: hipModule_t = std::ptr::null_mut();
         check("hipModuleLoadData", unsafe { hipModuleLoadData(&mut module, code_object.as_ptr() as *const c_void) })?;
@@ -133,36 +150,41 @@ mod launcher {
                 check("hipMemset", unsafe { hipMemset(flag, 0, flag_bytes) })?;
             }
             let scratch: Vec<DeviceBuffer> = program.scratch.iter().map(|&bytes| DeviceBuffer::new(bytes)).collect::<Result<_, _>>()?;
-            for launch in &program.launches {
-                let name = CString::new(launch.kernel.as_str()).expect("kernel names have no NUL");
-                let mut function: hipFunction_t = std::ptr::null_mut();
-                check("hipModuleGetFunction", unsafe { hipModuleGetFunction(&mut function, module, name.as_ptr()) })?;
-                // Kernel arguments: one bare pointer each, packed as the
-                // kernarg segment lays them out.
-                let mut pointers: Vec<u64> = launch
-                    .args
-                    .iter()
-                    .map(|arg| match *arg {
-                        LaunchArg::Array(index) => buffers[index].0 as u64,
-                        LaunchArg::Scratch(index) => scratch[index].0 as u64,
-                    })
-                    .collect();
-                let mut size = pointers.len() * 8;
-                // HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END.
-                let mut extra = [
-                    1 as *mut c_void,
-                    pointers.as_mut_ptr() as *mut c_void,
-                    2 as *mut c_void,
-                    &mut size as *mut usize as *mut c_void,
-                    3 as *mut c_void,
-                ];
-                let [gx, gy, gz] = launch.grid;
-                let [bx, by, bz] = launch.workgroup;
-                check("hipModuleLaunchKernel", unsafe {
-                    hipModuleLaunchKernel(function, gx, gy, gz, bx, by, bz, 0, std::ptr::null_mut(), std::ptr::null_mut(), extra.as_mut_ptr())
-                })?;
+            let mut times = Vec::new();
+            for _ in 0..repeats.max(1) {
+                let started = std::time::Instant::now();
+                for launch in &program.launches {
+                    let name = CString::new(launch.kernel.as_str()).expect("kernel names have no NUL");
+                    let mut function: hipFunction_t = std::ptr::null_mut();
+                    check("hipModuleGetFunction", unsafe { hipModuleGetFunction(&mut function, module, name.as_ptr()) })?;
+                    // Kernel arguments: one bare pointer each, packed as the
+                    // kernarg segment lays them out.
+                    let mut pointers: Vec<u64> = launch
+                        .args
+                        .iter()
+                        .map(|arg| match *arg {
+                            LaunchArg::Array(index) => buffers[index].0 as u64,
+                            LaunchArg::Scratch(index) => scratch[index].0 as u64,
+                        })
+                        .collect();
+                    let mut size = pointers.len() * 8;
+                    // HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END.
+                    let mut extra = [
+                        1 as *mut c_void,
+                        pointers.as_mut_ptr() as *mut c_void,
+                        2 as *mut c_void,
+                        &mut size as *mut usize as *mut c_void,
+                        3 as *mut c_void,
+                    ];
+                    let [gx, gy, gz] = launch.grid;
+                    let [bx, by, bz] = launch.workgroup;
+                    check("hipModuleLaunchKernel", unsafe {
+                        hipModuleLaunchKernel(function, gx, gy, gz, bx, by, bz, 0, std::ptr::null_mut(), std::ptr::null_mut(), extra.as_mut_ptr())
+                    })?;
+                }
+                check("hipDeviceSynchronize", unsafe { hipDeviceSynchronize() })?;
+                times.push(started.elapsed().as_secs_f64());
             }
-            check("hipDeviceSynchronize", unsafe { hipDeviceSynchronize() })?;
             if has_flag {
                 let mut raised = 0i32;
                 check("hipMemcpy", unsafe {
@@ -178,7 +200,7 @@ mod launcher {
                     hipMemcpy(bytes.as_mut_ptr() as *mut c_void, buffer.0, bytes.len(), hipMemcpyKind::hipMemcpyDeviceToHost)
                 })?;
             }
-            Ok(())
+            Ok(times)
         })();
         unsafe { hipModuleUnload(module) };
         result

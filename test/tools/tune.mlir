@@ -12,6 +12,7 @@
 // RUN: env TESSEL_CACHE_DIR=%t.shared tessel tune %s --entry matmul --budget 2 > %t.a & env TESSEL_CACHE_DIR=%t.shared tessel tune %s --entry matmul --budget 2 > %t.b; wait; cat %t.a %t.b | FileCheck %s --check-prefix=CONCURRENT
 // RUN: env TESSEL_CACHE_DIR=%t.shared tessel tune %s --entry matmul | FileCheck %s --check-prefix=CACHED
 // RUN: not tessel tune %s --entry nothing 2>&1 | FileCheck %s --check-prefix=NO-ENTRY
+// RUN: not tessel tune %s --entry matmul --target rocm --chip gfx942 2>&1 | FileCheck %s --check-prefix=NO-GPU
 // RUN: not tessel tune %s --entry matmul --budget=-1 2>&1 | FileCheck %s --check-prefix=BAD-BUDGET
 
 // FIRST: {"default_s": {{[0-9.e+-]+}}, "best_s": {{[0-9.e+-]+}}, "candidates": {{[1-9][0-9]*}}, "cached": false, "best": {"register_tile": [{{[0-9]+}}, {{[0-9]+}}], "num_stages": {{[1-4]}}, "k_chunk": {{[0-9]+}}}}
@@ -26,6 +27,7 @@
 // RETUNED: "cached": false
 // CONCURRENT-COUNT-2: "cached": false
 // NO-ENTRY: error: no function @nothing
+// NO-GPU: tessel: error: {{no AMD GPU available|this tessel was built without the .hip. feature}}
 // BAD-BUDGET: error: --budget must be a non-negative number of seconds
 
 func.func @kernel(%x: memref<32x64xf32>, %y: memref<64x32xf32>, %z: memref<32x32xf32>) {

@@ -6,15 +6,15 @@
 //! each wrote a complete, valid result); a corrupt entry is reported and
 //! ignored.
 
-use crate::space::{CpuSchedule, SPACE};
-use serde::{Deserialize, Serialize};
+use crate::space::CpuSchedule;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// What the cache keeps per kernel.
+/// What the cache keeps per kernel (and target).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
-    pub schedule: CpuSchedule,
+pub struct Entry<S = CpuSchedule> {
+    pub schedule: S,
     pub default_s: f64,
     pub best_s: f64,
     pub candidates: usize,
@@ -22,8 +22,8 @@ pub struct Entry {
 
 /// The result of a lookup.
 #[derive(Debug)]
-pub enum Lookup {
-    Hit(Entry),
+pub enum Lookup<S = CpuSchedule> {
+    Hit(Entry<S>),
     Miss,
     /// The entry exists but cannot be read: why (a warning to show).
     Corrupt(String),
@@ -47,11 +47,12 @@ pub fn default_dir() -> PathBuf {
 }
 
 /// The key of `module_text` (the kernel module as MLIR prints it) on
-/// `target` for this host and this Tessel.
-pub fn key(module_text: &str, target: &str) -> String {
+/// `target` (`cpu`, `rocm-<chip>`), searched in `space`, for this host and
+/// this Tessel.
+pub fn key(module_text: &str, target: &str, space: &str) -> String {
     let (cpu, features) = tessel_lowering::emit::host_cpu();
     let mut hash = Sha256::new();
-    for part in [module_text, target, &cpu, &features, env!("CARGO_PKG_VERSION"), SPACE] {
+    for part in [module_text, target, &cpu, &features, env!("CARGO_PKG_VERSION"), space] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }
@@ -71,22 +72,23 @@ impl Cache {
         self.dir.join(format!("{key}.json"))
     }
 
-    pub fn get(&self, key: &str) -> Lookup {
+    /// The entry under `key`, if there is one `valid` accepts.
+    pub fn get<S: DeserializeOwned>(&self, key: &str, valid: impl Fn(&Entry<S>) -> bool) -> Lookup<S> {
         let path = self.path(key);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Lookup::Miss,
             Err(error) => return Lookup::Corrupt(format!("ignoring unreadable cache entry {}: {error}", path.display())),
         };
-        match serde_json::from_str::<Entry>(&text) {
-            Ok(entry) if entry.schedule.is_legal() && entry.best_s.is_finite() => Lookup::Hit(entry),
+        match serde_json::from_str::<Entry<S>>(&text) {
+            Ok(entry) if valid(&entry) && entry.best_s.is_finite() => Lookup::Hit(entry),
             Ok(_) => Lookup::Corrupt(format!("ignoring cache entry {}: its schedule is not in this space", path.display())),
             Err(error) => Lookup::Corrupt(format!("ignoring corrupt cache entry {}: {error}", path.display())),
         }
     }
 
     /// Writes `entry` atomically (temporary file, then rename).
-    pub fn put(&self, key: &str, entry: &Entry) -> std::io::Result<()> {
+    pub fn put<S: Serialize>(&self, key: &str, entry: &Entry<S>) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let unique = format!(
             ".{key}.{}.{:?}.tmp",
@@ -103,6 +105,11 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::space::SPACE;
+
+    fn legal(entry: &Entry) -> bool {
+        entry.schedule.is_legal()
+    }
 
     /// A legal entry per `variant` (its pipeline depth differs).
     fn entry(variant: i64) -> Entry {
@@ -115,25 +122,26 @@ mod tests {
     fn round_trip_miss_and_corrupt_entries() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path());
-        let key = key("module {}", "cpu");
-        assert!(matches!(cache.get(&key), Lookup::Miss));
+        let key = key("module {}", "cpu", SPACE);
+        assert!(matches!(cache.get(&key, legal), Lookup::Miss));
         cache.put(&key, &entry(2)).unwrap();
-        assert!(matches!(cache.get(&key), Lookup::Hit(found) if found == entry(2)));
+        assert!(matches!(cache.get(&key, legal), Lookup::Hit(found) if found == entry(2)));
         std::fs::write(dir.path().join(format!("{key}.json")), "{ not json").unwrap();
-        assert!(matches!(cache.get(&key), Lookup::Corrupt(why) if why.contains("corrupt")));
+        assert!(matches!(cache.get(&key, legal), Lookup::Corrupt(why) if why.contains("corrupt")));
     }
 
     #[test]
     fn keys_depend_on_the_module_and_the_target() {
-        assert_eq!(key("a", "cpu"), key("a", "cpu"));
-        assert_ne!(key("a", "cpu"), key("b", "cpu"));
-        assert_ne!(key("a", "cpu"), key("a", "rocm"));
+        assert_eq!(key("a", "cpu", SPACE), key("a", "cpu", SPACE));
+        assert_ne!(key("a", "cpu", SPACE), key("b", "cpu", SPACE));
+        assert_ne!(key("a", "cpu", SPACE), key("a", "rocm-gfx90a", SPACE));
+        assert_ne!(key("a", "cpu", SPACE), key("a", "cpu", "another space"));
     }
 
     #[test]
     fn concurrent_writers_leave_a_valid_entry() {
         let dir = tempfile::tempdir().unwrap();
-        let key = key("module {}", "cpu");
+        let key = key("module {}", "cpu", SPACE);
         std::thread::scope(|scope| {
             for variant in 1..=8 {
                 let (dir, key) = (dir.path(), &key);
@@ -141,12 +149,12 @@ mod tests {
                     let cache = Cache::new(dir);
                     for _ in 0..20 {
                         cache.put(key, &entry(variant)).unwrap();
-                        assert!(matches!(cache.get(key), Lookup::Hit(_)));
+                        assert!(matches!(cache.get(key, legal), Lookup::Hit(_)));
                     }
                 });
             }
         });
-        assert!(matches!(Cache::new(dir.path()).get(&key), Lookup::Hit(_)));
+        assert!(matches!(Cache::new(dir.path()).get(&key, legal), Lookup::Hit(_)));
         let leftovers = std::fs::read_dir(dir.path()).unwrap().filter(|e| e.as_ref().unwrap().path().extension().unwrap() == "tmp");
         assert_eq!(leftovers.count(), 0);
     }

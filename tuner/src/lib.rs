@@ -11,6 +11,7 @@
 //! `tessel compile` consult ([`cached_schedule`]).
 
 pub mod cache;
+pub mod gpu;
 pub mod measure;
 pub mod space;
 
@@ -51,28 +52,74 @@ impl Default for TuneOptions {
 
 /// What tuning found.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Tuned {
+pub struct Tuned<S = CpuSchedule> {
     pub default_s: f64,
     pub best_s: f64,
     /// Candidates measured (the default included).
     pub candidates: usize,
     /// Answered from the cache.
     pub cached: bool,
-    pub best: CpuSchedule,
+    pub best: S,
     /// Things worth telling the user (an ignored corrupt cache entry, a
     /// cache that could not be written).
     pub warnings: Vec<String>,
 }
 
-impl Tuned {
+/// A schedule as the `"best"` object of `tessel tune`'s JSON line.
+pub trait ScheduleJson {
+    fn json(&self) -> String;
+}
+
+impl ScheduleJson for CpuSchedule {
+    fn json(&self) -> String {
+        let [rows, columns] = self.register_tile;
+        format!(
+            "{{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}}}",
+            self.num_stages, self.k_chunk
+        )
+    }
+}
+
+impl<S: ScheduleJson> Tuned<S> {
     /// The JSON line `tessel tune` prints last.
     pub fn json(&self) -> String {
-        let [rows, columns] = self.best.register_tile;
         format!(
-            "{{\"default_s\": {:e}, \"best_s\": {:e}, \"candidates\": {}, \"cached\": {}, \
-             \"best\": {{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}}}}}",
-            self.default_s, self.best_s, self.candidates, self.cached, self.best.num_stages, self.best.k_chunk
+            "{{\"default_s\": {:e}, \"best_s\": {:e}, \"candidates\": {}, \"cached\": {}, \"best\": {}}}",
+            self.default_s,
+            self.best_s,
+            self.candidates,
+            self.cached,
+            self.best.json()
         )
+    }
+}
+
+/// The cached answer for `key` (when `use_cache`), as a `Tuned`; a
+/// corrupt entry becomes a warning.
+pub(crate) fn from_cache<S: serde::de::DeserializeOwned>(
+    cache: &Cache,
+    key: &str,
+    use_cache: bool,
+    valid: impl Fn(&Entry<S>) -> bool,
+    warnings: &mut Vec<String>,
+) -> Option<Tuned<S>> {
+    if !use_cache {
+        return None;
+    }
+    match cache.get(key, valid) {
+        Lookup::Hit(found) => Some(Tuned {
+            default_s: found.default_s,
+            best_s: found.best_s,
+            candidates: found.candidates,
+            cached: true,
+            best: found.schedule,
+            warnings: std::mem::take(warnings),
+        }),
+        Lookup::Corrupt(why) => {
+            warnings.push(why);
+            None
+        }
+        Lookup::Miss => None,
     }
 }
 
@@ -80,19 +127,21 @@ impl Tuned {
 pub enum TuneError {
     #[error("the default schedule failed: {0}")]
     DefaultFailed(String),
+    #[error("{0}")]
+    NoDevice(String),
 }
 
 /// Rounds without a faster schedule before the search gives up (timings
 /// on this machine are noisy; the budget bounds the search anyway).
-const PATIENCE: usize = 3;
+pub(crate) const PATIENCE: usize = 3;
 /// Turns of re-timing the default and the finalists.
 const CONFIRM_ROUNDS: usize = 5;
 /// The search's best few that are re-timed against the default.
 const FINALISTS: usize = 2;
 
 /// One measured candidate, for progress reports.
-pub struct Progress<'a> {
-    pub schedule: CpuSchedule,
+pub struct Progress<'a, S = CpuSchedule> {
+    pub schedule: S,
     pub outcome: &'a Outcome,
     pub best_s: f64,
     pub measured: usize,
@@ -109,23 +158,10 @@ pub fn tune(
     mut progress: impl FnMut(Progress),
 ) -> Result<Tuned, TuneError> {
     let cache = Cache::new(&options.cache_dir);
-    let key = cache::key(module_text, "cpu");
+    let key = cache::key(module_text, "cpu", space::SPACE);
     let mut warnings = Vec::new();
-    if options.use_cache {
-        match cache.get(&key) {
-            Lookup::Hit(found) => {
-                return Ok(Tuned {
-                    default_s: found.default_s,
-                    best_s: found.best_s,
-                    candidates: found.candidates,
-                    cached: true,
-                    best: found.schedule,
-                    warnings,
-                });
-            }
-            Lookup::Corrupt(why) => warnings.push(why),
-            Lookup::Miss => {}
-        }
+    if let Some(answer) = from_cache(&cache, &key, options.use_cache, |entry: &Entry| entry.schedule.is_legal(), &mut warnings) {
+        return Ok(answer);
     }
     let started = Instant::now();
     let mut measurer = measure::Measurer {
@@ -232,7 +268,7 @@ pub fn tune(
 /// The cached schedule of `module_text` on the CPU, if tuned before:
 /// `Ok(None)` on a miss, `Err(warning)` for a corrupt entry (ignored).
 pub fn cached_schedule(module_text: &str, cache_dir: &std::path::Path) -> Result<Option<CpuSchedule>, String> {
-    match Cache::new(cache_dir).get(&cache::key(module_text, "cpu")) {
+    match Cache::new(cache_dir).get(&cache::key(module_text, "cpu", space::SPACE), |entry: &Entry| entry.schedule.is_legal()) {
         Lookup::Hit(entry) => Ok(Some(entry.schedule)),
         Lookup::Miss => Ok(None),
         Lookup::Corrupt(why) => Err(why),
