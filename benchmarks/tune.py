@@ -63,7 +63,7 @@ def main():
         for workload, found, tune_s, cached, cached_s, default_ms, tuned_ms in rows:
             best = found["best"]
             schedule = (f"tile {best['register_tile'][0]}x{best['register_tile'][1]}, "
-                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}")
+                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}, k unroll {best['k_unroll']}")
             report.write(f"| {workload} | {schedule} | {found['candidates']} | {tune_s:.1f} s | "
                          f"{found['default_s'] * 1e3:.1f} / {found['best_s'] * 1e3:.1f} ms | "
                          f"{cached_s:.2f} s (cached: {str(cached['cached']).lower()}) | {default_ms:.1f} ms | "

@@ -23,6 +23,9 @@ pub struct ScheduleOptions {
     /// k steps per cache block of contractions (default: all of k at once).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
     k_chunk: Option<i64>,
+    /// k steps per iteration of contractions' k loops (default 1).
+    #[arg(long, value_name = "U", value_parser = clap::value_parser!(i64).range(1..=64))]
+    k_unroll: Option<i64>,
     /// Ignore schedules `tessel tune` cached for this kernel.
     #[arg(long)]
     no_cache: bool,
@@ -39,6 +42,7 @@ impl ScheduleOptions {
             register_tile: self.register_tile,
             num_stages: self.num_stages,
             k_chunk: self.k_chunk,
+            k_unroll: self.k_unroll,
         };
         if explicit != tessel_lowering::cpu::Schedule::default() || self.no_cache {
             return explicit;
@@ -48,9 +52,10 @@ impl ScheduleOptions {
                 let [rows, columns] = tuned.register_tile;
                 eprintln!(
                     "tessel: note: using the tuned schedule from the cache: register tile {rows}x{columns}, \
-                     num_stages {}, k chunk {}",
+                     num_stages {}, k chunk {}, k unroll {}",
                     tuned.num_stages,
-                    if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "all".into() }
+                    if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "all".into() },
+                    tuned.k_unroll
                 );
                 tuned.to_lowering()
             }

@@ -98,7 +98,8 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
         crate::compile::Target::Cpu => {
             let tuned = tessel_tuner::tune(&module_text, &options.entry, inputs, &search, |report| {
                 let [rows, columns] = report.schedule.register_tile;
-                let schedule = format!("{rows}x{columns}/{}/{}", report.schedule.num_stages, report.schedule.k_chunk);
+                let s = report.schedule;
+                let schedule = format!("{rows}x{columns}/{}/{}/{}", s.num_stages, s.k_chunk, s.k_unroll);
                 line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
             })
             .map_err(failed)?;

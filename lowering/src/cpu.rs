@@ -141,6 +141,8 @@ pub struct Schedule {
     pub num_stages: Option<i64>,
     /// k steps per cache block of a contraction (`tessel-tile`; none: all).
     pub k_chunk: Option<i64>,
+    /// k steps per iteration of a contraction's k loop (`tessel-tile`; 1).
+    pub k_unroll: Option<i64>,
 }
 
 impl Schedule {
@@ -151,7 +153,8 @@ impl Schedule {
             let attribute = Attribute::parse(context, &text).expect("a dense i64 array");
             module.as_operation_mut().set_attribute("tessel.register_tile", attribute);
         }
-        for (name, value) in [("tessel.num_stages", self.num_stages), ("tessel.k_chunk", self.k_chunk)] {
+        let knobs = [("tessel.num_stages", self.num_stages), ("tessel.k_chunk", self.k_chunk), ("tessel.k_unroll", self.k_unroll)];
+        for (name, value) in knobs {
             if let Some(value) = value {
                 let attribute = Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
                 module.as_operation_mut().set_attribute(name, attribute);

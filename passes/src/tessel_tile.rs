@@ -21,6 +21,11 @@
 //! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
 //! divisors of the block's extents, so every tile is full.
 //!
+//! `tessel.k_unroll = U : i64` (the tuner's UNROLL) makes each step of the
+//! k loop U steps of k (shrunk to a divisor): U outer products per loop
+//! iteration, still in k order (contractions of 16-bit operands keep
+//! single steps).
+//!
 //! `tessel.k_chunk = N : i64` (the tuner's cache-blocking knob) first
 //! splits k into chunks of N steps (shrunk to a divisor of k), outermost,
 //! so the packed B panel is N x tile_n and can stay in L1; each output
@@ -73,8 +78,12 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         return;
     }
     let k_chunk = RawOp(module.to_raw()).integer("tessel.k_chunk");
-    if k_chunk < 0 {
-        emit_error(module.location(), "tessel-tile: tessel.k_chunk must be a positive integer");
+    let k_unroll = match RawOp(module.to_raw()).integer("tessel.k_unroll") {
+        0 => 1,
+        unroll => unroll,
+    };
+    if k_chunk < 0 || k_unroll < 1 {
+        emit_error(module.location(), "tessel-tile: tessel.k_chunk and tessel.k_unroll must be positive integers");
         pass.signal_failure();
         return;
     }
@@ -106,7 +115,11 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         let depth = unsafe { mlirShapedTypeGetDimSize(lhs, mlirShapedTypeGetRank(lhs) as isize - 1) };
         // 0: k in one piece.
         let chunk = if k_chunk > 0 && fitting(depth, k_chunk) < depth { fitting(depth, k_chunk) } else { 0 };
-        let key = (rank, m, n, zeros, chunk);
+        // 16-bit operands keep single steps: their unrolled contractions
+        // lower to vector ops LLVM's x86 backend cannot legalize.
+        let narrow = element_bits(element_type(lhs)) < 32;
+        let unroll = if narrow { 1 } else { fitting(if chunk > 0 { chunk } else { depth }, k_unroll) };
+        let key = (rank, m, n, zeros, chunk, unroll);
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
     }
@@ -114,12 +127,12 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         return;
     }
     let mut body = String::new();
-    for (index, (rank, m, n, zeros, chunk)) in tiles.iter().enumerate() {
+    for (index, (rank, m, n, zeros, chunk, unroll)) in tiles.iter().enumerate() {
         // Tile sizes over the contraction's loops (batch,) i, j, k.
         let sizes = |batch: &str, i: i64, j: i64, k: i64| {
             if *rank == 3 { format!("{batch}, {i}, {j}, {k}") } else { format!("{i}, {j}, {k}") }
         };
-        let (panel, strip, step) = (sizes("0", 0, *n, 0), sizes("1", *m, 0, 0), sizes("0", 0, 0, 1));
+        let (panel, strip, step) = (sizes("0", 0, *n, 0), sizes("1", *m, 0, 0), sizes("0", 0, 0, *unroll));
         let dims = if *rank == 3 { "0, 1, 2, 3" } else { "0, 1, 2" };
         let any = "!transform.any_op";
         let (strip_loops, strip_types) = if *rank == 3 {

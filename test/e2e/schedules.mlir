@@ -12,7 +12,9 @@
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --register-tile 1x1 --dump %t/scalar > /dev/null
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --register-tile 2x7 --dump %t/odd > /dev/null
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --num-stages 3 --dump %t/pipelined > /dev/null
+// RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --k-unroll 4 --k-chunk 8 --dump %t/unrolled > /dev/null
 // RUN: cmp %t/default/arg2.npy %t/scalar/arg2.npy && cmp %t/default/arg2.npy %t/odd/arg2.npy && cmp %t/default/arg2.npy %t/pipelined/arg2.npy
+// RUN: cmp %t/default/arg2.npy %t/unrolled/arg2.npy
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --num-stages 2 --register-tile 2x4 --check | FileCheck %s
 // RUN: tessel run %s --entry matmul --num-stages 0 2>&1 | FileCheck %s --check-prefix=STAGES; test ${PIPESTATUS[0]} -eq 2
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --check | FileCheck %s
@@ -20,6 +22,7 @@
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --register-tile 4x3 --check | FileCheck %s
 // RUN: tessel run %s --entry batched --arg 0=random:7 --arg 1=random:8 --check | FileCheck %s
 // RUN: tessel run %s --entry batched --arg 0=random:7 --arg 1=random:8 --register-tile 3x2 --check | FileCheck %s
+// RUN: tessel run %s --entry batched --arg 0=random:7 --arg 1=random:8 --k-unroll 2 --check | FileCheck %s
 // RUN: tessel run %s --entry half --arg 0=random:9 --arg 1=random:10 --check | FileCheck %s
 // RUN: tessel run %s --entry half --arg 0=random:9 --arg 1=random:10 --register-tile 1x1 --check | FileCheck %s
 // RUN: tessel run %s --entry matmul --register-tile 0x4 2>&1 | FileCheck %s --check-prefix=USAGE; test ${PIPESTATUS[0]} -eq 2

@@ -21,17 +21,20 @@ pub struct CpuSchedule {
     pub num_stages: i64,
     /// k steps per cache block of a contraction (0: all of k).
     pub k_chunk: i64,
+    /// k steps per iteration of the k loop (tinygrad's UNROLL).
+    pub k_unroll: i64,
 }
 
 /// Names the space (part of the cache key: a different space may find a
 /// different best).
-pub const SPACE: &str = "cpu-2: register_tile rows 1..16 x columns 1..8 host vectors (accumulators in registers), \
-                         num_stages 1..4, k_chunk 0 or 16..1024 (powers of two)";
+pub const SPACE: &str = "cpu-3: register_tile rows 1..16 x columns 1..8 host vectors (accumulators in registers), \
+                         num_stages 1..4, k_chunk 0 or 16..1024 (powers of two), k_unroll 1..8 (powers of two)";
 
 const MAX_ROWS: i64 = 16;
 const MAX_VECTORS_PER_ROW: i64 = 8;
 const MAX_STAGES: i64 = 4;
 const K_CHUNKS: [i64; 8] = [0, 16, 32, 64, 128, 256, 512, 1024];
+const K_UNROLLS: [i64; 4] = [1, 2, 4, 8];
 
 /// f32 lanes of the host's vectors, and its vector registers.
 fn host_vectors() -> (i64, i64) {
@@ -43,14 +46,19 @@ impl CpuSchedule {
     /// Where the search starts: the passes' own default for this host.
     pub fn host_default() -> Self {
         let (lanes, _) = host_vectors();
-        CpuSchedule { register_tile: [4, 4 * lanes], num_stages: 1, k_chunk: 0 }
+        CpuSchedule { register_tile: [4, 4 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1 }
     }
 
     /// The knobs for `tessel_lowering::cpu`.
     pub fn to_lowering(self) -> Schedule {
         let [rows, columns] = self.register_tile;
         let k_chunk = (self.k_chunk > 0).then_some(self.k_chunk);
-        Schedule { register_tile: Some((rows, columns)), num_stages: Some(self.num_stages), k_chunk }
+        Schedule {
+            register_tile: Some((rows, columns)),
+            num_stages: Some(self.num_stages),
+            k_chunk,
+            k_unroll: Some(self.k_unroll),
+        }
     }
 
     /// In the space: whole vectors per row, bounded knobs, and a tile
@@ -64,6 +72,7 @@ impl CpuSchedule {
             && (1..=MAX_VECTORS_PER_ROW).contains(&vectors)
             && (1..=MAX_STAGES).contains(&self.num_stages)
             && K_CHUNKS.contains(&self.k_chunk)
+            && K_UNROLLS.contains(&self.k_unroll)
             && self.fits_registers()
     }
 
@@ -96,6 +105,9 @@ impl CpuSchedule {
         let chunks: &[i64] = if self.k_chunk == 0 { &[256, 128] } else { &[self.k_chunk * 2, self.k_chunk / 2, 0] };
         for &k in chunks {
             next.push(CpuSchedule { k_chunk: k, ..*self });
+        }
+        for u in [self.k_unroll * 2, self.k_unroll / 2] {
+            next.push(CpuSchedule { k_unroll: u, ..*self });
         }
         next
     }
@@ -144,11 +156,13 @@ impl Space {
     /// first contraction's extents; tile knobs unused without one).
     pub fn normalize(&self, schedule: CpuSchedule) -> CpuSchedule {
         let Some(&[m, n, k]) = self.contractions.first() else {
-            return CpuSchedule { register_tile: CpuSchedule::host_default().register_tile, k_chunk: 0, ..schedule };
+            let default = CpuSchedule::host_default();
+            return CpuSchedule { register_tile: default.register_tile, k_chunk: 0, k_unroll: 1, ..schedule };
         };
         let [rows, columns] = schedule.register_tile;
         let chunk = if schedule.k_chunk > 0 && fitting(k, schedule.k_chunk) < k { fitting(k, schedule.k_chunk) } else { 0 };
-        CpuSchedule { register_tile: [fitting(m, rows), fitting(n, columns)], k_chunk: chunk, ..schedule }
+        let unroll = fitting(if chunk > 0 { chunk } else { k }, schedule.k_unroll);
+        CpuSchedule { register_tile: [fitting(m, rows), fitting(n, columns)], k_chunk: chunk, k_unroll: unroll, ..schedule }
     }
 
     /// Where the search starts: the host's default, normalized.
@@ -193,8 +207,8 @@ mod tests {
     fn equivalent_schedules_normalize_alike() {
         let space = Space { contractions: vec![[16, 16, 256]] };
         let (lanes, _) = host_vectors();
-        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512 };
-        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0 };
+        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1 };
+        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1 };
         assert_eq!(space.normalize(a), space.normalize(b));
         // No contraction: only the pipeline depth matters.
         let none = Space::default();
@@ -204,11 +218,12 @@ mod tests {
     #[test]
     fn spilling_and_partial_vector_tiles_are_illegal() {
         let (lanes, registers) = host_vectors();
-        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64 };
+        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2 };
         assert!(legal.is_legal());
         assert!(!CpuSchedule { register_tile: [registers, 2 * lanes], ..legal }.is_legal());
         assert!(!CpuSchedule { register_tile: [4, lanes + 1], ..legal }.is_legal());
         assert!(!CpuSchedule { num_stages: 0, ..legal }.is_legal());
         assert!(!CpuSchedule { k_chunk: 48, ..legal }.is_legal());
+        assert!(!CpuSchedule { k_unroll: 3, ..legal }.is_legal());
     }
 }
