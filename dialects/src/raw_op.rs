@@ -36,6 +36,11 @@ impl RawOp {
         if attribute.ptr.is_null() { 0 } else { unsafe { mlirIntegerAttrGetValueInt(attribute) } }
     }
 
+    /// An integer attribute, `default` when absent (module-level settings).
+    pub fn integer_or(&self, name: &str, default: i64) -> i64 {
+        if self.has(name) { self.integer(name) } else { default }
+    }
+
     /// A `DenseI64ArrayAttr` (empty when absent).
     pub fn integers(&self, name: &str) -> Vec<i64> {
         let raw = self.attribute(name);

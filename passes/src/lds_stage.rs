@@ -54,13 +54,13 @@ const DOUBLE_BUFFER_BYTES: i64 = 32768;
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let settings = RawOp(module.to_raw());
-    let wanted = if settings.has(LDS_CHUNK) { settings.integer(LDS_CHUNK) } else { DEFAULT_LDS_CHUNK };
+    let wanted = settings.integer_or(LDS_CHUNK, DEFAULT_LDS_CHUNK);
     if wanted < 1 {
         emit_error(module.location(), "tessel-lds-stage: tessel.lds_chunk must be a positive integer");
         pass.signal_failure();
         return;
     }
-    let stages = if settings.has("tessel.num_stages") { settings.integer("tessel.num_stages") } else { 1 };
+    let stages = settings.integer_or("tessel.num_stages", 1);
     // Contractions grouped by (rank, chunk): one script entry per group.
     let mut groups: Vec<(i64, i64)> = Vec::new();
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {

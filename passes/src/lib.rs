@@ -32,7 +32,7 @@ mod widen_bf16;
 
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
-pub use ir::constant_value;
+pub use ir::{constant_value, fitting};
 pub use tessel_tile::host_vector_bits;
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 

@@ -98,8 +98,7 @@ fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let settings = RawOp(module.to_raw());
-    let setting = |name: &str, default: i64| if settings.has(name) { settings.integer(name) } else { default };
-    let items = setting(NUM_WARPS, DEFAULT_NUM_WARPS) * setting(WAVE_SIZE, DEFAULT_WAVE_SIZE);
+    let items = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS) * settings.integer_or(WAVE_SIZE, DEFAULT_WAVE_SIZE);
     // Reductions grouped by (split factor, dimension, rank).
     let mut groups: Vec<(i64, usize, usize)> = Vec::new();
     for (op, _) in collect_operations(module, |name| name == "linalg.reduce" || name == "linalg.generic") {

@@ -119,10 +119,10 @@ fn time(compiled: &Compiled, inputs: &[HostArray], reference: &mut Option<Vec<Ho
     }
     let mut arrays = inputs.to_vec();
     match hip::run_timed(&compiled.0, &compiled.1, &mut arrays, RUNS) {
-        Ok(mut times) => {
-            times.sort_by(f64::total_cmp);
-            Outcome::Timed(times[times.len() / 2])
-        }
+        Ok(times) => match crate::measure::median(times) {
+            Some(seconds) => Outcome::Timed(seconds),
+            None => Outcome::Failed("no timed run".into()),
+        },
         Err(error) => Outcome::Failed(error.to_string()),
     }
 }
@@ -187,11 +187,7 @@ pub fn tune_gpu(
                 defaults.extend(time(&default, &inputs, &mut reference).seconds());
                 winners.extend(time(&winner, &inputs, &mut reference).seconds());
             }
-            let median = |mut times: Vec<f64>| {
-                times.sort_by(f64::total_cmp);
-                times.get(times.len() / 2).copied()
-            };
-            if let (Some(d), Some(w)) = (median(defaults), median(winners)) {
+            if let (Some(d), Some(w)) = (crate::measure::median(defaults), crate::measure::median(winners)) {
                 default_again = d;
                 if w < d {
                     (best, best_s) = (found.schedule, w);

@@ -186,7 +186,7 @@ pub fn tune(
     let compiling = Instant::now();
     let default_jit = measure::compile(module_text, start).map_err(TuneError::DefaultFailed)?;
     let compile_time = compiling.elapsed();
-    let default = measurer.measure_compiled(&default_jit);
+    let default = measurer.time(&default_jit);
     let Some(default_s) = default.seconds() else {
         let why = match default {
             Outcome::Failed(why) | Outcome::Wrong(why) => why,

@@ -56,6 +56,12 @@ pub fn compile_all(module_text: &str, batch: &[CpuSchedule], timeout: Duration) 
         .collect()
 }
 
+/// The median of `times` (the upper one of an even count; `None` if empty).
+pub fn median(mut times: Vec<f64>) -> Option<f64> {
+    times.sort_by(f64::total_cmp);
+    times.get(times.len() / 2).copied()
+}
+
 /// What happened to one candidate.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
@@ -143,21 +149,12 @@ impl Measurer {
                 }
             }
         }
-        Ok(times
-            .into_iter()
-            .map(|mut runs| {
-                runs.sort_by(f64::total_cmp);
-                runs[runs.len() / 2]
-            })
-            .collect())
+        Ok(times.into_iter().map(|runs| median(runs).expect("at least one round")).collect())
     }
 
-    /// Times an already compiled schedule (the default).
-    pub fn measure_compiled(&mut self, jit: &Jit) -> Outcome {
-        self.time(jit)
-    }
-
-    fn time(&mut self, jit: &Jit) -> Outcome {
+    /// Times a compiled schedule: a warm-up checked against the default
+    /// schedule's outputs (the first one timed is the default), then runs.
+    pub fn time(&mut self, jit: &Jit) -> Outcome {
         // Warm-up on fresh inputs, checked against the default schedule.
         let mut arrays = self.inputs.clone();
         if let Err(error) = jit.call(&self.entry, &mut arrays) {
@@ -187,10 +184,9 @@ impl Measurer {
                 return Outcome::Slow(seconds);
             }
         }
-        times.sort_by(f64::total_cmp);
-        let median = times[times.len() / 2];
-        self.best = self.best.min(median);
-        Outcome::Timed(median)
+        let seconds = median(times).expect("at least two runs");
+        self.best = self.best.min(seconds);
+        Outcome::Timed(seconds)
     }
 }
 
@@ -231,12 +227,12 @@ mod tests {
         };
         let schedule = CpuSchedule::host_default();
         let default = compile(&scale("2.0"), schedule).unwrap();
-        assert!(matches!(measurer.measure_compiled(&default), Outcome::Timed(_)));
+        assert!(matches!(measurer.time(&default), Outcome::Timed(_)));
         let same = compile(&scale("2.0"), CpuSchedule { num_stages: 2, ..schedule }).unwrap();
         // (A few microseconds each: any outcome but a rejection will do.)
-        assert!(matches!(measurer.measure_compiled(&same), Outcome::Timed(_) | Outcome::Slow(_)));
+        assert!(matches!(measurer.time(&same), Outcome::Timed(_) | Outcome::Slow(_)));
         let wrong = compile(&scale("3.0"), schedule).unwrap();
-        assert!(matches!(measurer.measure_compiled(&wrong), Outcome::Wrong(why) if why.contains("argument #1")));
+        assert!(matches!(measurer.time(&wrong), Outcome::Wrong(why) if why.contains("argument #1")));
         // Through the batch path too: compiled in threads, then guarded.
         measurer.module_text = scale("3.0");
         assert!(matches!(&measurer.measure(&[schedule])[..], [Outcome::Wrong(_)]));

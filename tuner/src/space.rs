@@ -11,6 +11,9 @@
 use melior::ir::{Module, OperationRef, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}, r#type::{RankedTensorType, ShapedTypeLike}};
 use serde::{Deserialize, Serialize};
 use tessel_lowering::cpu::Schedule;
+// The passes' own rule for shrinking sizes to divisors, so normalized
+// schedules are exactly what the passes apply.
+use tessel_passes::fitting;
 
 /// One point of the space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -120,10 +123,6 @@ impl CpuSchedule {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Space {
     pub contractions: Vec<[i64; 3]>,
-}
-
-fn fitting(extent: i64, wanted: i64) -> i64 {
-    (1..=wanted.clamp(1, extent.max(1))).rev().find(|size| extent % size == 0).unwrap_or(1)
 }
 
 impl Space {
