@@ -49,6 +49,17 @@ enum Root {
     Unknown,
 }
 
+/// Ops whose result views the memory of their first operand, at the same
+/// place (`memref.view` also moves it by a byte offset).
+const SAME_MEMORY: [&str; 6] = [
+    "memref.subview",
+    "memref.cast",
+    "memref.memory_space_cast",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.reinterpret_cast",
+];
+
 fn conflicts(a: Root, b: Root) -> bool {
     match (a, b) {
         (Root::Unknown, _) | (_, Root::Unknown) => true,
@@ -82,15 +93,15 @@ fn root_of(memref: MlirValue, launch: MlirOperation) -> Root {
         }
         let definition = RawOp(mlirOpResultGetOwner(memref));
         let operands = definition.operands();
-        match definition.name().as_str() {
-            "memref.subview" | "memref.cast" | "memref.memory_space_cast" | "memref.expand_shape"
-            | "memref.collapse_shape" | "memref.reinterpret_cast" => root_of(operands[0], launch),
+        let name = definition.name();
+        match name.as_str() {
             "memref.view" => match root_of(operands[0], launch) {
                 Root::Shared(Some(base)) => Root::Shared(constant_index(operands[1]).map(|offset| base + offset)),
                 Root::Shared(None) => Root::Shared(None),
                 other => other,
             },
             "memref.get_global" | "gpu.alloc" => Root::Global,
+            _ if SAME_MEMORY.contains(&name.as_str()) => root_of(operands[0], launch),
             _ => Root::Unknown,
         }
     }
@@ -124,12 +135,10 @@ impl Effects {
                 }
                 _ => {
                     let touches_memory = operands.iter().any(|&value| unsafe { mlirTypeIsAMemRef(mlirValueGetType(value)) });
-                    let view_like = matches!(
-                        raw.name().as_str(),
-                        "memref.subview" | "memref.cast" | "memref.memory_space_cast" | "memref.view"
-                            | "memref.expand_shape" | "memref.collapse_shape" | "memref.reinterpret_cast"
-                            | "memref.dim" | "memref.extract_strided_metadata"
-                    );
+                    let name = raw.name();
+                    // Views and metadata touch no memory themselves.
+                    let view_like = SAME_MEMORY.contains(&name.as_str())
+                        || matches!(name.as_str(), "memref.view" | "memref.dim" | "memref.extract_strided_metadata");
                     if touches_memory && !view_like {
                         effects.reads.push(Root::Unknown);
                         effects.writes.push(Root::Unknown);
