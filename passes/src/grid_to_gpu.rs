@@ -64,9 +64,8 @@ const ALIGNMENT: i64 = 64;
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let settings = RawOp(module.to_raw());
-    let setting = |name: &str, default: i64| if settings.has(name) { settings.integer(name) } else { default };
-    let threads = setting(NUM_WARPS, DEFAULT_NUM_WARPS) * setting(WAVE_SIZE, DEFAULT_WAVE_SIZE);
-    let memory = setting(WORKGROUP_MEMORY, DEFAULT_WORKGROUP_MEMORY);
+    let threads = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS) * settings.integer_or(WAVE_SIZE, DEFAULT_WAVE_SIZE);
+    let memory = settings.integer_or(WORKGROUP_MEMORY, DEFAULT_WORKGROUP_MEMORY);
     if !(1..=1024).contains(&threads) || memory < 0 {
         emit_error(module.location(), "grid-to-gpu: a workgroup needs 1 to 1024 work-items and non-negative memory");
         pass.signal_failure();
@@ -476,50 +475,62 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
     }
     let operands = raw.operands();
     let rank = raw.segments().first().copied().unwrap_or(0);
-    let bounds = &operands[..3 * rank];
-    let parameters = |prefix: &str| -> String {
-        (0..rank).map(|d| format!("%lb{d}: index, %ub{d}: index, %st{d}: index")).fold(prefix.to_string(), |text, p| text + ", " + &p)
-    };
     // Operands are grouped as lower bounds, upper bounds, steps.
-    let mut args = Vec::new();
+    let (lower, upper, steps) = (&operands[..rank], &operands[rank..2 * rank], &operands[2 * rank..3 * rank]);
+    let indices = |count: usize| join(vec!["index"; count]);
+    // The trip counts (returned, for the induction variables below), then
+    // the strided loop of item %t.
+    let mut text = String::from("func.func @template(%t: index");
     for d in 0..rank {
-        args.extend([bounds[d], bounds[rank + d], bounds[2 * rank + d]]);
+        write!(text, ", %lb{d}: index, %ub{d}: index, %st{d}: index").unwrap();
     }
-    let mut trips = String::new();
+    writeln!(text, ") -> ({}) {{\n%total0 = arith.constant 1 : index", indices(rank)).unwrap();
     for d in 0..rank {
-        writeln!(trips, "%d{d} = arith.subi %ub{d}, %lb{d} : index\n%n{d} = arith.ceildivsi %d{d}, %st{d} : index").unwrap();
-    }
-    let mut text = format!("func.func @template({}) {{\n{trips}%total0 = arith.constant 1 : index\n", parameters("%t: index"));
-    for d in 0..rank {
-        writeln!(text, "%total{} = arith.muli %total{d}, %n{d} : index", d + 1).unwrap();
+        writeln!(
+            text,
+            "%d{d} = arith.subi %ub{d}, %lb{d} : index\n%n{d} = arith.ceildivsi %d{d}, %st{d} : index\n\
+             %total{} = arith.muli %total{d}, %n{d} : index",
+            d + 1
+        )
+        .unwrap();
     }
     writeln!(
         text,
         "%threads = arith.constant {} : index\nscf.for %l = %t to %total{rank} step %threads {{\ngpu.barrier\n}}\n\
-         gpu.barrier\nreturn\n}}",
-        items.threads
+         gpu.barrier\nreturn {} : {}\n}}",
+        items.threads,
+        join((0..rank).map(|d| format!("%n{d}"))),
+        indices(rank)
     )
     .unwrap();
-    let (_, added) = inline_template(parallel, &text, &[items.item].into_iter().chain(args.iter().copied()).collect::<Vec<_>>())?;
+    let args: Vec<MlirValue> =
+        std::iter::once(items.item).chain((0..rank).flat_map(|d| [lower[d], upper[d], steps[d]])).collect();
+    let (trips, added) = inline_template(parallel, &text, &args)?;
     let strided = find_named(&added, "scf.for").expect("the template has a loop");
     let loop_body = RawOp(strided).region_block(0);
     let linear = block_arguments(loop_body)[0];
     let placeholder = block_operations(loop_body)[0];
 
     // Induction variables from the linear iteration, the last one fastest.
-    let mut ivs = format!("func.func @template({}) -> ({}) {{\n{trips}", parameters("%l: index"), join(vec!["index"; rank]));
+    let mut ivs = String::from("func.func @template(%l: index");
+    for d in 0..rank {
+        write!(ivs, ", %lb{d}: index, %st{d}: index, %n{d}: index").unwrap();
+    }
+    writeln!(ivs, ") -> ({}) {{", indices(rank)).unwrap();
     let positions: Vec<String> = if rank == 1 {
         vec!["%l".into()]
     } else {
         let basis: Vec<String> = (0..rank).map(|d| format!("%n{d}")).collect();
-        writeln!(ivs, "%i:{rank} = affine.delinearize_index %l into ({}) : {}", join(basis), join(vec!["index"; rank])).unwrap();
+        writeln!(ivs, "%i:{rank} = affine.delinearize_index %l into ({}) : {}", join(basis), indices(rank)).unwrap();
         (0..rank).map(|d| format!("%i#{d}")).collect()
     };
     for (d, position) in positions.iter().enumerate() {
         writeln!(ivs, "%s{d} = arith.muli {position}, %st{d} : index\n%iv{d} = arith.addi %lb{d}, %s{d} : index").unwrap();
     }
-    writeln!(ivs, "return {} : {}\n}}", join((0..rank).map(|d| format!("%iv{d}"))), join(vec!["index"; rank])).unwrap();
-    let (values, _) = inline_template(placeholder, &ivs, &[linear].into_iter().chain(args.iter().copied()).collect::<Vec<_>>())?;
+    writeln!(ivs, "return {} : {}\n}}", join((0..rank).map(|d| format!("%iv{d}"))), indices(rank)).unwrap();
+    let args: Vec<MlirValue> =
+        std::iter::once(linear).chain((0..rank).flat_map(|d| [lower[d], steps[d], trips[d]])).collect();
+    let (values, _) = inline_template(placeholder, &ivs, &args)?;
 
     let parallel_body = raw.region_block(0);
     let mut work = block_operations(parallel_body);
