@@ -41,6 +41,16 @@ impl RawOp {
         if self.has(name) { self.integer(name) } else { default }
     }
 
+    /// A string attribute (`None` when absent or not a string).
+    pub fn string(&self, name: &str) -> Option<String> {
+        let attribute = self.attribute(name);
+        if attribute.ptr.is_null() || !unsafe { mlirAttributeIsAString(attribute) } {
+            return None;
+        }
+        let value = unsafe { StringRef::from_raw(mlirStringAttrGetValue(attribute)) };
+        value.as_str().ok().map(str::to_string)
+    }
+
     /// A `DenseI64ArrayAttr` (empty when absent).
     pub fn integers(&self, name: &str) -> Vec<i64> {
         let raw = self.attribute(name);

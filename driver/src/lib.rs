@@ -89,6 +89,11 @@ pub struct GpuOptions {
     /// Wavefronts per workgroup (default 4).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=16))]
     num_warps: Option<i64>,
+    /// Contractions on matrix cores (MFMA on gfx90a/gfx942, WMMA on
+    /// gfx1100) where they compute block.dot exactly: f32 and 8-bit
+    /// integer ones on CDNA, 8-bit integer ones on RDNA3 (default on).
+    #[arg(long, value_name = "on|off", value_parser = clap::builder::BoolishValueParser::new())]
+    matrix_cores: Option<bool>,
 }
 
 impl GpuOptions {
@@ -112,8 +117,10 @@ impl GpuOptions {
             num_warps: self.num_warps,
             num_stages: schedule.num_stages,
             lds_chunk: None,
+            matrix_cores: self.matrix_cores,
         };
-        if self.num_warps.is_some() || schedule.num_stages.is_some() || schedule.no_cache {
+        let given = self.num_warps.is_some() || self.matrix_cores.is_some() || schedule.num_stages.is_some();
+        if given || schedule.no_cache {
             return explicit;
         }
         match tessel_tuner::gpu::cached_schedule(module_text, chip, &tessel_tuner::cache::default_dir()) {

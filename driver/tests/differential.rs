@@ -1,6 +1,7 @@
 //! Differential tests: random Pallas configurations (shapes not divisible
 //! by their blocks, identity / transposed / constant index maps, revisited
-//! outputs on arbitrary axes, masked stores, blocked matmuls) are compiled
+//! outputs on arbitrary axes, masked stores, blocked matmuls, matmuls on
+//! the GPUs' matrix cores) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -14,6 +15,8 @@ struct Case {
     arguments: usize,
     reference: Box<dyn Fn(&[Vec<f64>]) -> Vec<f64>>,
     description: String,
+    /// Extra `tessel run` arguments on the emulated GPU (the chip).
+    gpu_args: Vec<String>,
 }
 
 fn elementwise(rng: &mut StdRng) -> Case {
@@ -120,7 +123,7 @@ fn elementwise(rng: &mut StdRng) -> Case {
         }
         out
     };
-    Case { text, arguments: 3, reference: Box::new(reference), description }
+    Case { text, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
 
 fn matmul(rng: &mut StdRng) -> Case {
@@ -169,7 +172,67 @@ fn matmul(rng: &mut StdRng) -> Case {
         }
         out
     };
-    Case { text, arguments: 3, reference: Box::new(reference), description }
+    Case { text, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
+/// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
+/// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
+/// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
+/// f32 there), wave count and pipelining depth, arrays not divisible by
+/// the blocks, k on an arbitrary axis.
+fn matrix_core_matmul(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let (bm, bn) = (16 * rng.random_range(1..=4usize), 16 * rng.random_range(1..=4usize));
+    let bk = if float { 4 * rng.random_range(1..=8usize) } else { 32 * rng.random_range(1..=2usize) };
+    let (gm, gn, gk) = (rng.random_range(1..=2usize), rng.random_range(1..=2usize), rng.random_range(1..=3usize));
+    // The last block row and column partial (at least one element in).
+    let (m, n, k) = (bm * gm - rng.random_range(0..bm), bn * gn - rng.random_range(0..bn), bk * gk);
+    let chip = ["gfx90a", "gfx942", "gfx1100"][rng.random_range(0..3)];
+    let warps = [1, 2, 4][rng.random_range(0..3)];
+    let stages = rng.random_range(1..=2i64);
+    let (input, output, zero) = if float { ("f32", "f32", "0.0") } else { ("i8", "i32", "0") };
+    let description = format!(
+        "{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages"
+    );
+    let text = format!(
+        "module attributes {{tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64}} {{\n\
+         func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
+         %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+         scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{bm}x{bn}x{output}>\n\
+         block.store %z, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\n}}\n\
+         %a = block.load %x : memref<{bm}x{bk}x{input}> -> tensor<{bm}x{bk}x{input}>\n\
+         %b = block.load %y : memref<{bk}x{bn}x{input}> -> tensor<{bk}x{bn}x{input}>\n\
+         %acc = block.load %o : memref<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+         %c = block.dot %a, %b acc %acc : tensor<{bm}x{bk}x{input}>, tensor<{bk}x{bn}x{input}>, tensor<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+         block.store %c, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\nreturn\n}}\n\
+         func.func @main(%x: memref<{m}x{k}x{input}>, %y: memref<{k}x{n}x{input}>, %o: memref<{m}x{n}x{output}>) {{\n\
+         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}x{input}>, memref<{k}x{n}x{input}>) outs(%o : memref<{m}x{n}x{output}>)\n\
+         in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
+         out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<f64> {
+        let (x, y) = (&inputs[0], &inputs[1]);
+        let mut out = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                out[i * n + j] = if float {
+                    let mut acc = 0.0f32;
+                    for p in 0..k {
+                        acc = (x[i * k + p] as f32).mul_add(y[p * n + j] as f32, acc);
+                    }
+                    acc as f64
+                } else {
+                    let mut acc = 0i32;
+                    for p in 0..k {
+                        acc = acc.wrapping_add((x[i * k + p] as i32).wrapping_mul(y[p * n + j] as i32));
+                    }
+                    acc as f64
+                };
+            }
+        }
+        out
+    };
+    Case { text, arguments: 3, reference: Box::new(reference), description, gpu_args: vec!["--chip".into(), chip.into()] }
 }
 
 fn read_npy(path: &Path) -> Result<Vec<f64>, String> {
@@ -178,6 +241,8 @@ fn read_npy(path: &Path) -> Result<Vec<f64>, String> {
     let descr = npy.header().dtype().descr();
     if descr.contains("f4") {
         Ok(npy.into_vec::<f32>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
+    } else if descr.contains("i1") {
+        Ok(npy.into_vec::<i8>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
     } else {
         Ok(npy.into_vec::<i32>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
     }
@@ -196,7 +261,11 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = if rng.random_bool(0.7) { elementwise(&mut rng) } else { matmul(&mut rng) };
+        let case = match rng.random_range(0..20) {
+            0..12 => elementwise(&mut rng),
+            12..17 => matmul(&mut rng),
+            _ => matrix_core_matmul(&mut rng),
+        };
         let dir = work.join(index.to_string());
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
@@ -210,6 +279,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
                 .env("TESSEL_CACHE_DIR", crate::empty_cache_dir())
                 .args(["run", file.to_str().unwrap(), "--entry", "main", "--check", "--device", device, "--dump"])
                 .arg(&out)
+                .args(if device == "cpu" { &[][..] } else { &case.gpu_args[..] })
                 .args((0..case.arguments - 1).map(|a| format!("--arg={a}=random:{}", seed + index * 7 + a as u64)))
                 .output()?;
             if !output.status.success() {

@@ -61,13 +61,24 @@ pub struct RocmOptions {
     /// LDS buffers per contraction operand (`tessel-lds-stage`; 2: double
     /// buffering; default 1).
     pub num_stages: Option<i64>,
-    /// k steps per LDS chunk of a contraction (`tessel-lds-stage`; 16).
+    /// k steps per LDS chunk of a contraction (`tessel-lds-stage`,
+    /// `tessel-matrix-cores`; 16).
     pub lds_chunk: Option<i64>,
+    /// Contractions on matrix cores (MFMA/WMMA) where they compute
+    /// block.dot exactly (`tessel-matrix-cores`; default true), else FMAs.
+    pub matrix_cores: Option<bool>,
 }
 
 impl Default for RocmOptions {
     fn default() -> Self {
-        RocmOptions { chip: Chip::default(), code_object: 5, num_warps: None, num_stages: None, lds_chunk: None }
+        RocmOptions {
+            chip: Chip::default(),
+            code_object: 5,
+            num_warps: None,
+            num_stages: None,
+            lds_chunk: None,
+            matrix_cores: None,
+        }
     }
 }
 
@@ -79,6 +90,9 @@ impl RocmOptions {
             module.as_operation_mut().set_attribute(name, attribute);
         };
         set(tessel_passes::WAVE_SIZE, self.chip.wave_size());
+        if let Some(enabled) = self.matrix_cores {
+            set(tessel_passes::MATRIX_CORES, enabled as i64);
+        }
         set(tessel_passes::WORKGROUP_MEMORY, self.chip.workgroup_memory());
         if let Some(warps) = self.num_warps {
             set(tessel_passes::NUM_WARPS, warps);
@@ -89,6 +103,8 @@ impl RocmOptions {
         if let Some(chunk) = self.lds_chunk {
             set("tessel.lds_chunk", chunk);
         }
+        let chip = Attribute::parse(context, &format!("\"{}\"", self.chip.name())).expect("a string");
+        module.as_operation_mut().set_attribute(tessel_passes::CHIP, chip);
     }
 }
 
@@ -121,7 +137,11 @@ pub fn kernel_stages() -> [(&'static str, &'static [&'static str]); 4] {
         (
             "workgroups",
             &[
-                // Contractions read k-chunks of their operands from LDS.
+                // Contractions on MFMA/WMMA where they compute block.dot
+                // exactly, accumulators in registers; the others read
+                // k-chunks of their operands from LDS into FMA loops.
+                "tessel-matrix-cores",
+                "canonicalize",
                 "tessel-lds-stage",
                 "canonicalize",
                 "tessel-copies-to-linalg",
@@ -154,10 +174,11 @@ pub fn device_stages(options: &RocmOptions, format: &str, toolkit: &Path) -> Vec
         format!("rocdl-attach-target{{chip={chip} abi={abi} O=3 wave64={wave64}}}"),
         // Vector transfers become vector loads/stores before the ROCDL
         // conversion (which does not lower them).
-        "gpu.module(expand-strided-metadata,convert-vector-to-scf{full-unroll=true},lower-affine,convert-scf-to-cf,\
-         convert-vector-to-llvm,\
-         convert-gpu-to-rocdl{use-bare-ptr-memref-call-conv=true runtime=HIP},reconcile-unrealized-casts)"
-            .to_string(),
+        format!(
+            "gpu.module(expand-strided-metadata,convert-vector-to-scf{{full-unroll=true}},lower-affine,convert-scf-to-cf,\
+             convert-vector-to-llvm,\
+             convert-gpu-to-rocdl{{chipset={chip} use-bare-ptr-memref-call-conv=true runtime=HIP}},reconcile-unrealized-casts)"
+        ),
         "canonicalize".into(),
         format!("gpu-module-to-binary{{format={format} toolkit={}}}", toolkit.display()),
     ]
@@ -182,7 +203,7 @@ pub fn emulation_pipeline() -> String {
     kernel_stages()
         .iter()
         .flat_map(|(_, passes)| passes.iter().copied())
-        .chain(["tessel-emulate-gpu", "canonicalize", "cse"])
+        .chain(["tessel-emulate-matrix-cores", "tessel-emulate-gpu", "canonicalize", "cse"])
         .chain(cpu[3].1.iter().copied())
         .chain(cpu[4].1.iter().copied())
         .collect::<Vec<_>>()

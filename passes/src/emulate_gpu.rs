@@ -10,8 +10,9 @@
 //!   run in a loop over all work-items before the next phase starts, which
 //!   is exactly what a barrier guarantees. Barriers may sit in control flow
 //!   that is uniform across the workgroup (not depending on the item id).
-//!   Per-item values kept across a barrier (registers) are not emulated
-//!   yet: an error says so (grid-to-gpu never produces them).
+//!   Per-item values kept across a barrier (registers: matrix
+//!   accumulators, loaded values) live in memory between phases, a slot
+//!   per work-item (`privatize`).
 //! - `gpu.alloc`/`gpu.dealloc` (global scratch) are host allocations.
 
 use crate::{
@@ -20,6 +21,7 @@ use crate::{
         any_nested, block_arguments, block_operations, collect_operations, erase, find_named, inline_template,
         is_inside, move_before, print_type, region_blocks, replace_uses_within, users,
     },
+    privatize::{Workgroup, privatize},
     template,
 };
 use melior::{ir::{OperationRef, operation::OperationLike}, pass::ExternalPass};
@@ -133,6 +135,9 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
     }
     erase(placeholder);
     let item_ids = [arguments[3], arguments[4], arguments[5]];
+    let end = *block_operations(forall_body).last().expect("the forall's terminator");
+    let workgroup = Workgroup { body: forall_body, end, ids: item_ids, counts: [items[0], items[1], items[2]] };
+    privatize(forall, &workgroup)?;
     rematerialize_per_item(forall, &item_ids);
     split_at_barriers(forall_body, &item_ids, items)?;
     if let Some(stray) = any_use_left(&item_ids) {

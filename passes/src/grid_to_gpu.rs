@@ -28,6 +28,7 @@
 
 use crate::{
     PassDefinition, emit_error,
+    per_item::PerItem,
     grid_to_loops::ARBITRARY_AXIS,
     ir::{
         any_nested, block_arguments, block_operations, collect_operations, element_bits, erase, find_named,
@@ -272,7 +273,9 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
     for placement in &arena.slots {
         place_buffer(placement, shared, scratch, workgroup, arena.scratch_bytes)?;
     }
-    let items = Items { item, threads };
+    bind_thread_ids(launch, [arguments[3], arguments[4], arguments[5]]);
+    let per_item = PerItem::analyze(launch, &[arguments[3], arguments[4], arguments[5]]);
+    let items = Items { item, threads, per_item };
     distribute(body, &items)?;
     remove_redundant_barriers(launch);
     sink_globals(launch, body);
@@ -371,10 +374,24 @@ fn place_buffer(
     crate::template::replace(context, alloc, &text, &args).map_err(|error| error.0)
 }
 
-/// How block work is shared: item ids and their count.
+/// Per-lane code (tessel-matrix-cores' fragments and matrix instructions)
+/// reads `gpu.thread_id`: inside the launch, that is the work-item's id.
+fn bind_thread_ids(launch: MlirOperation, ids: [MlirValue; 3]) {
+    let launch_ref = unsafe { OperationRef::from_raw(launch) };
+    for (op, _) in collect_operations(launch_ref, |name| name == "gpu.thread_id") {
+        let dimension = unsafe { melior::ir::Attribute::from_raw(RawOp(op).attribute("dimension")) }.to_string();
+        let id = if dimension.contains('y') { ids[1] } else if dimension.contains('z') { ids[2] } else { ids[0] };
+        unsafe { mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), id) };
+        erase(op);
+    }
+}
+
+/// How block work is shared: item ids and their count, and which values
+/// are per item (code on them runs on every item).
 struct Items {
     item: MlirValue,
     threads: i64,
+    per_item: PerItem,
 }
 
 /// Ops that neither write memory nor synchronize (their nested ops aside):
@@ -416,9 +433,12 @@ fn is_terminator(name: &str) -> bool {
     matches!(name, "scf.yield" | "gpu.terminator" | "scf.reduce")
 }
 
-/// Shares the work of `block` (uniform code) among the work-items.
+/// Shares the work of `block` (uniform code) among the work-items. Code on
+/// per-item values (SIMT code) runs on every item as it is, a barrier
+/// after each run of it.
 fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> {
     let mut writes_of_one = Vec::new();
+    let mut last_per_item = None;
     for op in block_operations(block) {
         let raw = RawOp(op);
         let name = raw.name();
@@ -427,16 +447,22 @@ fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> {
         }
         let holds_block_work = any_nested(op, |nested| RawOp(nested).name() == "scf.parallel");
         if name == "scf.parallel" {
+            end_per_item(&mut last_per_item)?;
             on_first_item(&mut writes_of_one, items)?;
             distribute_parallel(op, items)?;
         } else if holds_block_work && matches!(name.as_str(), "scf.for" | "scf.if") {
+            end_per_item(&mut last_per_item)?;
             on_first_item(&mut writes_of_one, items)?;
             for nested in region_blocks(op) {
                 distribute(nested, items)?;
             }
         } else if holds_block_work {
             return Err(format!("block work nested in '{name}' cannot be shared among work-items"));
+        } else if items.per_item.used_by(op) {
+            on_first_item(&mut writes_of_one, items)?;
+            last_per_item = Some(op);
         } else if writes(op) {
+            end_per_item(&mut last_per_item)?;
             if raw.results().iter().any(|&result| !crate::ir::users(result).is_empty()) {
                 return Err(format!("'{name}' writes memory outside block work and has results: unsupported on GPUs"));
             }
@@ -445,7 +471,17 @@ fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> {
             on_first_item(&mut writes_of_one, items)?;
         }
     }
+    end_per_item(&mut last_per_item)?;
     on_first_item(&mut writes_of_one, items)
+}
+
+/// A barrier after the last op of a run of per-item code (what the items
+/// read or wrote is then safe for the work after it).
+fn end_per_item(last: &mut Option<MlirOperation>) -> Result<(), String> {
+    let Some(op) = last.take() else { return Ok(()) };
+    let next = unsafe { mlirOperationGetNextInBlock(op) };
+    inline_template(next, "func.func @template() {\ngpu.barrier\nreturn\n}", &[])?;
+    Ok(())
 }
 
 /// Runs `ops` (consecutive writes) on work-item 0, between barriers.

@@ -193,3 +193,14 @@ pub fn group_of<K: PartialEq>(groups: &mut Vec<K>, key: K) -> usize {
         groups.len() - 1
     })
 }
+
+/// `memref<RxCxE, strided<[s0, s1], offset: ?>>`: the type of an `R`x`C`
+/// subview (unit steps, dynamic offsets) of the rank-2 memref `source`.
+pub fn strided_view_type(source: MlirType, rows: i64, columns: i64) -> String {
+    let mut strides = [0i64; 2];
+    let mut offset = 0i64;
+    unsafe { mlirMemRefTypeGetStridesAndOffset(source, strides.as_mut_ptr(), &mut offset) };
+    let stride = |s: i64| if s == i64::MIN { "?".to_string() } else { s.to_string() };
+    let element = print_type(unsafe { mlirShapedTypeGetElementType(source) });
+    format!("memref<{rows}x{columns}x{element}, strided<[{}, {}], offset: ?>>", stride(strides[0]), stride(strides[1]))
+}

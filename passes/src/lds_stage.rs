@@ -23,7 +23,7 @@
 
 use crate::{
     PassDefinition, emit_error,
-    ir::{collect_operations, fitting, group_of, print_type, set_i64_attribute},
+    ir::{collect_operations, fitting, group_of, print_type, set_i64_attribute, strided_view_type},
     transform,
 };
 use melior::{
@@ -113,16 +113,6 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     }
 }
 
-/// `memref<RxCxE, strided<[s0, s1], offset: ?>>`: a chunk of `source`.
-fn chunk_type(source: MlirType, rows: i64, columns: i64) -> String {
-    let mut strides = [0i64; 2];
-    let mut offset = 0i64;
-    unsafe { mlirMemRefTypeGetStridesAndOffset(source, strides.as_mut_ptr(), &mut offset) };
-    let stride = |s: i64| if s == i64::MIN { "?".to_string() } else { s.to_string() };
-    let element = print_type(unsafe { mlirShapedTypeGetElementType(source) });
-    format!("memref<{rows}x{columns}x{element}, strided<[{}, {}], offset: ?>>", stride(strides[0]), stride(strides[1]))
-}
-
 /// Double-buffers the rank-2 contraction `op` (on memrefs); `Ok(false)`
 /// when it does not apply (dynamic shapes, fewer than two or an odd
 /// number of chunks).
@@ -143,7 +133,7 @@ fn double_buffer(op: MlirOperation, wanted: i64) -> Result<bool, String> {
         return Ok(false);
     }
     let [ta, tb, tc] = types.map(print_type);
-    let (sa, sb) = (chunk_type(types[0], m, chunk), chunk_type(types[1], chunk, n));
+    let (sa, sb) = (strided_view_type(types[0], m, chunk), strided_view_type(types[1], chunk, n));
     let ea = print_type(unsafe { mlirShapedTypeGetElementType(types[0]) });
     let eb = print_type(unsafe { mlirShapedTypeGetElementType(types[1]) });
     let (la, lb) = (format!("memref<{m}x{chunk}x{ea}>"), format!("memref<{chunk}x{n}x{eb}>"));

@@ -12,6 +12,7 @@ mod copies_to_linalg;
 mod diagnostics;
 mod elide_barriers;
 mod emulate_gpu;
+mod emulate_matrix_cores;
 mod fast_math;
 mod gather_kernels;
 mod gpu_vectorize;
@@ -19,8 +20,12 @@ mod grid_to_gpu;
 mod grid_to_loops;
 mod grid_verify_specs;
 mod in_place;
-mod lds_stage;
 mod ir;
+mod lds_stage;
+mod matrix_cores;
+mod per_item;
+mod privatize;
+pub mod matrix_layout;
 mod registry;
 mod split_reductions;
 mod template;
@@ -33,6 +38,7 @@ mod widen_bf16;
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use ir::{constant_value, fitting};
+pub use matrix_cores::{CHIP, MATRIX_CORES, instruction_for};
 pub use tessel_tile::host_vector_bits;
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 
@@ -49,10 +55,12 @@ pub static PASSES: &[&PassDefinition] = &[
     &widen_bf16::PASS,
     &contraction_fma::PASS,
     &split_reductions::PASS,
+    &matrix_cores::PASS,
     &lds_stage::PASS,
     &gpu_vectorize::PASS,
     &grid_to_gpu::PASS,
     &elide_barriers::PASS,
     &gather_kernels::PASS,
+    &emulate_matrix_cores::PASS,
     &emulate_gpu::PASS,
 ];

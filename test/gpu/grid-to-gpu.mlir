@@ -103,3 +103,49 @@ func.func @carried(%out: memref<16xf32>) {
   } {tessel.arbitrary_axis = 0 : i64}
   return
 }
+
+// -----
+
+// Code on gpu.thread_id (per-lane code, as tessel-matrix-cores writes it)
+// is SIMT code: the thread id becomes the work-item's id and every item
+// runs it as it is (not as block work shared among items, nor on item 0
+// only), after the block work before it and its barrier; a barrier
+// follows it unless it ends the kernel.
+// CHECK-LABEL: func.func @per_lane
+// CHECK: gpu.launch blocks(%[[W:.*]], %{{.*}}, %{{.*}}) in ({{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in
+// CHECK: scf.for %{{.*}} = %[[T]] to %{{.*}} step %{{.*}} {
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.thread_id
+// CHECK-NOT: scf.if
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%[[T]]]
+// CHECK: %[[S:.*]] = arith.addf %[[V]], %{{.*}}
+// CHECK: memref.store %[[S]], %{{.*}}[%[[T]]]
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: gpu.terminator
+func.func @per_lane(%x: memref<2x256xf32>, %y: memref<2x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %one = arith.constant 1.0 : f32
+  scf.forall (%p) in (2) {
+    %xr = memref.subview %x[%p, 0] [1, 256] [1, 1] : memref<2x256xf32> to memref<256xf32, strided<[1], offset: ?>>
+    %yr = memref.subview %y[%p, 0] [1, 256] [1, 1] : memref<2x256xf32> to memref<256xf32, strided<[1], offset: ?>>
+    scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+      memref.store %one, %yr[%i] : memref<256xf32, strided<[1], offset: ?>>
+      scf.reduce
+    }
+    %t = gpu.thread_id x
+    %v = memref.load %xr[%t] : memref<256xf32, strided<[1], offset: ?>>
+    %s = arith.addf %v, %one : f32
+    memref.store %s, %yr[%t] : memref<256xf32, strided<[1], offset: ?>>
+    scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+      %w = memref.load %yr[%i] : memref<256xf32, strided<[1], offset: ?>>
+      %d = arith.addf %w, %w : f32
+      memref.store %d, %xr[%i] : memref<256xf32, strided<[1], offset: ?>>
+      scf.reduce
+    }
+  }
+  return
+}

@@ -37,6 +37,52 @@
 // RUN: test $(grep -c s_barrier %t.staged.s) -lt $(grep -c s_barrier %t.single.s)
 // RUN: tessel compile examples/matmul_1024.mlir --target rocm --chip gfx90a --num-stages 2 -o %t.staged.hsaco
 // RUN: llvm-readelf --notes %t.staged.hsaco | FileCheck %s --check-prefix=STAGED
+// Every example kernel compiles for the three chips, with and without
+// double buffering, without spills or private (scratch) memory.
+// RUN: bash test/gpu/Inputs/every-example.sh tessel llvm-readelf %t | FileCheck %s --check-prefix=NO-SPILLS
+// NO-SPILLS-NOT: {{spills=[1-9]|private=[1-9]|kernels=0}}
+// NO-SPILLS: gfx90a stages=1 attention_2048: kernels=1 spills=0 private=0
+// NO-SPILLS-NOT: {{spills=[1-9]|private=[1-9]|kernels=0}}
+// NO-SPILLS: gfx1100 stages=2 sum_64m: kernels=1 spills=0 private=0
+// NO-SPILLS-NOT: {{spills=[1-9]|private=[1-9]|kernels=0}}
+// Matrix cores: the f32 matmul examples' contractions are 16x16x4 MFMAs
+// on CDNA, accumulators in registers (no spills, no scratch), A and B
+// chunks staged in LDS (16 KiB); FMAs on RDNA3 (which has no f32 WMMA)
+// and with --matrix-cores off. The int8 matmul runs on the matrix cores
+// of all three chips.
+// RUN: tessel compile examples/matmul_2048.mlir --target rocm --chip gfx90a --emit asm -o %t.mfma90a.s
+// RUN: FileCheck %s --check-prefixes=MFMA,MFMA90A < %t.mfma90a.s
+// RUN: tessel compile examples/matmul_2048.mlir --target rocm --chip gfx942 --emit asm -o %t.mfma942.s
+// RUN: FileCheck %s --check-prefixes=MFMA,MFMA942 < %t.mfma942.s
+// RUN: tessel compile examples/matmul_2048.mlir --target rocm --chip gfx1100 --emit asm -o %t.fma1100.s
+// RUN: FileCheck %s --check-prefix=NO-MFMA < %t.fma1100.s
+// RUN: tessel compile examples/matmul_2048.mlir --target rocm --chip gfx90a --matrix-cores off --emit asm -o %t.off.s
+// RUN: FileCheck %s --check-prefix=NO-MFMA < %t.off.s
+// RUN: tessel compile examples/matmul_i8.mlir --target rocm --chip gfx90a --emit asm -o %t.i8gfx90a.s
+// RUN: FileCheck %s --check-prefixes=I8,I8-90A < %t.i8gfx90a.s
+// RUN: tessel compile examples/matmul_i8.mlir --target rocm --chip gfx942 --emit asm -o %t.i8gfx942.s
+// RUN: FileCheck %s --check-prefixes=I8,I8-942 < %t.i8gfx942.s
+// RUN: tessel compile examples/matmul_i8.mlir --target rocm --chip gfx1100 --emit asm -o %t.i8gfx1100.s
+// RUN: FileCheck %s --check-prefixes=I8,I8-1100 < %t.i8gfx1100.s
+// MFMA: matmul_2048_kernel:
+// MFMA: s_barrier
+// MFMA: ds_read
+// MFMA90A: v_mfma_f32_16x16x4f32
+// MFMA942: v_mfma_f32_16x16x4_f32
+// MFMA-NOT: {{^\s+(scratch|buffer)_store}}
+// MFMA: .group_segment_fixed_size: 16384
+// MFMA: .private_segment_fixed_size: 0
+// MFMA: .sgpr_spill_count: 0
+// MFMA: .vgpr_spill_count: 0
+// NO-MFMA-NOT: v_mfma
+// NO-MFMA-NOT: v_wmma
+// NO-MFMA: v_{{(pk_)?}}fma{{c?}}_f32
+// I8-90A: v_mfma_i32_16x16x16i8
+// I8-942: v_mfma_i32_16x16x32_i8
+// I8-1100: v_wmma_i32_16x16x16_iu8
+// I8: .private_segment_fixed_size: 0
+// I8: .sgpr_spill_count: 0
+// I8: .vgpr_spill_count: 0
 // RUN: not tessel compile %s --target rocm --emit so -o %t.so 2>&1 | FileCheck %s --check-prefix=NO-SO
 // RUN: not tessel compile %s --target cpu --emit hsaco -o %t.x 2>&1 | FileCheck %s --check-prefix=NO-HSACO
 

@@ -1,0 +1,276 @@
+// RUN: tessel-opt %s --split-input-file --tessel-matrix-cores --canonicalize --cse | FileCheck %s
+
+// An f32 contraction on gfx90a (the default chip): four waves as 2x2, one
+// 16x16 tile each. Lane l of a wave is (lo, hi) = (l % 16, l / 16): its A
+// fragment is A[row + lo][k + hi], its B fragment B[k + hi][col + lo], and
+// the instruction computes the tile transposed (B's fragment first), so
+// its four accumulators are C[row + lo][col + 4 hi .. + 3]: one vector
+// load before the k loop, one vector store after. The k loop stages
+// 16-deep chunks of A and B in LDS (tessel.staged buffers) and issues
+// four 16x16x4 MFMAs per chunk; the accumulator rides the loop.
+// CHECK-LABEL: func.func @f32_on_cdna
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.forall
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %[[C64]]
+// CHECK: %[[WAVE:.*]] = arith.divui %[[TID]], %[[C64]]
+// CHECK: %[[LO:.*]] = arith.remui %[[LANE]], %[[C16]]
+// CHECK: %[[HI:.*]] = arith.divui %[[LANE]], %[[C16]]
+// CHECK: %[[HI4:.*]] = arith.muli %[[HI]], %[[C4]]
+// CHECK: %[[LA:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<32x16xf32>
+// CHECK: %[[LB:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<16x32xf32>
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[LO]]
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[LO]]
+// CHECK: %[[COLS:.*]] = arith.addi %{{.*}}, %[[HI4]]
+// CHECK: %[[INIT:.*]] = vector.load %{{.*}}[%[[ROW]], %[[COLS]]] : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
+// CHECK: %[[RES:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %[[C16]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf32>) {
+// CHECK: %[[SA:.*]] = memref.subview %{{.*}}[0, %[[K]]] [32, 16] [1, 1]
+// CHECK: %[[SB:.*]] = memref.subview %{{.*}}[%[[K]], 0] [16, 32] [1, 1]
+// CHECK: linalg.copy ins(%[[SA]] : {{.*}}) outs(%[[LA]] : memref<32x16xf32>)
+// CHECK: linalg.copy ins(%[[SB]] : {{.*}}) outs(%[[LB]] : memref<16x32xf32>)
+// CHECK: %[[A0:.*]] = memref.load %[[LA]][%[[ROW]], %[[HI]]] : memref<32x16xf32>
+// CHECK: %[[B0:.*]] = memref.load %[[LB]][%[[HI]], %[[COL]]] : memref<16x32xf32>
+// CHECK: %[[M0:.*]] = amdgpu.mfma 16x16x4 %[[B0]] * %[[A0]] + %[[ACC]] blgp = none : f32, f32, vector<4xf32>
+// CHECK: %[[M1:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M0]]
+// CHECK: %[[M2:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M1]]
+// CHECK: %[[M3:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M2]]
+// CHECK: scf.yield %[[M3]] : vector<4xf32>
+// CHECK: } {tessel.lds_chunks}
+// CHECK: vector.store %[[RES]], %{{.*}}[%[[ROW]], %[[COLS]]] : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
+// CHECK-NOT: linalg.generic
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+func.func @f32_on_cdna(%x: memref<32x64xf32>, %y: memref<64x64xf32>, %z: memref<32x64xf32>) {
+  scf.forall (%p) in (2) {
+    %j = affine.apply affine_map<(p) -> (p * 32)>(%p)
+    %yb = memref.subview %y[0, %j] [64, 32] [1, 1] : memref<64x64xf32> to memref<64x32xf32, strided<[64, 1], offset: ?>>
+    %zb = memref.subview %z[0, %j] [32, 32] [1, 1] : memref<32x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%x, %yb : memref<32x64xf32>, memref<64x32xf32, strided<[64, 1], offset: ?>>)
+        outs(%zb : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
+    ^bb0(%u: f32, %v: f32, %s: f32):
+      %t = math.fma %u, %v, %s : f32
+      linalg.yield %t : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// A block larger than the waves' tiles: 4x4 tiles of 16 per wave (64
+// accumulator registers) make 128x128 sub-blocks, and a loop walks the
+// 256x128 block's two; sixteen accumulators ride the k loop. An arbitrary
+// grid axis (an ordered scf.for) holds programs too.
+// CHECK-LABEL: func.func @sub_blocks
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[SM:.*]] = %{{.*}} to %{{.*}} step %[[C128:.*]] {
+// CHECK: memref.subview %{{.*}}[%[[SM]], 0] [128, 128] [1, 1]
+// CHECK-COUNT-16: vector.load
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK-COUNT-64: amdgpu.mfma 16x16x4
+// CHECK: } {tessel.lds_chunks}
+// CHECK-COUNT-16: vector.store
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+func.func @sub_blocks(%x: memref<256x32xf32>, %y: memref<32x128xf32>, %z: memref<256x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %k = %c0 to %c3 step %c1 {
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%x, %y : memref<256x32xf32>, memref<32x128xf32>) outs(%z : memref<256x128xf32>) {
+    ^bb0(%u: f32, %v: f32, %s: f32):
+      %t = math.fma %u, %v, %s : f32
+      linalg.yield %t : f32
+    }
+  } {tessel.arbitrary_axis = 0 : i64}
+  return
+}
+
+// -----
+
+// Two stages (tessel.num_stages = 2): chunk 0 is staged before the loop;
+// each iteration stages chunk k + 1 into the second buffers while the
+// first are computed, then chunk k + 2 into the first while the second
+// are; the last chunk is staged after the loop and both buffers computed.
+// CHECK-LABEL: func.func @double_buffered
+// CHECK-COUNT-4: memref.alloc() {alignment = 64 : i64, tessel.staged}
+// CHECK: linalg.copy
+// CHECK: linalg.copy
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: linalg.copy
+// CHECK: linalg.copy
+// CHECK-COUNT-4: amdgpu.mfma
+// CHECK: linalg.copy
+// CHECK: linalg.copy
+// CHECK-COUNT-4: amdgpu.mfma
+// CHECK: } {tessel.lds_chunks}
+// CHECK: linalg.copy
+// CHECK: linalg.copy
+// CHECK-COUNT-8: amdgpu.mfma
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.num_stages = 2 : i64} {
+  func.func @double_buffered(%x: memref<32x128xf32>, %y: memref<128x32xf32>, %z: memref<32x32xf32>) {
+    scf.forall (%p) in (1) {
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %y : memref<32x128xf32>, memref<128x32xf32>) outs(%z : memref<32x32xf32>) {
+      ^bb0(%u: f32, %v: f32, %s: f32):
+        %t = math.fma %u, %v, %s : f32
+        linalg.yield %t : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// 8-bit integers on gfx942 (one wave): 16x16x32 i8 MFMAs; a lane's A
+// fragment is 8 consecutive k of its row (one vector load), its B
+// fragment 8 loads down its column.
+// CHECK-LABEL: func.func @i8_on_gfx942
+// CHECK: vector.load %{{.*}} : memref<16x32xi32>, vector<4xi32>
+// CHECK: vector.load %{{.*}} : memref<16x32xi8>, vector<8xi8>
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<32x32xi8>
+// CHECK: vector.from_elements {{.*}} : vector<8xi8>
+// CHECK: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<8xi8>, vector<8xi8>, vector<4xi32>
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.chip = "gfx942", tessel.num_warps = 1 : i64} {
+  func.func @i8_on_gfx942(%x: memref<16x32xi8>, %y: memref<32x32xi8>, %z: memref<16x32xi32>) {
+    scf.forall (%p) in (1) {
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %y : memref<16x32xi8>, memref<32x32xi8>) outs(%z : memref<16x32xi32>) {
+      ^bb0(%u: i8, %v: i8, %s: i32):
+        %uw = arith.extsi %u : i8 to i32
+        %vw = arith.extsi %v : i8 to i32
+        %m = arith.muli %uw, %vw : i32
+        %t = arith.addi %s, %m : i32
+        linalg.yield %t : i32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// 8-bit integers on gfx1100 (wave32): WMMA, A and B fragments as the
+// instruction takes them (A first), a lane's 8 accumulators in rows
+// 2r + hi of its column: loaded and stored one by one.
+// CHECK-LABEL: func.func @i8_on_rdna3
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: arith.remui %[[TID]], %c32
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<16x16xi32>
+// CHECK: vector.from_elements {{.*}} : vector<8xi32>
+// CHECK: vector.load %{{.*}} : memref<16x16xi8>, vector<16xi8>
+// CHECK: amdgpu.wmma 16x16x16 %{{.*}} * %{{.*}} + %{{.*}} : vector<16xi8>, vector<16xi8>, vector<8xi32>
+// CHECK-COUNT-8: memref.store
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.chip = "gfx1100", tessel.num_warps = 1 : i64} {
+  func.func @i8_on_rdna3(%x: memref<16x16xi8>, %y: memref<16x16xi8>, %z: memref<16x16xi32>) {
+    scf.forall (%p) in (1) {
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %y : memref<16x16xi8>, memref<16x16xi8>) outs(%z : memref<16x16xi32>) {
+      ^bb0(%u: i8, %v: i8, %s: i32):
+        %uw = arith.extsi %u : i8 to i32
+        %vw = arith.extsi %v : i8 to i32
+        %m = arith.muli %uw, %vw : i32
+        %t = arith.addi %s, %m : i32
+        linalg.yield %t : i32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// Left to the FMA path: f32 on RDNA3 (no f32 WMMA); f16 operands (the
+// instructions sum several products per step with their own rounding);
+// sizes not multiples of 16; a block too small for four waves of 16x16
+// tiles; a contraction outside any grid's programs; and everything when
+// tessel.matrix_cores = 0 (next case).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: gpu.thread_id
+// CHECK-COUNT-5: linalg.generic
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.chip = "gfx1100"} {
+  func.func @left_alone(%x: memref<64x64xf32>, %h: memref<64x64xf16>, %o: memref<64x64xf32>,
+                        %x12: memref<12x16xf32>, %y12: memref<16x12xf32>, %o12: memref<12x12xf32>) {
+    scf.forall (%p) in (1) {
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+      ^bb0(%u: f32, %v: f32, %s: f32):
+        %t = math.fma %u, %v, %s : f32
+        linalg.yield %t : f32
+      }
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%h, %h : memref<64x64xf16>, memref<64x64xf16>) outs(%o : memref<64x64xf32>) {
+      ^bb0(%u: f16, %v: f16, %s: f32):
+        %uw = arith.extf %u : f16 to f32
+        %vw = arith.extf %v : f16 to f32
+        %t = math.fma %uw, %vw, %s : f32
+        linalg.yield %t : f32
+      }
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x12, %y12 : memref<12x16xf32>, memref<16x12xf32>) outs(%o12 : memref<12x12xf32>) {
+      ^bb0(%u: f32, %v: f32, %s: f32):
+        %t = math.fma %u, %v, %s : f32
+        linalg.yield %t : f32
+      }
+    }
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+    ^bb0(%u: f32, %v: f32, %s: f32):
+      %t = math.fma %u, %v, %s : f32
+      linalg.yield %t : f32
+    }
+    return
+  }
+  func.func @too_small(%x: memref<16x16xf32>, %o: memref<16x16xf32>) {
+    scf.forall (%p) in (1) {
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %x : memref<16x16xf32>, memref<16x16xf32>) outs(%o : memref<16x16xf32>) {
+      ^bb0(%u: f32, %v: f32, %s: f32):
+        %t = math.fma %u, %v, %s : f32
+        linalg.yield %t : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @switched_off
+// CHECK-NOT: amdgpu.mfma
+// CHECK: linalg.generic
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.matrix_cores = 0 : i64} {
+  func.func @switched_off(%x: memref<64x64xf32>, %o: memref<64x64xf32>) {
+    scf.forall (%p) in (1) {
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+      ^bb0(%u: f32, %v: f32, %s: f32):
+        %t = math.fma %u, %v, %s : f32
+        linalg.yield %t : f32
+      }
+    }
+    return
+  }
+}
