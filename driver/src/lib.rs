@@ -126,8 +126,12 @@ impl GpuOptions {
         match tessel_tuner::gpu::cached_schedule(module_text, chip, &tessel_tuner::cache::default_dir()) {
             Ok(Some(tuned)) => {
                 eprintln!(
-                    "tessel: note: using the tuned schedule from the cache: num_warps {}, num_stages {}, lds_chunk {}",
-                    tuned.num_warps, tuned.num_stages, tuned.lds_chunk
+                    "tessel: note: using the tuned schedule from the cache: num_warps {}, num_stages {}, lds_chunk {}, \
+                     matrix cores {}",
+                    tuned.num_warps,
+                    tuned.num_stages,
+                    tuned.lds_chunk,
+                    if tuned.matrix_cores { "on" } else { "off" }
                 );
                 tessel_lowering::rocm::RocmOptions { code_object: self.code_object, ..tuned.options(chip) }
             }

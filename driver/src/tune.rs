@@ -109,7 +109,8 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
             let chip = options.gpu.chip();
             let tuned = tessel_tuner::gpu::tune_gpu(&module_text, &options.entry, inputs, chip, &search, |report| {
                 let s = report.schedule;
-                let schedule = format!("{} warps/{} stages/chunk {}", s.num_warps, s.num_stages, s.lds_chunk);
+                let cores = if s.matrix_cores { "matrix cores" } else { "FMAs" };
+                let schedule = format!("{} warps/{} stages/chunk {}/{cores}", s.num_warps, s.num_stages, s.lds_chunk);
                 line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
             })
             .map_err(failed)?;

@@ -39,7 +39,7 @@ pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use ir::{constant_value, fitting};
 pub use matrix_cores::{CHIP, MATRIX_CORES, instruction_for};
-pub use tessel_tile::host_vector_bits;
+pub use tessel_tile::{default_tile, host_vector_bits};
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 
 /// Every Tessel pass, in pipeline order.

@@ -1,6 +1,7 @@
 //! Tuning ROCm kernels: the workgroup's wavefronts (`num_warps`), LDS
-//! double buffering of contraction chunks (`num_stages`) and the chunk
-//! depth (`lds_chunk`), for one chip, measured on an AMD GPU through HIP
+//! double buffering of contraction chunks (`num_stages`), the chunk
+//! depth (`lds_chunk`) and matrix cores or FMAs for contractions
+//! (`matrix_cores`), for one chip, measured on an AMD GPU through HIP
 //! (the emulator's timings say nothing about a GPU). Same search, guard,
 //! confirmation and cache as the CPU's; without a GPU it says so.
 
@@ -20,16 +21,19 @@ pub struct GpuSchedule {
     pub num_warps: i64,
     pub num_stages: i64,
     pub lds_chunk: i64,
+    /// Contractions on MFMA/WMMA where exact (else FMAs).
+    pub matrix_cores: bool,
 }
 
 /// Names the ROCm space (part of the cache key).
-pub const GPU_SPACE: &str = "rocm-1: num_warps 1..16 (up to 1024 work-items), num_stages 1..2, lds_chunk 4..32";
+pub const GPU_SPACE: &str =
+    "rocm-2: num_warps 1..16 (up to 1024 work-items), num_stages 1..2, lds_chunk 4..32, matrix_cores on/off";
 
 const LDS_CHUNKS: [i64; 4] = [4, 8, 16, 32];
 
 impl GpuSchedule {
     pub fn default_for(_chip: Chip) -> Self {
-        GpuSchedule { num_warps: 4, num_stages: 1, lds_chunk: 16 }
+        GpuSchedule { num_warps: 4, num_stages: 1, lds_chunk: 16, matrix_cores: true }
     }
 
     pub fn is_legal(self, chip: Chip) -> bool {
@@ -40,15 +44,20 @@ impl GpuSchedule {
     }
 
     /// The legal schedules one action away: wavefronts doubled or halved,
-    /// the other pipelining depth, chunks doubled or halved.
-    pub fn neighbours(&self, chip: Chip) -> Vec<Self> {
-        let candidates = [
+    /// the other pipelining depth, chunks doubled or halved, and (when the
+    /// kernel has contractions matrix cores take, `matrix_knob`) matrix
+    /// cores or FMAs.
+    pub fn neighbours(&self, chip: Chip, matrix_knob: bool) -> Vec<Self> {
+        let mut candidates = vec![
             GpuSchedule { num_warps: self.num_warps * 2, ..*self },
             GpuSchedule { num_warps: self.num_warps / 2, ..*self },
             GpuSchedule { num_stages: 3 - self.num_stages, ..*self },
             GpuSchedule { lds_chunk: self.lds_chunk * 2, ..*self },
             GpuSchedule { lds_chunk: self.lds_chunk / 2, ..*self },
         ];
+        if matrix_knob {
+            candidates.push(GpuSchedule { matrix_cores: !self.matrix_cores, ..*self });
+        }
         candidates.into_iter().filter(|candidate| candidate != self && candidate.is_legal(chip)).collect()
     }
 
@@ -59,6 +68,7 @@ impl GpuSchedule {
             num_warps: Some(self.num_warps),
             num_stages: Some(self.num_stages),
             lds_chunk: Some(self.lds_chunk),
+            matrix_cores: Some(self.matrix_cores),
             ..RocmOptions::default()
         }
     }
@@ -85,10 +95,23 @@ pub type TunedGpu = Tuned<GpuSchedule>;
 impl ScheduleJson for GpuSchedule {
     fn json(&self) -> String {
         format!(
-            "{{\"num_warps\": {}, \"num_stages\": {}, \"lds_chunk\": {}}}",
-            self.num_warps, self.num_stages, self.lds_chunk
+            "{{\"num_warps\": {}, \"num_stages\": {}, \"lds_chunk\": {}, \"matrix_cores\": {}}}",
+            self.num_warps, self.num_stages, self.lds_chunk, self.matrix_cores
         )
     }
+}
+
+/// Does the kernel have contractions matrix cores may take on `chip`
+/// (element types the instructions compute exactly, sizes multiples of
+/// 16)? Only then is `matrix_cores` a knob worth measuring.
+fn has_matrix_core_contractions(module_text: &str, chip: Chip) -> bool {
+    tessel_lowering::register_everything();
+    let context = tessel_dialects::create_context();
+    let Some(module) = melior::ir::Module::parse(&context, module_text) else { return false };
+    crate::space::Space::dots(&module).iter().any(|dot| {
+        let [m, n, _] = dot.sizes;
+        m % 16 == 0 && n % 16 == 0 && tessel_passes::instruction_for(chip.name(), &dot.input, &dot.output).is_some()
+    })
 }
 
 /// A compiled candidate: the code object and what the host launches.
@@ -154,7 +177,8 @@ pub fn tune_gpu(
     let deadline = started + options.budget;
     let mut measured = 1;
     let mut timings: Vec<(GpuSchedule, f64)> = Vec::new();
-    let found = beam_search(start, options.beam, 64, crate::PATIENCE, |s: &GpuSchedule| s.neighbours(chip), |batch: &[GpuSchedule]| {
+    let matrix_knob = has_matrix_core_contractions(module_text, chip);
+    let found = beam_search(start, options.beam, 64, crate::PATIENCE, |s: &GpuSchedule| s.neighbours(chip, matrix_knob), |batch: &[GpuSchedule]| {
         if batch.first() == Some(&start) {
             return vec![Some(default_s)];
         }
@@ -223,12 +247,14 @@ mod tests {
         for chip in Chip::ALL {
             let start = GpuSchedule::default_for(chip);
             assert!(start.is_legal(chip));
-            let next = start.neighbours(chip);
+            let next = start.neighbours(chip, true);
             assert!(next.iter().all(|s| s.is_legal(chip) && *s != start));
             assert!(next.iter().any(|s| s.num_stages == 2));
+            assert!(next.iter().any(|s| !s.matrix_cores));
+            assert!(start.neighbours(chip, false).iter().all(|s| s.matrix_cores));
         }
         // 16 wavefronts of 64 are 1024 work-items; of 32 (RDNA) too.
-        let wide = GpuSchedule { num_warps: 16, num_stages: 1, lds_chunk: 16 };
+        let wide = GpuSchedule { num_warps: 16, num_stages: 1, lds_chunk: 16, matrix_cores: true };
         assert!(wide.is_legal(Chip::Gfx90a) && wide.is_legal(Chip::Gfx1100));
         assert!(!GpuSchedule { num_warps: 32, ..wide }.is_legal(Chip::Gfx1100));
     }
@@ -237,13 +263,33 @@ mod tests {
     fn cached_schedules_are_per_chip() {
         let dir = tempfile::tempdir().unwrap();
         let module = "module {}";
-        let tuned = GpuSchedule { num_warps: 8, num_stages: 2, lds_chunk: 8 };
+        let tuned = GpuSchedule { num_warps: 8, num_stages: 2, lds_chunk: 8, matrix_cores: false };
         let entry = Entry { schedule: tuned, default_s: 2.0, best_s: 1.0, candidates: 5 };
         Cache::new(dir.path()).put(&cache::key(module, &target(Chip::Gfx942), GPU_SPACE), &entry).unwrap();
         assert_eq!(cached_schedule(module, Chip::Gfx942, dir.path()), Ok(Some(tuned)));
         assert_eq!(cached_schedule(module, Chip::Gfx90a, dir.path()), Ok(None));
         let options = tuned.options(Chip::Gfx942);
-        assert_eq!((options.num_warps, options.num_stages, options.lds_chunk), (Some(8), Some(2), Some(8)));
+        assert_eq!(
+            (options.num_warps, options.num_stages, options.lds_chunk, options.matrix_cores),
+            (Some(8), Some(2), Some(8), Some(false))
+        );
+    }
+
+    #[test]
+    fn the_matrix_core_knob_only_where_contractions_take_it() {
+        let matmul = |element: &str, output: &str, size: i64| {
+            format!(
+                "func.func @k(%x: memref<{size}x{size}x{element}>, %o: memref<{size}x{size}x{output}>) {{\n\
+                 %a = block.load %x : memref<{size}x{size}x{element}> -> tensor<{size}x{size}x{element}>\n\
+                 %c = block.dot %a, %a : tensor<{size}x{size}x{element}>, tensor<{size}x{size}x{element}> -> tensor<{size}x{size}x{output}>\n\
+                 block.store %c, %o : tensor<{size}x{size}x{output}>, memref<{size}x{size}x{output}>\nreturn\n}}"
+            )
+        };
+        assert!(has_matrix_core_contractions(&matmul("f32", "f32", 64), Chip::Gfx90a));
+        assert!(!has_matrix_core_contractions(&matmul("f32", "f32", 64), Chip::Gfx1100));
+        assert!(has_matrix_core_contractions(&matmul("i8", "i32", 32), Chip::Gfx1100));
+        assert!(!has_matrix_core_contractions(&matmul("f32", "f32", 12), Chip::Gfx942));
+        assert!(!has_matrix_core_contractions(&matmul("f16", "f32", 64), Chip::Gfx942));
     }
 
     #[test]

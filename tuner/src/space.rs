@@ -8,7 +8,7 @@
 //! arbitrary grid axes. Every point computes the same bits (the passes keep block.dot's
 //! FMA order), so the search only ever trades speed.
 
-use melior::ir::{Module, OperationRef, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}, r#type::{RankedTensorType, ShapedTypeLike}};
+use melior::ir::{Module, OperationRef, TypeLike, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}, r#type::{RankedTensorType, ShapedTypeLike}};
 use serde::{Deserialize, Serialize};
 use tessel_lowering::cpu::Schedule;
 // The passes' own rule for shrinking sizes to divisors, so normalized
@@ -123,32 +123,61 @@ impl CpuSchedule {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Space {
     pub contractions: Vec<[i64; 3]>,
+    /// The passes' default register tile for the first contraction (its
+    /// element types decide it), where the search starts.
+    pub default_tile: Option<[i64; 2]>,
+}
+
+/// One `block.dot` of a kernel: its (rows, columns, depth) and element
+/// types.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dot {
+    pub sizes: [i64; 3],
+    pub input: String,
+    pub output: String,
+    /// The register tile the passes give it by default.
+    pub default_tile: [i64; 2],
 }
 
 impl Space {
     /// The contractions (`block.dot`s) of `module`.
     pub fn of(module: &Module) -> Space {
-        let mut contractions = Vec::new();
+        let dots = Space::dots(module);
+        let default_tile = dots.first().map(|dot| dot.default_tile);
+        Space { contractions: dots.into_iter().map(|dot| dot.sizes).collect(), default_tile }
+    }
+
+    /// The `block.dot`s of `module`.
+    pub fn dots(module: &Module) -> Vec<Dot> {
+        let mut dots = Vec::new();
         module.as_operation().walk(WalkOrder::PreOrder, |op: OperationRef| {
             if op.name().as_string_ref().as_str() == Ok("block.dot") {
-                let dims = |index: usize| -> Vec<i64> {
-                    let Ok(value) = op.operand(index) else { return Vec::new() };
-                    let Ok(shaped) = RankedTensorType::try_from(value.r#type()) else { return Vec::new() };
-                    (0..shaped.rank())
+                let shape = |index: usize| -> Option<(Vec<i64>, melior::ir::Type)> {
+                    let value = if index < 2 { op.operand(index).ok()? } else { op.result(0).ok()?.into() };
+                    let shaped = RankedTensorType::try_from(value.r#type()).ok()?;
+                    let dims = (0..shaped.rank())
                         .map(|d| match shaped.dim_size(d) {
                             Ok(melior::ir::r#type::DimSize::Static(size)) => size as i64,
                             _ => 0,
                         })
-                        .collect()
+                        .collect();
+                    Some((dims, shaped.element()))
                 };
-                let (lhs, rhs) = (dims(0), dims(1));
-                if let ([.., m, k], [.., _, n]) = (&lhs[..], &rhs[..]) {
-                    contractions.push([*m, *n, *k]);
+                if let (Some((lhs, input)), Some((rhs, _)), Some((_, output))) = (shape(0), shape(1), shape(2))
+                    && let ([.., m, k], [.., _, n]) = (&lhs[..], &rhs[..])
+                {
+                    let (rows, columns) = tessel_passes::default_tile(input.to_raw(), output.to_raw());
+                    dots.push(Dot {
+                        sizes: [*m, *n, *k],
+                        input: input.to_string(),
+                        output: output.to_string(),
+                        default_tile: [rows, columns],
+                    });
                 }
             }
             WalkResult::Advance
         });
-        Space { contractions }
+        dots
     }
 
     /// The schedule the passes would actually apply (sizes shrunk to the
@@ -164,9 +193,11 @@ impl Space {
         CpuSchedule { register_tile: [fitting(m, rows), fitting(n, columns)], k_chunk: chunk, k_unroll: unroll, ..schedule }
     }
 
-    /// Where the search starts: the host's default, normalized.
+    /// Where the search starts: what the passes do by default (the
+    /// host's default with this kernel's default tile), normalized.
     pub fn start(&self) -> CpuSchedule {
-        self.normalize(CpuSchedule::host_default())
+        let default = CpuSchedule::host_default();
+        self.normalize(CpuSchedule { register_tile: self.default_tile.unwrap_or(default.register_tile), ..default })
     }
 
     /// The distinct legal schedules one action away from `schedule`.
@@ -191,7 +222,7 @@ mod tests {
 
     #[test]
     fn neighbours_are_distinct_normalized_and_fit() {
-        let space = Space { contractions: vec![[256, 256, 256]] };
+        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None };
         let start = space.start();
         assert!(start.is_legal());
         let next = space.neighbours(&start);
@@ -204,7 +235,7 @@ mod tests {
 
     #[test]
     fn equivalent_schedules_normalize_alike() {
-        let space = Space { contractions: vec![[16, 16, 256]] };
+        let space = Space { contractions: vec![[16, 16, 256]], default_tile: None };
         let (lanes, _) = host_vectors();
         let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1 };
         let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1 };
