@@ -11,6 +11,12 @@
 //! - `block.store` materializes the value in the ref (or window); a mask
 //!   first merges the value with the ref's current contents; a splat
 //!   constant is a `linalg.fill`.
+//! - A masked load or store of a window (`pl.ds`: a dynamic offset, so the
+//!   window may reach past the ref, the mask guarding the rest) is
+//!   predicated: a `linalg.generic` over the window whose body reads
+//!   (writes) an element only where the mask holds (`scf.if`), so nothing
+//!   out of bounds is touched and masked-off elements are left alone — on
+//!   GPUs each work-item's access is predicated.
 //! - `block.dot` is a `linalg.generic` contraction marked
 //!   `tessel.contraction` (loops i, j, k), accumulating into zeros or `acc`,
 //!   operands widened to the result type first.
@@ -37,10 +43,11 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let poison = Op(module.to_raw()).has("tessel.poison");
     template::rewrite_each(module, &pass, PASS.argument, |name| name.starts_with("block."), |operation, name| {
         let op = Op(operation);
         match name {
-            "block.load" => load(&op),
+            "block.load" => load(&op, poison),
             "block.store" => store(&op),
             "block.dot" => dot(&op),
             "block.reduce" => reduce(&op),
@@ -130,9 +137,99 @@ fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, S
 
 type Lowering = Result<template::Rewrite, String>;
 
-fn load(op: &Op) -> Lowering {
+/// `%p<d>` = `%o<d>` + the generic's index `d`, for predicated accesses.
+fn window_indices(body: &mut String, rank: usize) -> String {
+    for d in 0..rank {
+        writeln!(body, "%i{d} = linalg.index {d} : index\n%p{d} = arith.addi %o{d}, %i{d} : index").unwrap();
+    }
+    join((0..rank).map(|d| format!("%p{d}")))
+}
+
+/// A masked load of a window: each element read only where the mask holds.
+fn predicated_load(op: &Op, poison: bool) -> Lowering {
+    let segments = op.segments();
+    let (offsets, has_other) = (segments[1], segments[3] == 1);
+    let r#ref = operand_type(op, 0);
+    let result = result_type(op);
+    let rank = result.shape.len();
+    let mask_type = tensor_text(&result.shape, "i1");
+    let mut params = vec![format!("%ref: {}", r#ref.text)];
+    params.extend((0..offsets).map(|d| format!("%o{d}: index")));
+    params.push(format!("%mask: {mask_type}"));
+    let mut body = String::new();
+    let off = if has_other {
+        params.push(format!("%other: {}", result.element));
+        "%other".to_string()
+    } else {
+        writeln!(body, "%unset = arith.constant {}", crate::grid_to_loops::padding_constant(&result.element, poison)).unwrap();
+        "%unset".to_string()
+    };
+    let map = format!("affine_map<({d}) -> ({d})>", d = dims(rank));
+    write!(
+        body,
+        "%empty = tensor.empty() : {result}\n\
+         %r = linalg.generic {{indexing_maps = [{map}, {map}], iterator_types = [{iterators}]}} \
+         ins(%mask : {mask_type}) outs(%empty : {result}) {{\n^bb0(%m: i1, %unused: {e}):\n",
+        result = result.text,
+        iterators = parallel(rank),
+        e = result.element
+    )
+    .unwrap();
+    let at = window_indices(&mut body, rank);
+    write!(
+        body,
+        "%v = scf.if %m -> ({e}) {{\n%l = memref.load %ref[{at}] : {ref_type}\nscf.yield %l : {e}\n}} else {{\n\
+         scf.yield {off} : {e}\n}}\nlinalg.yield %v : {e}\n}} -> {result}\n",
+        e = result.element,
+        ref_type = r#ref.text,
+        result = result.text
+    )
+    .unwrap();
+    let text = format!(
+        "func.func @template({}) -> {result} {{\n{body}return %r : {result}\n}}",
+        join(&params),
+        result = result.text
+    );
+    Ok((text, op.operands()))
+}
+
+/// A masked store to a window: each element written only where the mask
+/// holds. The generic's own result (the mask) is unused; its body's
+/// stores are what it is for.
+fn predicated_store(op: &Op) -> Lowering {
+    let value = operand_type(op, 0);
+    let r#ref = operand_type(op, 1);
+    let rank = value.shape.len();
+    let mask_type = tensor_text(&value.shape, "i1");
+    let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
+    params.extend((0..rank).map(|d| format!("%o{d}: index")));
+    params.push(format!("%mask: {mask_type}"));
+    let map = format!("affine_map<({d}) -> ({d})>", d = dims(rank));
+    let mut body = format!(
+        "%empty = tensor.empty() : {mask_type}\n\
+         %done = linalg.generic {{indexing_maps = [{map}, {map}, {map}], iterator_types = [{iterators}]}} \
+         ins(%value, %mask : {value_type}, {mask_type}) outs(%empty : {mask_type}) {{\n\
+         ^bb0(%x: {e}, %m: i1, %unused: i1):\n",
+        iterators = parallel(rank),
+        value_type = value.text,
+        e = value.element
+    );
+    let at = window_indices(&mut body, rank);
+    write!(
+        body,
+        "scf.if %m {{\nmemref.store %x, %ref[{at}] : {ref_type}\n}}\nlinalg.yield %m : i1\n}} -> {mask_type}\n",
+        ref_type = r#ref.text
+    )
+    .unwrap();
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+}
+
+fn load(op: &Op, poison: bool) -> Lowering {
     let segments = op.segments();
     let (offsets, has_mask, has_other) = (segments[1], segments[2] == 1, segments[3] == 1);
+    if has_mask && offsets > 0 {
+        return predicated_load(op, poison);
+    }
     let r#ref = operand_type(op, 0);
     let result = result_type(op);
     let mut params = vec![format!("%ref: {}", r#ref.text)];
@@ -187,6 +284,9 @@ fn load(op: &Op) -> Lowering {
 fn store(op: &Op) -> Lowering {
     let segments = op.segments();
     let (offsets, has_mask) = (segments[2], segments[3] == 1);
+    if has_mask && offsets > 0 {
+        return predicated_store(op);
+    }
     let value = operand_type(op, 0);
     let r#ref = operand_type(op, 1);
     let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];

@@ -9,8 +9,9 @@
 //! each item reads and writes `vector<4xf32>` (global_load_dwordx4) and
 //! neighbouring items neighbouring vectors: coalesced, a quarter of the
 //! memory instructions. Ops whose operands do not keep the innermost loop
-//! innermost (transposes, broadcasts along it) or whose rows are not known
-//! to be contiguous keep scalar accesses.
+//! innermost (transposes, broadcasts along it), whose rows are not known
+//! to be contiguous, or whose bodies branch or access memory themselves
+//! (predicated masked accesses) keep scalar accesses.
 
 use crate::{
     PassDefinition, emit_error,
@@ -71,6 +72,19 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
     if raw.name() == "linalg.generic" {
         let iterators = unsafe { melior::ir::Attribute::from_raw(raw.attribute("iterator_types")) }.to_string();
         if iterators.contains("reduction") || raw.has("tessel.contraction") {
+            return None;
+        }
+        // Bodies with control flow or memory accesses of their own (the
+        // predicated loads and stores of masked windows) stay scalar.
+        let body = raw.region_block(0);
+        let plain = crate::ir::block_operations(body).into_iter().all(|nested| {
+            let name = RawOp(nested).name();
+            let flat = unsafe { mlirOperationGetNumRegions(nested) } == 0;
+            flat
+                && !name.starts_with("memref.")
+                && !name.starts_with("vector.")
+        });
+        if !plain {
             return None;
         }
         // Every map a projected permutation with the innermost loop, when

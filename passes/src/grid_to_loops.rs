@@ -116,8 +116,9 @@ fn affine_text(expr: &IndexExpr) -> String {
     }
 }
 
-/// The value a padded block is filled with.
-fn padding_constant(element: &str, poison: bool) -> String {
+/// The value a padded block is filled with (also what a masked-off
+/// element of a predicated load without `other` reads).
+pub(crate) fn padding_constant(element: &str, poison: bool) -> String {
     let value = match (element, poison) {
         ("f32", true) => "0x7FC00000",
         ("f64", true) => "0x7FF8000000000000",
@@ -334,12 +335,19 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
             writeln!(body, "%scratch{k} = memref.alloc() : {type}").unwrap();
         }
     };
-    if last_parallel.is_none() {
-        allocate_scratch(&mut body);
-    }
     // Closing text of each loop, innermost last; the ordered loop of an
     // arbitrary axis is marked for tessel-pipeline.
     let mut closers: Vec<String> = Vec::new();
+    if rank == 0 {
+        // `grid []`: one program, still a loop nest of its own (so the GPU
+        // path makes it a workgroup); the mapping keeps canonicalization
+        // from folding the single iteration away.
+        writeln!(body, "scf.forall (%single) in (1) {{").unwrap();
+        closers.push("} {mapping = [#gpu.block<x>]}\n".into());
+    }
+    if last_parallel.is_none() {
+        allocate_scratch(&mut body);
+    }
     let mut axis = 0;
     while axis < rank {
         if semantics[axis] == AxisSemantics::Parallel {

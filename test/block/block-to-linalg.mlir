@@ -11,20 +11,32 @@
 
 // CHECK-LABEL: func.func @loads
 func.func @loads(%x: memref<8x128xf32>, %w: memref<64xf32, strided<[2], offset: ?>>, %off: index,
-                 %m: tensor<16xi1>, %ninf: f32) -> (tensor<8x128xf32>, tensor<16xf32>) {
+                 %m: tensor<16xi1>, %ninf: f32, %v: memref<16xf32>) -> (tensor<8x128xf32>, tensor<16xf32>, tensor<16xf32>) {
   // A load copies the ref into a fresh buffer first.
   // CHECK: %[[BUF:.*]] = memref.alloc() : memref<8x128xf32>
   // CHECK: memref.copy %arg0, %[[BUF]] : memref<8x128xf32> to memref<8x128xf32>
   // CHECK: bufferization.to_tensor %[[BUF]] restrict writable : memref<8x128xf32> to tensor<8x128xf32>
   %a = block.load %x : memref<8x128xf32> -> tensor<8x128xf32>
-  // A window keeps the ref's strides; masked-off elements take `other`.
-  // CHECK: %[[VIEW:.*]] = memref.subview %arg1[%arg2] [16] [1] : memref<64xf32, strided<[2], offset: ?>> to memref<16xf32, strided<[2], offset: ?>>
-  // CHECK: memref.copy %[[VIEW]], %{{.*}} : memref<16xf32, strided<[2], offset: ?>> to memref<16xf32>
+  // A masked window (pl.ds: it may reach past the ref) is predicated:
+  // each element is read from the ref (at the offset) only where the mask
+  // holds, masked-off elements take `other`.
+  // CHECK: linalg.generic {{.*}} ins(%arg3 : tensor<16xi1>) outs(%{{.*}} : tensor<16xf32>)
+  // CHECK: ^bb0(%[[M:.*]]: i1, %{{.*}}: f32):
+  // CHECK: %[[I:.*]] = linalg.index 0 : index
+  // CHECK: %[[P:.*]] = arith.addi %arg2, %[[I]] : index
+  // CHECK: scf.if %[[M]] -> (f32) {
+  // CHECK: memref.load %arg1[%[[P]]] : memref<64xf32, strided<[2], offset: ?>>
+  // CHECK: } else {
+  // CHECK: scf.yield %arg4 : f32
+  %b = block.load %w[%off] [16] mask %m other %ninf : memref<64xf32, strided<[2], offset: ?>> -> tensor<16xf32>
+  // A masked load of the whole ref (in bounds by construction) copies it
+  // and selects.
+  // CHECK: memref.copy %arg5, %{{.*}} : memref<16xf32> to memref<16xf32>
   // CHECK: %[[T:.*]] = bufferization.to_tensor
   // CHECK: %[[FILL:.*]] = tensor.splat %arg4 : tensor<16xf32>
   // CHECK: arith.select %arg3, %[[T]], %[[FILL]] : tensor<16xi1>, tensor<16xf32>
-  %b = block.load %w[%off] [16] mask %m other %ninf : memref<64xf32, strided<[2], offset: ?>> -> tensor<16xf32>
-  return %a, %b : tensor<8x128xf32>, tensor<16xf32>
+  %c = block.load %v mask %m other %ninf : memref<16xf32> -> tensor<16xf32>
+  return %a, %b, %c : tensor<8x128xf32>, tensor<16xf32>, tensor<16xf32>
 }
 
 // A load marked read-only by grid-to-loops reads the ref in place.
@@ -56,15 +68,24 @@ func.func @accumulate(%o: memref<8x128xf32, strided<[256, 1], offset: ?>>, %p: m
 }
 
 // CHECK-LABEL: func.func @stores
-func.func @stores(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tensor<16xi1>) {
+func.func @stores(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tensor<16xi1>, %w: memref<16xf32>) {
   // CHECK: %[[VIEW:.*]] = memref.subview %arg1[%arg2] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>
   // CHECK: bufferization.materialize_in_destination %arg0 in restrict writable %[[VIEW]]
   block.store %v, %o[%off] : tensor<16xf32>, memref<64xf32>
-  // A masked store merges with the current contents.
+  // A masked store to a window is predicated: each element written only
+  // where the mask holds.
+  // CHECK: linalg.generic {{.*}} ins(%arg0, %arg3 : tensor<16xf32>, tensor<16xi1>) outs(%{{.*}} : tensor<16xi1>)
+  // CHECK: ^bb0(%[[X:.*]]: f32, %[[M:.*]]: i1, %{{.*}}: i1):
+  // CHECK: %[[I:.*]] = linalg.index 0 : index
+  // CHECK: %[[P:.*]] = arith.addi %arg2, %[[I]] : index
+  // CHECK: scf.if %[[M]] {
+  // CHECK-NEXT: memref.store %[[X]], %arg1[%[[P]]] : memref<64xf32>
+  block.store %v, %o[%off] mask %m : tensor<16xf32>, memref<64xf32>
+  // A masked store to the whole ref merges with its current contents.
   // CHECK: %[[OLD:.*]] = bufferization.to_tensor
   // CHECK: %[[MERGED:.*]] = arith.select %arg3, %arg0, %[[OLD]]
-  // CHECK: bufferization.materialize_in_destination %[[MERGED]] in restrict writable
-  block.store %v, %o[%off] mask %m : tensor<16xf32>, memref<64xf32>
+  // CHECK: bufferization.materialize_in_destination %[[MERGED]] in restrict writable %arg4
+  block.store %v, %w mask %m : tensor<16xf32>, memref<16xf32>
   return
 }
 
@@ -113,3 +134,4 @@ func.func @atomics(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tens
   block.atomic_rmw add %v, %o[%off] mask %m : tensor<16xf32>, memref<64xf32>
   return
 }
+

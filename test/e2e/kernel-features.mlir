@@ -2,13 +2,19 @@
 // reference interpreter: reductions and broadcasts (row softmax), iota,
 // dynamic windows in an scf.for (fori_loop), atomics from parallel
 // programs, aliased inputs and outputs, scratch buffers accumulating over
-// an arbitrary axis, and masked loads with `other`.
+// an arbitrary axis, masked loads with `other`, and masked windows
+// reaching past the end of their arrays.
 // RUN: tessel run %s --entry softmax --arg 0=random:1 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry windows --arg 0=random:2 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry atomics --arg 0=random:3 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry in_place --arg 0=random:4 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry scratch_sum --arg 0=random:5 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry masked_max --arg 0=random:6 --check | FileCheck %s --check-prefix=CHECKED
+// RUN: tessel run %s --entry edge_windows --arg 0=random:7 --check | FileCheck %s --check-prefixes=CHECKED,EDGE
+// EDGE: arg1: memref<50xf32>
+// EDGE-NEXT: [-0.87873054  0.22834516 -0.42943132  1.1700687   0.08998913  2.8045254
+// RUN: tessel run %s --entry edge_once --arg 0=random:7 --check | FileCheck %s --check-prefixes=CHECKED,EDGE
+// RUN: tessel compile %s --target rocm -o %t.hsaco
 // RUN: tessel run %s --entry iota_rows | FileCheck %s --check-prefix=IOTA --match-full-lines --strict-whitespace
 // CHECKED: check: compiled code matches the interpreter
 
@@ -136,5 +142,67 @@ func.func @iota_kernel(%o: memref<1x4xi32>) {
 }
 func.func @iota_rows(%o: memref<3x4xi32>) {
   grid.call @iota_kernel grid [3] ins() outs(%o : memref<3x4xi32>) in_specs [] out_specs [#grid.block<[1, 4], (i) -> (i, 0)>]
+  return
+}
+
+// Triton-style edge handling: the whole 50-element arrays are the refs and
+// each program takes a 16-element window (pl.ds) at 16 * i; the last
+// window reaches 14 elements past the end, and the mask keeps its loads
+// and stores inside (predicated: nothing past the end is read or
+// written).
+func.func @edge_kernel(%x: memref<50xf32>, %o: memref<50xf32>) {
+  %i = grid.program_id 0
+  %c16 = arith.constant 16 : index
+  %start = arith.muli %i, %c16 : index
+  %start32 = arith.index_cast %start : index to i32
+  %starts = tensor.splat %start32 : tensor<16xi32>
+  %iota = block.iota dim 0 : tensor<16xi32>
+  %at = arith.addi %starts, %iota : tensor<16xi32>
+  %n = arith.constant dense<50> : tensor<16xi32>
+  %in = arith.cmpi slt, %at, %n : tensor<16xi32>
+  %v = block.load %x[%start] [16] mask %in : memref<50xf32> -> tensor<16xf32>
+  %two = arith.constant dense<2.0> : tensor<16xf32>
+  %one = arith.constant dense<1.0> : tensor<16xf32>
+  %t = arith.mulf %v, %two : tensor<16xf32>
+  %r = arith.addf %t, %one : tensor<16xf32>
+  block.store %r, %o[%start] mask %in : tensor<16xf32>, memref<50xf32>
+  return
+}
+
+func.func @edge_windows(%x: memref<50xf32>, %o: memref<50xf32>) {
+  grid.call @edge_kernel grid [4] ins(%x : memref<50xf32>) outs(%o : memref<50xf32>)
+      in_specs [#grid.block<full>] out_specs [#grid.block<full>]
+  return
+}
+
+// The same windows, from a single program (`grid []`, a loop over the
+// windows in the kernel).
+func.func @edge_once_kernel(%x: memref<50xf32>, %o: memref<50xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %start = arith.muli %i, %c16 : index
+    %start32 = arith.index_cast %start : index to i32
+    %starts = tensor.splat %start32 : tensor<16xi32>
+    %iota = block.iota dim 0 : tensor<16xi32>
+    %at = arith.addi %starts, %iota : tensor<16xi32>
+    %n = arith.constant dense<50> : tensor<16xi32>
+    %in = arith.cmpi slt, %at, %n : tensor<16xi32>
+    %zero = arith.constant 0.0 : f32
+    %v = block.load %x[%start] [16] mask %in other %zero : memref<50xf32> -> tensor<16xf32>
+    %two = arith.constant dense<2.0> : tensor<16xf32>
+    %one = arith.constant dense<1.0> : tensor<16xf32>
+    %t = arith.mulf %v, %two : tensor<16xf32>
+    %r = arith.addf %t, %one : tensor<16xf32>
+    block.store %r, %o[%start] mask %in : tensor<16xf32>, memref<50xf32>
+  }
+  return
+}
+
+func.func @edge_once(%x: memref<50xf32>, %o: memref<50xf32>) {
+  grid.call @edge_once_kernel grid [] ins(%x : memref<50xf32>) outs(%o : memref<50xf32>)
+      in_specs [#grid.block<full>] out_specs [#grid.block<full>]
   return
 }

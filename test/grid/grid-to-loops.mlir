@@ -125,3 +125,23 @@ func.func @in_place(%x: memref<8x8xf32>) {
       in_specs [#grid.block<[4, 4], (i, j) -> (i, j)>] out_specs [#grid.block<[4, 4], (i, j) -> (i, j)>]
   return
 }
+
+// -----
+
+// `grid []` runs the kernel once: a single-program forall (the GPU path
+// makes it one workgroup), mapped so canonicalization keeps it.
+// CHECK-LABEL: func.func private @once_kernel__call0
+// CHECK-LABEL: func.func @once(
+// CHECK: scf.forall (%{{.*}}) in (1) {
+// CHECK-NEXT: func.call @once_kernel__call0(%arg0, %arg1)
+// CHECK-NEXT: } {mapping = [#gpu.block<x>]}
+func.func @once_kernel(%x: memref<4xf32>, %o: memref<4xf32>) {
+  %v = block.load %x : memref<4xf32> -> tensor<4xf32>
+  block.store %v, %o : tensor<4xf32>, memref<4xf32>
+  return
+}
+func.func @once(%x: memref<4xf32>, %o: memref<4xf32>) {
+  grid.call @once_kernel grid [] ins(%x : memref<4xf32>) outs(%o : memref<4xf32>)
+      in_specs [#grid.block<full>] out_specs [#grid.block<full>]
+  return
+}
