@@ -26,6 +26,12 @@ pub struct ScheduleOptions {
     /// k steps per iteration of contractions' k loops (default 1).
     #[arg(long, value_name = "U", value_parser = clap::value_parser!(i64).range(1..=64))]
     k_unroll: Option<i64>,
+    /// Threads sharing a grid's programs (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=4096))]
+    num_threads: Option<i64>,
+    /// Vector width the CPU code is generated for (default: the host's widest).
+    #[arg(long, value_name = "128|256|512", value_parser = ["128", "256", "512"])]
+    vector_bits: Option<String>,
     /// Ignore schedules `tessel tune` cached for this kernel.
     #[arg(long)]
     no_cache: bool,
@@ -43,6 +49,8 @@ impl ScheduleOptions {
             num_stages: self.num_stages,
             k_chunk: self.k_chunk,
             k_unroll: self.k_unroll,
+            num_threads: self.num_threads,
+            vector_bits: self.vector_bits.as_deref().and_then(|bits| bits.parse().ok()),
         };
         if explicit != tessel_lowering::cpu::Schedule::default() || self.no_cache {
             return explicit;
@@ -52,10 +60,12 @@ impl ScheduleOptions {
                 let [rows, columns] = tuned.register_tile;
                 eprintln!(
                     "tessel: note: using the tuned schedule from the cache: register tile {rows}x{columns}, \
-                     num_stages {}, k chunk {}, k unroll {}",
+                     num_stages {}, k chunk {}, k unroll {}, threads {}, vector bits {}",
                     tuned.num_stages,
                     if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "all".into() },
-                    tuned.k_unroll
+                    tuned.k_unroll,
+                    if tuned.num_threads > 0 { tuned.num_threads.to_string() } else { "all".into() },
+                    tuned.bits()
                 );
                 tuned.to_lowering()
             }

@@ -99,7 +99,8 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
             let tuned = tessel_tuner::tune(&module_text, &options.entry, inputs, &search, |report| {
                 let [rows, columns] = report.schedule.register_tile;
                 let s = report.schedule;
-                let schedule = format!("{rows}x{columns}/{}/{}/{}", s.num_stages, s.k_chunk, s.k_unroll);
+                let schedule =
+                    format!("{rows}x{columns}/{}/{}/{}/t{}/v{}", s.num_stages, s.k_chunk, s.k_unroll, s.num_threads, s.bits());
                 line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
             })
             .map_err(failed)?;

@@ -77,6 +77,8 @@ pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
                 "tessel-widen-bf16",
                 "scf-forall-to-parallel",
                 "convert-scf-to-openmp",
+                // Thread count and vector width, when a schedule sets them.
+                "tessel-cpu-target",
             ],
         ),
         (
@@ -143,6 +145,11 @@ pub struct Schedule {
     pub k_chunk: Option<i64>,
     /// k steps per iteration of a contraction's k loop (`tessel-tile`; 1).
     pub k_unroll: Option<i64>,
+    /// Threads sharing a grid's programs (`tessel-cpu-target`; all cores).
+    pub num_threads: Option<i64>,
+    /// Vector width in bits, 128, 256 or 512 (`tessel-cpu-target`,
+    /// `tessel-tile`; the host's widest).
+    pub vector_bits: Option<i64>,
 }
 
 impl Schedule {
@@ -153,7 +160,13 @@ impl Schedule {
             let attribute = Attribute::parse(context, &text).expect("a dense i64 array");
             module.as_operation_mut().set_attribute("tessel.register_tile", attribute);
         }
-        let knobs = [("tessel.num_stages", self.num_stages), ("tessel.k_chunk", self.k_chunk), ("tessel.k_unroll", self.k_unroll)];
+        let knobs = [
+            ("tessel.num_stages", self.num_stages),
+            ("tessel.k_chunk", self.k_chunk),
+            ("tessel.k_unroll", self.k_unroll),
+            (tessel_passes::NUM_THREADS, self.num_threads),
+            (tessel_passes::VECTOR_BITS, self.vector_bits),
+        ];
         for (name, value) in knobs {
             if let Some(value) = value {
                 let attribute = Attribute::parse(context, &format!("{value} : i64")).expect("an integer");

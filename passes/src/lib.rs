@@ -9,6 +9,7 @@
 mod block_to_linalg;
 mod contraction_fma;
 mod copies_to_linalg;
+mod cpu_target;
 mod diagnostics;
 mod elide_barriers;
 mod emulate_gpu;
@@ -36,6 +37,7 @@ mod transform;
 mod widen_bf16;
 
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
+pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use ir::{constant_value, fitting};
 pub use matrix_cores::{CHIP, MATRIX_CORES, instruction_for};
@@ -53,6 +55,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &copies_to_linalg::PASS,
     &fast_math::PASS,
     &widen_bf16::PASS,
+    &cpu_target::PASS,
     &contraction_fma::PASS,
     &split_reductions::PASS,
     &matrix_cores::PASS,

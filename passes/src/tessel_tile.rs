@@ -13,7 +13,8 @@
 //! in place, its rows sit a whole matrix row apart and map to the same L1
 //! sets, so they would evict each other on every strip.
 //!
-//! The register tile defaults to 4 rows by four host vectors of the result
+//! The register tile defaults to 4 rows by four vectors (the host's, or of
+//! `tessel.vector_bits`) of the result
 //! element (AVX-512: 4 x 64 f32, AVX2: 4 x 32): 16 accumulators, four B
 //! loads and four broadcasts per k step (measured against 8 x 32, 2 x 128
 //! and 16 x 32 on the 2048 matmul); one row for 8- and 16-bit integer
@@ -69,8 +70,8 @@ pub fn host_vector_bits() -> i64 {
 /// operands narrower than 32 bits take a single row: several rows make
 /// LLVM's x86 backend scalarize the sign-extended column of A (a 1024
 /// int8 matmul took 177 ms with 4 x 64, 8.6 ms with 1 x 64 on a Zen 5).
-pub fn default_tile(input: MlirType, output: MlirType) -> (i64, i64) {
-    let columns = 4 * host_vector_bits() / element_bits(output).max(8);
+pub fn default_tile(input: MlirType, output: MlirType, vector_bits: i64) -> (i64, i64) {
+    let columns = 4 * vector_bits / element_bits(output).max(8);
     let narrow_integer = unsafe { mlirTypeIsAInteger(input) } && element_bits(input) < 32;
     (if narrow_integer { 1 } else { 4 }, columns)
 }
@@ -90,6 +91,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         return;
     }
     let k_chunk = RawOp(module.to_raw()).integer("tessel.k_chunk");
+    // Vectors of `tessel.vector_bits` (tessel-cpu-target), else the host's.
+    let vector_bits = RawOp(module.to_raw()).integer_or(crate::cpu_target::VECTOR_BITS, host_vector_bits());
     let k_unroll = match RawOp(module.to_raw()).integer("tessel.k_unroll") {
         0 => 1,
         unroll => unroll,
@@ -114,7 +117,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         let lhs_element = element_type(unsafe { mlirValueGetType(op.operands()[0]) });
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
-            _ => default_tile(lhs_element, element_type(result)),
+            _ => default_tile(lhs_element, element_type(result), vector_bits),
         };
         let (m, n) = (fitting(rows, want_m), fitting(columns, want_n));
         unsafe {

@@ -74,8 +74,13 @@ impl ScheduleJson for CpuSchedule {
     fn json(&self) -> String {
         let [rows, columns] = self.register_tile;
         format!(
-            "{{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}, \"k_unroll\": {}}}",
-            self.num_stages, self.k_chunk, self.k_unroll
+            "{{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}, \"k_unroll\": {}, \
+             \"num_threads\": {}, \"vector_bits\": {}}}",
+            self.num_stages,
+            self.k_chunk,
+            self.k_unroll,
+            self.num_threads,
+            self.bits()
         )
     }
 }

@@ -2,11 +2,14 @@
 //! lowering, and which combinations are legal, before anything compiles.
 //!
 //! In tinygrad's terms: the register tile's rows and columns are UPCASTs of
-//! the contraction's i and j loops (columns in whole host vectors),
-//! `k_chunk` splits the contraction's k loop for the caches (a GROUP of
-//! k), and `num_stages` is the depth of software pipelining along
-//! arbitrary grid axes. Every point computes the same bits (the passes keep block.dot's
-//! FMA order), so the search only ever trades speed.
+//! the contraction's i and j loops (columns in whole vectors), `k_unroll`
+//! UNROLLs its k loop, `k_chunk` splits the contraction's k loop for the
+//! caches (a GROUP of k), `num_threads` is how the grid's programs are
+//! split over threads (LOCAL), `vector_bits` the vector width code is
+//! generated for, and `num_stages` is the depth of software pipelining
+//! along arbitrary grid axes. Every point computes the same bits (the
+//! passes keep block.dot's FMA order), so the search only ever trades
+//! speed.
 
 use melior::ir::{Module, OperationRef, TypeLike, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}, r#type::{RankedTensorType, ShapedTypeLike}};
 use serde::{Deserialize, Serialize};
@@ -26,12 +29,19 @@ pub struct CpuSchedule {
     pub k_chunk: i64,
     /// k steps per iteration of the k loop (tinygrad's UNROLL).
     pub k_unroll: i64,
+    /// Threads sharing the grid's programs (0: one per core).
+    #[serde(default)]
+    pub num_threads: i64,
+    /// Vector width in bits (0: the host's widest).
+    #[serde(default)]
+    pub vector_bits: i64,
 }
 
 /// Names the space (part of the cache key: a different space may find a
 /// different best).
-pub const SPACE: &str = "cpu-3: register_tile rows 1..16 x columns 1..8 host vectors (accumulators in registers), \
-                         num_stages 1..4, k_chunk 0 or 16..1024 (powers of two), k_unroll 1..8 (powers of two)";
+pub const SPACE: &str = "cpu-4: register_tile rows 1..16 x columns 1..8 vectors (accumulators in registers), \
+                         num_stages 1..4, k_chunk 0 or 16..1024 (powers of two), k_unroll 1..8 (powers of two), \
+                         num_threads 1..cores, vector_bits 256..host";
 
 const MAX_ROWS: i64 = 16;
 const MAX_VECTORS_PER_ROW: i64 = 8;
@@ -39,17 +49,33 @@ const MAX_STAGES: i64 = 4;
 const K_CHUNKS: [i64; 8] = [0, 16, 32, 64, 128, 256, 512, 1024];
 const K_UNROLLS: [i64; 4] = [1, 2, 4, 8];
 
-/// f32 lanes of the host's vectors, and its vector registers.
+/// The host's widest vectors in bits, and its vector registers (32 with
+/// AVX-512, whatever width the code uses; else 16).
 fn host_vectors() -> (i64, i64) {
     let bits = tessel_passes::host_vector_bits();
-    (bits / 32, if bits >= 512 { 32 } else { 16 })
+    (bits, if bits >= 512 { 32 } else { 16 })
+}
+
+/// The host's cores (the threads OpenMP uses by default).
+fn host_cores() -> i64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as i64)
 }
 
 impl CpuSchedule {
     /// Where the search starts: the passes' own default for this host.
     pub fn host_default() -> Self {
-        let (lanes, _) = host_vectors();
-        CpuSchedule { register_tile: [4, 4 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1 }
+        let (bits, _) = host_vectors();
+        CpuSchedule { register_tile: [4, 4 * bits / 32], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0 }
+    }
+
+    /// The vector width this schedule generates code for.
+    pub fn bits(self) -> i64 {
+        if self.vector_bits > 0 { self.vector_bits } else { host_vectors().0 }
+    }
+
+    /// f32 lanes of this schedule's vectors.
+    fn lanes(self) -> i64 {
+        (self.bits() / 32).max(1)
     }
 
     /// The knobs for `tessel_lowering::cpu`.
@@ -61,39 +87,47 @@ impl CpuSchedule {
             num_stages: Some(self.num_stages),
             k_chunk,
             k_unroll: Some(self.k_unroll),
+            num_threads: (self.num_threads > 0).then_some(self.num_threads),
+            vector_bits: (self.vector_bits > 0).then_some(self.vector_bits),
         }
     }
 
-    /// In the space: whole vectors per row, bounded knobs, and a tile
-    /// that fits the registers.
+    /// In the space: whole vectors per row, bounded knobs, a vector width
+    /// the host has, a thread count up to its cores, and a tile that fits
+    /// the registers.
     pub fn is_legal(self) -> bool {
-        let (lanes, _) = host_vectors();
+        let lanes = self.lanes();
         let [rows, columns] = self.register_tile;
-        let vectors = columns / lanes.max(1);
+        let vectors = columns / lanes;
         (1..=MAX_ROWS).contains(&rows)
-            && columns % lanes.max(1) == 0
+            && columns % lanes == 0
             && (1..=MAX_VECTORS_PER_ROW).contains(&vectors)
             && (1..=MAX_STAGES).contains(&self.num_stages)
             && K_CHUNKS.contains(&self.k_chunk)
             && K_UNROLLS.contains(&self.k_unroll)
+            && (0..=host_cores()).contains(&self.num_threads)
+            && (self.vector_bits == 0 || (matches!(self.vector_bits, 256 | 512) && self.vector_bits <= host_vectors().0))
             && self.fits_registers()
     }
 
     /// The accumulator tile plus a row of B and a broadcast of A fit the
     /// vector registers (else it spills, which is never faster).
     pub fn fits_registers(self) -> bool {
-        let (lanes, registers) = host_vectors();
+        let (_, registers) = host_vectors();
+        let lanes = self.lanes();
         let [rows, columns] = self.register_tile;
-        let vectors = (columns + lanes - 1) / lanes.max(1);
+        let vectors = (columns + lanes - 1) / lanes;
         rows * vectors + vectors + 1 <= registers
     }
 
     /// The schedules one action away, before legality and normalization:
     /// a row more or fewer, rows doubled or halved, a vector more or fewer
     /// per row, a stage more or fewer, k chunks doubled or halved (or
-    /// whole k).
+    /// whole k), k unrolled twice as far or half, the vector width halved
+    /// or doubled (the tile keeping its columns, or its vectors), a thread
+    /// fewer or more.
     fn actions(&self) -> Vec<Self> {
-        let (lanes, _) = host_vectors();
+        let lanes = self.lanes();
         let [rows, columns] = self.register_tile;
         let mut next = Vec::new();
         for r in [rows + 1, rows - 1, rows * 2, rows / 2] {
@@ -111,6 +145,16 @@ impl CpuSchedule {
         }
         for u in [self.k_unroll * 2, self.k_unroll / 2] {
             next.push(CpuSchedule { k_unroll: u, ..*self });
+        }
+        for bits in [self.bits() / 2, self.bits() * 2] {
+            let vector_bits = if bits == host_vectors().0 { 0 } else { bits };
+            let scaled = [rows, columns * bits / self.bits()];
+            next.push(CpuSchedule { vector_bits, ..*self });
+            next.push(CpuSchedule { vector_bits, register_tile: scaled, ..*self });
+        }
+        let threads = if self.num_threads == 0 { host_cores() } else { self.num_threads };
+        for t in [threads - 1, threads + 1] {
+            next.push(CpuSchedule { num_threads: if t == host_cores() { 0 } else { t }, ..*self });
         }
         next
     }
@@ -166,7 +210,7 @@ impl Space {
                 if let (Some((lhs, input)), Some((rhs, _)), Some((_, output))) = (shape(0), shape(1), shape(2))
                     && let ([.., m, k], [.., _, n]) = (&lhs[..], &rhs[..])
                 {
-                    let (rows, columns) = tessel_passes::default_tile(input.to_raw(), output.to_raw());
+                    let (rows, columns) = tessel_passes::default_tile(input.to_raw(), output.to_raw(), host_vectors().0);
                     dots.push(Dot {
                         sizes: [*m, *n, *k],
                         input: input.to_string(),
@@ -237,8 +281,8 @@ mod tests {
     fn equivalent_schedules_normalize_alike() {
         let space = Space { contractions: vec![[16, 16, 256]], default_tile: None };
         let (lanes, _) = host_vectors();
-        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1 };
-        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1 };
+        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0 };
+        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0 };
         assert_eq!(space.normalize(a), space.normalize(b));
         // No contraction: only the pipeline depth matters.
         let none = Space::default();
@@ -247,13 +291,41 @@ mod tests {
 
     #[test]
     fn spilling_and_partial_vector_tiles_are_illegal() {
-        let (lanes, registers) = host_vectors();
-        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2 };
+        let (bits, registers) = host_vectors();
+        let lanes = bits / 32;
+        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2, num_threads: 0, vector_bits: 0 };
         assert!(legal.is_legal());
         assert!(!CpuSchedule { register_tile: [registers, 2 * lanes], ..legal }.is_legal());
         assert!(!CpuSchedule { register_tile: [4, lanes + 1], ..legal }.is_legal());
         assert!(!CpuSchedule { num_stages: 0, ..legal }.is_legal());
         assert!(!CpuSchedule { k_chunk: 48, ..legal }.is_legal());
         assert!(!CpuSchedule { k_unroll: 3, ..legal }.is_legal());
+        // Vector widths the host has; thread counts up to its cores.
+        if bits >= 512 {
+            assert!(CpuSchedule { vector_bits: 256, register_tile: [4, 8], ..legal }.is_legal());
+        }
+        assert!(!CpuSchedule { vector_bits: 128, register_tile: [4, 4], ..legal }.is_legal());
+        assert!(!CpuSchedule { vector_bits: 2 * bits, ..legal }.is_legal());
+        assert!(!CpuSchedule { vector_bits: 96, ..legal }.is_legal());
+        assert!(CpuSchedule { num_threads: 1, ..legal }.is_legal());
+        assert!(!CpuSchedule { num_threads: host_cores() + 1, ..legal }.is_legal());
+    }
+
+    #[test]
+    fn width_and_thread_actions_stay_in_the_space() {
+        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None };
+        let start = space.start();
+        let next = space.neighbours(&start);
+        // A narrower width, keeping the tile's columns (more vectors) or
+        // its vector count (fewer columns).
+        let narrower: Vec<_> = next.iter().filter(|s| s.vector_bits == start.bits() / 2).collect();
+        assert!(!narrower.is_empty() || start.bits() <= 256);
+        assert!(narrower.iter().all(|s| s.register_tile[1] % (s.bits() / 32) == 0 && s.fits_registers()));
+        if host_cores() > 1 {
+            assert!(next.iter().any(|s| s.num_threads == host_cores() - 1));
+        }
+        // The default maps to no knobs beyond the tile and depth.
+        let lowering = start.to_lowering();
+        assert_eq!((lowering.num_threads, lowering.vector_bits), (None, None));
     }
 }
