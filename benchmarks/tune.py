@@ -12,6 +12,8 @@ anything; medians of alternating runs are quoted."""
 import argparse
 import json
 import os
+import platform
+import re
 import statistics
 import subprocess
 import tempfile
@@ -26,6 +28,24 @@ def tessel(*args, cache):
     started = time.monotonic()
     done = subprocess.run([TESSEL, *args], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     return done.stdout.strip().splitlines()[-1], time.monotonic() - started
+
+
+def example_args(example):
+    """The `--arg` options of the example's own `tessel run` comment line
+    (random inputs), so benches time the data the tuner timed."""
+    with open(os.path.join(ROOT, example)) as source:
+        for line in source:
+            if "tessel run " in line:
+                return re.findall(r"--arg \S+", line.split("tessel run ", 1)[1])
+    return []
+
+
+def host_cpu():
+    with open("/proc/cpuinfo") as info:
+        text = info.read()
+    name = re.search(r"model name\s*:\s*(.*)", text)
+    family = re.search(r"cpu family\s*:\s*(\d+)", text)
+    return f"{name.group(1) if name else platform.processor()} (family {family.group(1) if family else '?'}), {os.cpu_count()} cores"
 
 
 def main():
@@ -43,9 +63,10 @@ def main():
             found, cached = json.loads(first), json.loads(again)
             # Default (--no-cache) and tuned (from the cache), alternately.
             times = {"default": [], "tuned": []}
+            inputs = [word for option in example_args(example) for word in option.split()]
             for _ in range(args.rounds):
                 for name, extra in [("default", ["--no-cache"]), ("tuned", [])]:
-                    line, _ = tessel("run", example, "--entry", workload, "--bench", *extra, cache=cache)
+                    line, _ = tessel("run", example, "--entry", workload, *inputs, "--bench", *extra, cache=cache)
                     times[name].append(json.loads(line)["median_s"])
         default_ms = statistics.median(times["default"]) * 1e3
         tuned_ms = statistics.median(times["tuned"]) * 1e3
@@ -54,6 +75,7 @@ def main():
               f"cached answer in {cached_s:.2f} s; default {default_ms:.1f} ms, tuned {tuned_ms:.1f} ms", flush=True)
     with open(os.path.join(ROOT, "benchmarks", "TUNING.md"), "w") as report:
         report.write("# Tuning (`tessel tune`)\n\n")
+        report.write(f"Host: {host_cpu()}. ")
         report.write(f"Budget {args.budget:g} s, BEAM width 4, fresh cache; then the same command again; then "
                      f"`tessel run --bench` of the default and the tuned schedule alternately, {args.rounds} "
                      "times each (medians). One session: the machine drifts, compare within a row.\n\n")
@@ -62,12 +84,19 @@ def main():
         report.write("|---|---|---|---|---|---|---|---|---|\n")
         for workload, found, tune_s, cached, cached_s, default_ms, tuned_ms in rows:
             best = found["best"]
+            threads = best.get("num_threads", 0) or "all"
             schedule = (f"tile {best['register_tile'][0]}x{best['register_tile'][1]}, "
-                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}, k unroll {best['k_unroll']}")
+                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}, k unroll {best['k_unroll']}, "
+                        f"threads {threads}, {best.get('vector_bits', '?')}-bit vectors")
             report.write(f"| {workload} | {schedule} | {found['candidates']} | {tune_s:.1f} s | "
                          f"{found['default_s'] * 1e3:.1f} / {found['best_s'] * 1e3:.1f} ms | "
                          f"{cached_s:.2f} s (cached: {str(cached['cached']).lower()}) | {default_ms:.1f} ms | "
                          f"{tuned_ms:.1f} ms | {default_ms / tuned_ms:.2f}x |\n")
+        # The analysis that goes with the numbers (written by hand).
+        notes = os.path.join(ROOT, "benchmarks", "tuning-notes.md")
+        if os.path.exists(notes):
+            with open(notes) as text:
+                report.write("\n" + text.read())
 
 
 if __name__ == "__main__":
