@@ -41,7 +41,7 @@
 
 use crate::{
     PassDefinition, emit_error,
-    grid_to_gpu::{DEFAULT_NUM_WARPS, NUM_WARPS},
+    grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE, NUM_WARPS, WAVE_SIZE},
     grid_to_loops::ARBITRARY_AXIS,
     ir::{collect_operations, print_type, strided_view_type},
     lds_stage::{DEFAULT_LDS_CHUNK, LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
@@ -96,6 +96,9 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let warps = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS);
     let wanted_chunk = settings.integer_or(LDS_CHUNK, DEFAULT_LDS_CHUNK);
     let stages = settings.integer_or("tessel.num_stages", 1);
+    // Work-items per wavefront as grid-to-gpu will launch them (the
+    // instructions need their own: 64 for MFMA, 32 for WMMA).
+    let wave_size = settings.integer_or(WAVE_SIZE, if chip == "gfx1100" { 32 } else { DEFAULT_WAVE_SIZE });
     if !matches!(chip.as_str(), "gfx90a" | "gfx942" | "gfx1100") || warps < 1 || wanted_chunk < 1 {
         emit_error(
             module.location(),
@@ -106,6 +109,9 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     }
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
         let Some(plan) = plan(raw, &chip, warps, wanted_chunk, stages) else { continue };
+        if plan.instruction.wave_size() != wave_size {
+            continue;
+        }
         let operands = RawOp(raw).operands();
         let context = unsafe { mlirOperationGetContext(raw) };
         if let Err(error) = template::replace(context, raw, &plan.template(), &operands[..3]) {

@@ -274,3 +274,30 @@ module attributes {tessel.matrix_cores = 0 : i64} {
     return
   }
 }
+
+// -----
+
+// WMMA needs wave32: with 64-wide wavefronts on gfx1100 the contraction
+// stays on FMAs.
+// CHECK-LABEL: func.func @wave_mismatch
+// CHECK-NOT: amdgpu.wmma
+// CHECK: linalg.generic
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.chip = "gfx1100", tessel.wave_size = 64 : i64, tessel.num_warps = 1 : i64} {
+  func.func @wave_mismatch(%x: memref<16x16xi8>, %y: memref<16x16xi8>, %z: memref<16x16xi32>) {
+    scf.forall (%p) in (1) {
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %y : memref<16x16xi8>, memref<16x16xi8>) outs(%z : memref<16x16xi32>) {
+      ^bb0(%u: i8, %v: i8, %s: i32):
+        %uw = arith.extsi %u : i8 to i32
+        %vw = arith.extsi %v : i8 to i32
+        %m = arith.muli %uw, %vw : i32
+        %t = arith.addi %s, %m : i32
+        linalg.yield %t : i32
+      }
+    }
+    return
+  }
+}
