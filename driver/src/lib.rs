@@ -29,6 +29,10 @@ pub struct ScheduleOptions {
     /// Threads sharing a grid's programs (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=4096))]
     num_threads: Option<i64>,
+    /// Keep the register tile's size where it does not divide a block, padding
+    /// the partial tiles (default: shrink the tile to a divisor).
+    #[arg(long)]
+    pad_tiles: bool,
     /// Vector width the CPU code is generated for (default: the host's widest).
     #[arg(long, value_name = "128|256|512", value_parser = ["128", "256", "512"])]
     vector_bits: Option<String>,
@@ -51,6 +55,7 @@ impl ScheduleOptions {
             k_unroll: self.k_unroll,
             num_threads: self.num_threads,
             vector_bits: self.vector_bits.as_deref().and_then(|bits| bits.parse().ok()),
+            pad_tiles: self.pad_tiles.then_some(true),
         };
         if explicit != tessel_lowering::cpu::Schedule::default() || self.no_cache {
             return explicit;

@@ -137,10 +137,16 @@ fn matmul(rng: &mut StdRng) -> Case {
     let tiles = [None, Some((1, 1)), Some((2, 3)), Some((3, 5)), Some((4, 64)), Some((8, 32))];
     let tile = tiles[rng.random_range(0..tiles.len())];
     let stages = rng.random_range(1..=3i64);
-    let description = format!("matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages}");
+    let pad = rng.random_bool(0.5);
+    let description =
+        format!("matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad}");
     let tile_attribute = tile.map(|(rows, columns)| format!("tessel.register_tile = array<i64: {rows}, {columns}>, "));
     let (open, close) = (
-        format!("module attributes {{{}tessel.num_stages = {stages} : i64}} {{\n", tile_attribute.unwrap_or_default()),
+        format!(
+            "module attributes {{{}tessel.num_stages = {stages} : i64, tessel.pad_tiles = {} : i64}} {{\n",
+            tile_attribute.unwrap_or_default(),
+            pad as i64
+        ),
         "}\n",
     );
     let text = open + &format!(

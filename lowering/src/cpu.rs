@@ -150,6 +150,9 @@ pub struct Schedule {
     /// Vector width in bits, 128, 256 or 512 (`tessel-cpu-target`,
     /// `tessel-tile`; the host's widest).
     pub vector_bits: Option<i64>,
+    /// Pad partial register tiles instead of shrinking tiles to divisors
+    /// of the block (`tessel-tile`; off).
+    pub pad_tiles: Option<bool>,
 }
 
 impl Schedule {
@@ -166,6 +169,7 @@ impl Schedule {
             ("tessel.k_unroll", self.k_unroll),
             (tessel_passes::NUM_THREADS, self.num_threads),
             (tessel_passes::VECTOR_BITS, self.vector_bits),
+            (tessel_passes::PAD_TILES, self.pad_tiles.map(i64::from)),
         ];
         for (name, value) in knobs {
             if let Some(value) = value {

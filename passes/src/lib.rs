@@ -41,7 +41,7 @@ pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use ir::{constant_value, fitting};
 pub use matrix_cores::{CHIP, MATRIX_CORES, instruction_for};
-pub use tessel_tile::{default_tile, host_vector_bits};
+pub use tessel_tile::{PAD_TILES, default_tile, host_vector_bits};
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
 
 /// Every Tessel pass, in pipeline order.

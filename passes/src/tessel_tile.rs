@@ -28,6 +28,12 @@
 //! iteration, still in k order (contractions of 16-bit operands keep
 //! single steps).
 //!
+//! `tessel.pad_tiles = 1 : i64` (the tuner's PADTO) keeps the register
+//! tile's size where it does not divide the block: the last panel and
+//! strip are padded with zeros to a full tile and only their real results
+//! copied back (default: the tile shrinks to the largest divisor, which can
+//! leave partial vectors, such as 20 columns of 16-lane vectors).
+//!
 //! `tessel.k_chunk = N : i64` (the tuner's cache-blocking knob) first
 //! splits k into chunks of N steps (shrunk to a divisor of k), outermost,
 //! so the packed B panel is N x tile_n and can stay in L1; each output
@@ -49,6 +55,10 @@ pub static PASS: PassDefinition = PassDefinition {
     anchor: "builtin.module",
     run,
 };
+
+/// Module attribute: 1 pads partial register tiles (PADTO) instead of
+/// shrinking tiles to divisors of the block.
+pub const PAD_TILES: &str = "tessel.pad_tiles";
 
 /// Vector registers' width in bits on the host.
 /// Bits of the host's widest vector registers (default register tiles).
@@ -97,6 +107,9 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         0 => 1,
         unroll => unroll,
     };
+    // PADTO: tiles keep their size and partial ones are padded, instead of
+    // shrinking to divisors of the block.
+    let pad_tiles = RawOp(module.to_raw()).integer(PAD_TILES) != 0;
     if k_chunk < 0 || k_unroll < 1 {
         emit_error(module.location(), "tessel-tile: tessel.k_chunk and tessel.k_unroll must be positive integers");
         pass.signal_failure();
@@ -119,7 +132,9 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             [m, n] => (m, n),
             _ => default_tile(lhs_element, element_type(result), vector_bits),
         };
-        let (m, n) = (fitting(rows, want_m), fitting(columns, want_n));
+        let size = |extent: i64, wanted: i64| if pad_tiles { wanted.min(extent) } else { fitting(extent, wanted) };
+        let (m, n) = (size(rows, want_m), size(columns, want_n));
+        let (pad_rows, pad_columns) = (rows % m != 0, columns % n != 0);
         unsafe {
             let context = mlirOperationGetContext(raw);
             let sizes = [m, n];
@@ -135,7 +150,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         // lower to vector ops LLVM's x86 backend cannot legalize.
         let narrow = element_bits(element_type(lhs)) < 32;
         let unroll = if narrow { 1 } else { fitting(if chunk > 0 { chunk } else { depth }, k_unroll) };
-        let key = (rank, m, n, zeros, chunk, unroll);
+        let key = (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns);
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
     }
@@ -143,7 +158,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         return;
     }
     let mut body = String::new();
-    for (index, (rank, m, n, zeros, chunk, unroll)) in tiles.iter().enumerate() {
+    for (index, (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns)) in tiles.iter().enumerate() {
         // Tile sizes over the contraction's loops (batch,) i, j, k.
         let sizes = |batch: &str, i: i64, j: i64, k: i64| {
             if *rank == 3 { format!("{batch}, {i}, {j}, {k}") } else { format!("{i}, {j}, {k}") }
@@ -174,18 +189,43 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         } else {
             writeln!(body, "%dots{index} = transform.cast %matched{index} : {any} to {any}").unwrap();
         }
+        // A partial panel or strip (PADTO) is padded to the full tile with
+        // zeros (its extra results are computed and dropped: the copy
+        // back writes only the real ones).
+        let multiple = |i: i64, j: i64| format!(" pad_to_multiple_of [{}]", sizes("1", i, j, 1));
+        let (panel_multiple, panel_back) =
+            if *pad_columns { (multiple(1, *n), "linalg.copy") } else { (String::new(), "none") };
         write!(
             body,
             "%panel{index}, %columns{index} = transform.structured.tile_using_for %dots{index} tile_sizes [{panel}] \
              : ({any}) -> ({any}, {any})\n\
-             %packed{index}, %pad{index}, %copy{index} = transform.structured.pad %panel{index} {{\
+             %packed{index}, %pad{index}, %copy{index} = transform.structured.pad %panel{index}{panel_multiple} {{\
              padding_values = [{zeros}], padding_dimensions = [{dims}], nofold_flags = [0, 1, 0], \
-             copy_back_op = \"none\"}} : ({any}) -> ({any}, {any}, {any})\n\
+             copy_back_op = \"{panel_back}\"}} : ({any}) -> ({any}, {any}, {any})\n\
              %panel_copy{index} = transform.structured.rewrite_in_destination_passing_style %pad{index} \
              : ({any}) -> {any}\n\
              %strip{index}, {strip_loops} = transform.structured.tile_using_for %packed{index} tile_sizes [{strip}] \
-             : ({any}) -> ({strip_types})\n\
-             %step{index}, %k{index} = transform.structured.tile_using_for %strip{index} tile_sizes [{step}] \
+             : ({any}) -> ({strip_types})\n",
+        )
+        .unwrap();
+        let strip = if *pad_rows {
+            write!(
+                body,
+                "%strip_full{index}, %strip_pad{index}, %strip_copy{index} = transform.structured.pad %strip{index}{} {{\
+                 padding_values = [{zeros}], padding_dimensions = [{dims}], copy_back_op = \"linalg.copy\"}} \
+                 : ({any}) -> ({any}, {any}, {any})\n\
+                 %strip_dps{index} = transform.structured.rewrite_in_destination_passing_style %strip_pad{index} \
+                 : ({any}) -> {any}\n",
+                multiple(*m, 1)
+            )
+            .unwrap();
+            format!("%strip_full{index}")
+        } else {
+            format!("%strip{index}")
+        };
+        write!(
+            body,
+            "%step{index}, %k{index} = transform.structured.tile_using_for {strip} tile_sizes [{step}] \
              : ({any}) -> ({any}, {any})\n\
              transform.annotate %step{index} \"tessel.vectorize\" : {any}\n\
              transform.annotate %k{index} \"tessel.reduction_loop\" : {any}\n",

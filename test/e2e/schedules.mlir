@@ -1,7 +1,7 @@
 // Every schedule computes the same bits: contractions run with the scalar
 // register tile (1x1), odd tiles, wide tiles and the host default, the
 // K loop software-pipelined (--num-stages), one thread, 256-bit vectors,
-// each
+// padded partial tiles (--pad-tiles), each
 // checked against the interpreter (--check) and byte-compared with the
 // others through --dump.
 // RUN: rm -rf %t && mkdir -p %t
@@ -16,7 +16,11 @@
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --k-unroll 4 --k-chunk 8 --dump %t/unrolled > /dev/null
 // RUN: cmp %t/default/arg2.npy %t/scalar/arg2.npy && cmp %t/default/arg2.npy %t/odd/arg2.npy && cmp %t/default/arg2.npy %t/pipelined/arg2.npy
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --num-threads 1 --vector-bits 256 --dump %t/narrow > /dev/null
+// RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --register-tile 5x16 --pad-tiles --dump %t/padded > /dev/null
 // RUN: cmp %t/default/arg2.npy %t/unrolled/arg2.npy && cmp %t/default/arg2.npy %t/narrow/arg2.npy
+// RUN: cmp %t/default/arg2.npy %t/padded/arg2.npy
+// RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --register-tile 5x16 --pad-tiles --check | FileCheck %s
+// RUN: tessel run %s --entry batched --arg 0=random:7 --arg 1=random:8 --register-tile 4x3 --pad-tiles --check | FileCheck %s
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --vector-bits 256 --num-threads 1 --check | FileCheck %s
 // RUN: tessel run %s --entry matmul --vector-bits 384 2>&1 | FileCheck %s --check-prefix=BITS; test ${PIPESTATUS[0]} -eq 2
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --num-stages 2 --register-tile 2x4 --check | FileCheck %s

@@ -95,3 +95,34 @@ module attributes {tessel.register_tile = array<i64: 2, 8>} {
 // expected-error @+1 {{tessel-tile: tessel.register_tile must be two positive sizes [rows, columns]}}
 module attributes {tessel.register_tile = array<i64: 0, 8>} {
 }
+
+// -----
+
+// PADTO (tessel.pad_tiles = 1): a 5x16 tile keeps its size on a 12x20
+// block; the partial last panel (4 columns) and strip (2 rows) are padded
+// into full tiles, computed whole, and only their real results copied
+// back.
+// CHECK-LABEL: func.func @padded(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c20 step %c16
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [8, %{{.*}}] [1, 1] : tensor<8x?xf32> into tensor<8x16xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c12 step %c5
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [%{{.*}}, 8] [1, 1] : tensor<?x8xf32> into tensor<5x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<5x1xf32>, tensor<1x16xf32>) outs(%{{.*}} : tensor<5x16xf32>) attrs = {{{.*}}tessel.vectorize}
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %{{.*}}[0, 0] [%{{.*}}, 16] [1, 1] : tensor<5x16xf32> to tensor<?x16xf32>
+// CHECK: linalg.copy ins(%[[ROWS]] : tensor<?x16xf32>)
+// CHECK: %[[COLUMNS:.*]] = tensor.extract_slice %{{.*}}[0, 0] [12, %{{.*}}] [1, 1] : tensor<12x16xf32> to tensor<12x?xf32>
+// CHECK: linalg.copy ins(%[[COLUMNS]] : tensor<12x?xf32>)
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 5, 16>, tessel.pad_tiles = 1 : i64} {
+  func.func @padded(%a: tensor<12x8xf32>, %b: tensor<8x20xf32>, %c: tensor<12x20xf32>) -> tensor<12x20xf32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<12x8xf32>, tensor<8x20xf32>) outs(%c : tensor<12x20xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %t = math.fma %x, %y, %s : f32
+      linalg.yield %t : f32
+    } -> tensor<12x20xf32>
+    return %r : tensor<12x20xf32>
+  }
+}

@@ -75,12 +75,13 @@ impl ScheduleJson for CpuSchedule {
         let [rows, columns] = self.register_tile;
         format!(
             "{{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}, \"k_unroll\": {}, \
-             \"num_threads\": {}, \"vector_bits\": {}}}",
+             \"num_threads\": {}, \"vector_bits\": {}, \"pad_tiles\": {}}}",
             self.num_stages,
             self.k_chunk,
             self.k_unroll,
             self.num_threads,
-            self.bits()
+            self.bits(),
+            self.pad_tiles
         )
     }
 }

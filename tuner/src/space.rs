@@ -35,13 +35,17 @@ pub struct CpuSchedule {
     /// Vector width in bits (0: the host's widest).
     #[serde(default)]
     pub vector_bits: i64,
+    /// Pad partial register tiles instead of shrinking the tile to
+    /// divisors of the block (tinygrad's PADTO).
+    #[serde(default)]
+    pub pad_tiles: bool,
 }
 
 /// Names the space (part of the cache key: a different space may find a
 /// different best).
 pub const SPACE: &str = "cpu-4: register_tile rows 1..16 x columns 1..8 vectors (accumulators in registers), \
                          num_stages 1..4, k_chunk 0 or 16..1024 (powers of two), k_unroll 1..8 (powers of two), \
-                         num_threads 1..cores, vector_bits 256..host";
+                         num_threads 1..cores, vector_bits 256..host, pad_tiles";
 
 const MAX_ROWS: i64 = 16;
 const MAX_VECTORS_PER_ROW: i64 = 8;
@@ -65,7 +69,15 @@ impl CpuSchedule {
     /// Where the search starts: the passes' own default for this host.
     pub fn host_default() -> Self {
         let (bits, _) = host_vectors();
-        CpuSchedule { register_tile: [4, 4 * bits / 32], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0 }
+        CpuSchedule {
+            register_tile: [4, 4 * bits / 32],
+            num_stages: 1,
+            k_chunk: 0,
+            k_unroll: 1,
+            num_threads: 0,
+            vector_bits: 0,
+            pad_tiles: false,
+        }
     }
 
     /// The vector width this schedule generates code for.
@@ -89,6 +101,7 @@ impl CpuSchedule {
             k_unroll: Some(self.k_unroll),
             num_threads: (self.num_threads > 0).then_some(self.num_threads),
             vector_bits: (self.vector_bits > 0).then_some(self.vector_bits),
+            pad_tiles: self.pad_tiles.then_some(true),
         }
     }
 
@@ -152,6 +165,10 @@ impl CpuSchedule {
             next.push(CpuSchedule { vector_bits, ..*self });
             next.push(CpuSchedule { vector_bits, register_tile: scaled, ..*self });
         }
+        // Padding keeps a tile of whole vectors that the block's extent
+        // would have shrunk (50 columns of a 100-wide block back to 64).
+        let whole_vectors = [rows, (columns + lanes - 1) / lanes * lanes];
+        next.push(CpuSchedule { pad_tiles: !self.pad_tiles, register_tile: whole_vectors, ..*self });
         let threads = if self.num_threads == 0 { host_cores() } else { self.num_threads };
         for t in [threads - 1, threads + 1] {
             next.push(CpuSchedule { num_threads: if t == host_cores() { 0 } else { t }, ..*self });
@@ -229,12 +246,18 @@ impl Space {
     pub fn normalize(&self, schedule: CpuSchedule) -> CpuSchedule {
         let Some(&[m, n, k]) = self.contractions.first() else {
             let default = CpuSchedule::host_default();
-            return CpuSchedule { register_tile: default.register_tile, k_chunk: 0, k_unroll: 1, ..schedule };
+            return CpuSchedule { register_tile: default.register_tile, k_chunk: 0, k_unroll: 1, pad_tiles: false, ..schedule };
         };
         let [rows, columns] = schedule.register_tile;
         let chunk = if schedule.k_chunk > 0 && fitting(k, schedule.k_chunk) < k { fitting(k, schedule.k_chunk) } else { 0 };
         let unroll = fitting(if chunk > 0 { chunk } else { k }, schedule.k_unroll);
-        CpuSchedule { register_tile: [fitting(m, rows), fitting(n, columns)], k_chunk: chunk, k_unroll: unroll, ..schedule }
+        // Padded tiles keep their size (up to the block's); where they
+        // divide the block anyway, padding changes nothing.
+        let (padded_rows, padded_columns) = (rows.min(m), columns.min(n));
+        let pads = schedule.pad_tiles && (m % padded_rows != 0 || n % padded_columns != 0);
+        let register_tile =
+            if pads { [padded_rows, padded_columns] } else { [fitting(m, rows), fitting(n, columns)] };
+        CpuSchedule { register_tile, k_chunk: chunk, k_unroll: unroll, pad_tiles: pads, ..schedule }
     }
 
     /// Where the search starts: what the passes do by default (the
@@ -281,8 +304,8 @@ mod tests {
     fn equivalent_schedules_normalize_alike() {
         let space = Space { contractions: vec![[16, 16, 256]], default_tile: None };
         let (lanes, _) = host_vectors();
-        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0 };
-        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0 };
+        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false };
+        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false };
         assert_eq!(space.normalize(a), space.normalize(b));
         // No contraction: only the pipeline depth matters.
         let none = Space::default();
@@ -293,7 +316,7 @@ mod tests {
     fn spilling_and_partial_vector_tiles_are_illegal() {
         let (bits, registers) = host_vectors();
         let lanes = bits / 32;
-        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2, num_threads: 0, vector_bits: 0 };
+        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2, num_threads: 0, vector_bits: 0, pad_tiles: false };
         assert!(legal.is_legal());
         assert!(!CpuSchedule { register_tile: [registers, 2 * lanes], ..legal }.is_legal());
         assert!(!CpuSchedule { register_tile: [4, lanes + 1], ..legal }.is_legal());
@@ -309,6 +332,23 @@ mod tests {
         assert!(!CpuSchedule { vector_bits: 96, ..legal }.is_legal());
         assert!(CpuSchedule { num_threads: 1, ..legal }.is_legal());
         assert!(!CpuSchedule { num_threads: host_cores() + 1, ..legal }.is_legal());
+    }
+
+    #[test]
+    fn padded_tiles_only_where_tiles_do_not_divide() {
+        let (bits, _) = host_vectors();
+        let lanes = bits / 32;
+        let tile = CpuSchedule { register_tile: [4, 2 * lanes], pad_tiles: true, ..CpuSchedule::host_default() };
+        // 100 rows and columns: 4 divides 100, 2 vectors do not: padded.
+        let odd = Space { contractions: vec![[100, 100, 64]], default_tile: None };
+        assert_eq!(odd.normalize(tile).register_tile, [4, 2 * lanes]);
+        assert!(odd.normalize(tile).pad_tiles);
+        // Without padding the tile shrinks to divisors of 100.
+        assert_eq!(odd.normalize(CpuSchedule { pad_tiles: false, ..tile }).register_tile[1], fitting(100, 2 * lanes));
+        // Where the tile divides, padding is the same schedule.
+        let even = Space { contractions: vec![[256, 256, 64]], default_tile: None };
+        assert_eq!(even.normalize(tile), even.normalize(CpuSchedule { pad_tiles: false, ..tile }));
+        assert!(odd.neighbours(&odd.start()).iter().any(|s| s.pad_tiles));
     }
 
     #[test]
