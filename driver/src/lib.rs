@@ -29,6 +29,11 @@ pub struct ScheduleOptions {
     /// Threads sharing a grid's programs (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=4096))]
     num_threads: Option<i64>,
+    /// Order of the programs along consecutive parallel grid axes, over threads
+    /// (CPU) or workgroups (GPU): row-major (default: the last axis fastest)
+    /// or column-major.
+    #[arg(long, value_name = "ORDER", value_parser = ["row-major", "column-major"])]
+    grid_order: Option<String>,
     /// Keep the register tile's size where it does not divide a block, padding
     /// the partial tiles (default: shrink the tile to a divisor).
     #[arg(long)]
@@ -42,6 +47,10 @@ pub struct ScheduleOptions {
 }
 
 impl ScheduleOptions {
+    /// `--grid-order`, as the lowering's knob.
+    fn column_major(&self) -> Option<bool> {
+        self.grid_order.as_deref().map(|order| order == "column-major")
+    }
 
     /// The knobs given on the command line, else the schedule `tessel tune`
     /// cached for `module_text` (the module as parsed and printed), else
@@ -56,6 +65,7 @@ impl ScheduleOptions {
             num_threads: self.num_threads,
             vector_bits: self.vector_bits.as_deref().and_then(|bits| bits.parse().ok()),
             pad_tiles: self.pad_tiles.then_some(true),
+            column_major: self.column_major(),
         };
         if explicit != tessel_lowering::cpu::Schedule::default() || self.no_cache {
             return explicit;
@@ -65,12 +75,14 @@ impl ScheduleOptions {
                 let [rows, columns] = tuned.register_tile;
                 eprintln!(
                     "tessel: note: using the tuned schedule from the cache: register tile {rows}x{columns}, \
-                     num_stages {}, k chunk {}, k unroll {}, threads {}, vector bits {}",
+                     num_stages {}, k chunk {}, k unroll {}, threads {}, vector bits {}, padded tiles {}, {} grid",
                     tuned.num_stages,
                     if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "all".into() },
                     tuned.k_unroll,
                     if tuned.num_threads > 0 { tuned.num_threads.to_string() } else { "all".into() },
-                    tuned.bits()
+                    tuned.bits(),
+                    if tuned.pad_tiles { "on" } else { "off" },
+                    if tuned.column_major { "column-major" } else { "row-major" }
                 );
                 tuned.to_lowering()
             }
@@ -133,8 +145,12 @@ impl GpuOptions {
             num_stages: schedule.num_stages,
             lds_chunk: None,
             matrix_cores: self.matrix_cores,
+            column_major: schedule.column_major(),
         };
-        let given = self.num_warps.is_some() || self.matrix_cores.is_some() || schedule.num_stages.is_some();
+        let given = self.num_warps.is_some()
+            || self.matrix_cores.is_some()
+            || schedule.num_stages.is_some()
+            || schedule.grid_order.is_some();
         if given || schedule.no_cache {
             return explicit;
         }
@@ -142,11 +158,12 @@ impl GpuOptions {
             Ok(Some(tuned)) => {
                 eprintln!(
                     "tessel: note: using the tuned schedule from the cache: num_warps {}, num_stages {}, lds_chunk {}, \
-                     matrix cores {}",
+                     matrix cores {}, {} grid",
                     tuned.num_warps,
                     tuned.num_stages,
                     tuned.lds_chunk,
-                    if tuned.matrix_cores { "on" } else { "off" }
+                    if tuned.matrix_cores { "on" } else { "off" },
+                    if tuned.column_major { "column-major" } else { "row-major" }
                 );
                 tessel_lowering::rocm::RocmOptions { code_object: self.code_object, ..tuned.options(chip) }
             }

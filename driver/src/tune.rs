@@ -99,8 +99,15 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
             let tuned = tessel_tuner::tune(&module_text, &options.entry, inputs, &search, |report| {
                 let [rows, columns] = report.schedule.register_tile;
                 let s = report.schedule;
-                let schedule =
-                    format!("{rows}x{columns}/{}/{}/{}/t{}/v{}", s.num_stages, s.k_chunk, s.k_unroll, s.num_threads, s.bits());
+                let flags = format!("{}{}", if s.pad_tiles { "/pad" } else { "" }, if s.column_major { "/cm" } else { "" });
+                let schedule = format!(
+                    "{rows}x{columns}/{}/{}/{}/t{}/v{}{flags}",
+                    s.num_stages,
+                    s.k_chunk,
+                    s.k_unroll,
+                    s.num_threads,
+                    s.bits()
+                );
                 line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
             })
             .map_err(failed)?;
@@ -111,7 +118,8 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
             let tuned = tessel_tuner::gpu::tune_gpu(&module_text, &options.entry, inputs, chip, &search, |report| {
                 let s = report.schedule;
                 let cores = if s.matrix_cores { "matrix cores" } else { "FMAs" };
-                let schedule = format!("{} warps/{} stages/chunk {}/{cores}", s.num_warps, s.num_stages, s.lds_chunk);
+                let order = if s.column_major { "/column-major" } else { "" };
+                let schedule = format!("{} warps/{} stages/chunk {}/{cores}{order}", s.num_warps, s.num_stages, s.lds_chunk);
                 line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
             })
             .map_err(failed)?;

@@ -153,6 +153,9 @@ pub struct Schedule {
     /// Pad partial register tiles instead of shrinking tiles to divisors
     /// of the block (`tessel-tile`; off).
     pub pad_tiles: Option<bool>,
+    /// Programs of consecutive parallel axes in column-major order (the
+    /// first axis fastest; `grid-to-loops`; off: row-major).
+    pub column_major: Option<bool>,
 }
 
 impl Schedule {
@@ -170,6 +173,7 @@ impl Schedule {
             (tessel_passes::NUM_THREADS, self.num_threads),
             (tessel_passes::VECTOR_BITS, self.vector_bits),
             (tessel_passes::PAD_TILES, self.pad_tiles.map(i64::from)),
+            (tessel_passes::GRID_ORDER, self.column_major.map(i64::from)),
         ];
         for (name, value) in knobs {
             if let Some(value) = value {

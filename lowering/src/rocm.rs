@@ -67,6 +67,9 @@ pub struct RocmOptions {
     /// Contractions on matrix cores (MFMA/WMMA) where they compute
     /// block.dot exactly (`tessel-matrix-cores`; default true), else FMAs.
     pub matrix_cores: Option<bool>,
+    /// Workgroups of consecutive parallel axes in column-major order
+    /// (`grid-to-loops`; default row-major).
+    pub column_major: Option<bool>,
 }
 
 impl Default for RocmOptions {
@@ -78,6 +81,7 @@ impl Default for RocmOptions {
             num_stages: None,
             lds_chunk: None,
             matrix_cores: None,
+            column_major: None,
         }
     }
 }
@@ -92,6 +96,9 @@ impl RocmOptions {
         set(tessel_passes::WAVE_SIZE, self.chip.wave_size());
         if let Some(enabled) = self.matrix_cores {
             set(tessel_passes::MATRIX_CORES, enabled as i64);
+        }
+        if let Some(column_major) = self.column_major {
+            set(tessel_passes::GRID_ORDER, column_major as i64);
         }
         set(tessel_passes::WORKGROUP_MEMORY, self.chip.workgroup_memory());
         if let Some(warps) = self.num_warps {

@@ -1,8 +1,9 @@
 //! `grid-to-loops`: runs each `grid.call` as loops over its grid (CPU).
 //!
-//! Maximal runs of consecutive `parallel` axes become one `scf.forall`,
-//! `arbitrary` axes become ordered `scf.for` loops, in the grid's axis order,
-//! so revisited output blocks see the programs in Pallas order. Per program,
+//! Maximal runs of consecutive `parallel` axes become one `scf.forall`
+//! (programs in row-major order, or column-major with `tessel.grid_order =
+//! 1`), `arbitrary` axes become ordered `scf.for` loops, in the grid's axis
+//! order, so revisited output blocks see the programs in Pallas order. Per program,
 //! each operand's block is a `memref.subview` of the array when every block
 //! is whole; when a block can be partial (a block size that does not divide
 //! the array, or an unblocked spec) the program works on a local buffer of
@@ -31,7 +32,7 @@ use melior::{
 };
 use mlir_sys::*;
 use std::fmt::Write;
-use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, Operand, find_symbol};
+use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, Operand, RawOp, find_symbol};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-loops",
@@ -44,11 +45,12 @@ pub static PASS: PassDefinition = PassDefinition {
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let calls = collect_operations(module, |name| name == GridCall::NAME);
     let poison = module.has_attribute("tessel.poison");
+    let reversed = RawOp(module.to_raw()).integer(GRID_ORDER) == 1;
     let mut kernels = Vec::new();
     for (index, (raw, _)) in calls.into_iter().enumerate() {
         let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
         kernels.push(call.callee());
-        if let Err(message) = lower_call(module.to_raw(), &call, index, poison) {
+        if let Err(message) = lower_call(module.to_raw(), &call, index, poison, reversed) {
             emit_error(call.operation().location(), &format!("grid-to-loops: {message}"));
             pass.signal_failure();
             return;
@@ -287,7 +289,7 @@ fn operand_ref(
     RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type }
 }
 
-fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool) -> Result<(), String> {
+fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool, reversed: bool) -> Result<(), String> {
     let context = unsafe { mlirOperationGetContext(call.operation().to_raw()) };
     let inputs = call.inputs().map_err(|e| e.to_string())?;
     let outputs = call.outputs().map_err(|e| e.to_string())?;
@@ -352,11 +354,17 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
     while axis < rank {
         if semantics[axis] == AxisSemantics::Parallel {
             let end = (axis..rank).find(|&a| semantics[a] != AxisSemantics::Parallel).unwrap_or(rank);
+            // Programs in row-major order (the last axis fastest), or
+            // column-major with tessel.grid_order = 1.
+            let mut axes: Vec<usize> = (axis..end).collect();
+            if reversed {
+                axes.reverse();
+            }
             writeln!(
                 body,
                 "scf.forall ({}) in ({}) {{",
-                join((axis..end).map(|a| format!("%g{a}"))),
-                join(&grid[axis..end])
+                join(axes.iter().map(|a| format!("%g{a}"))),
+                join(axes.iter().map(|&a| grid[a]))
             )
             .unwrap();
             if last_parallel.is_some_and(|last| (axis..end).contains(&last)) {
@@ -440,6 +448,11 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
 /// The attribute on the ordered `scf.for` of an arbitrary grid axis (its
 /// axis number).
 pub const ARBITRARY_AXIS: &str = "tessel.arbitrary_axis";
+/// Module attribute: 1 runs consecutive parallel axes' programs in
+/// column-major order (the first axis fastest): which programs share a
+/// thread (CPU) or neighbour each other as workgroups (GPU) changes, never
+/// what they compute (the tuner's loop-order knob).
+pub const GRID_ORDER: &str = "tessel.grid_order";
 
 /// The public i32 global that compiled code sets when a program's block has
 /// no element in bounds (the runtime reads and reports it).

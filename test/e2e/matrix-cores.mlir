@@ -26,7 +26,8 @@
 // RUN: cmp %t.i8cpu/arg2.npy %t.i8gfx90a/arg2.npy
 // RUN: cmp %t.i8cpu/arg2.npy %t.i8gfx942/arg2.npy
 // RUN: cmp %t.i8cpu/arg2.npy %t.i8gfx1100/arg2.npy
-// RUN: cmp %t.i8cpu/arg2.npy %t.i8wide/arg2.npy
+// RUN: tessel run %s --entry matmul_i8 --arg 0=random:3 --arg 1=random:4 --device rocm-emulated --grid-order column-major --dump %t.i8columns | FileCheck %s --check-prefix=I8
+// RUN: cmp %t.i8cpu/arg2.npy %t.i8wide/arg2.npy && cmp %t.i8cpu/arg2.npy %t.i8columns/arg2.npy
 // The compiled (CPU) code against the reference interpreter:
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry matmul_i8 --arg 0=random:3 --arg 1=random:4 --check | FileCheck %s --check-prefix=CHECKED

@@ -1,7 +1,7 @@
 // Every schedule computes the same bits: contractions run with the scalar
 // register tile (1x1), odd tiles, wide tiles and the host default, the
 // K loop software-pipelined (--num-stages), one thread, 256-bit vectors,
-// padded partial tiles (--pad-tiles), each
+// padded partial tiles (--pad-tiles), programs in column-major order, each
 // checked against the interpreter (--check) and byte-compared with the
 // others through --dump.
 // RUN: rm -rf %t && mkdir -p %t
@@ -18,7 +18,8 @@
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --num-threads 1 --vector-bits 256 --dump %t/narrow > /dev/null
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --register-tile 5x16 --pad-tiles --dump %t/padded > /dev/null
 // RUN: cmp %t/default/arg2.npy %t/unrolled/arg2.npy && cmp %t/default/arg2.npy %t/narrow/arg2.npy
-// RUN: cmp %t/default/arg2.npy %t/padded/arg2.npy
+// RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --grid-order column-major --dump %t/columns > /dev/null
+// RUN: cmp %t/default/arg2.npy %t/padded/arg2.npy && cmp %t/default/arg2.npy %t/columns/arg2.npy
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --register-tile 5x16 --pad-tiles --check | FileCheck %s
 // RUN: tessel run %s --entry batched --arg 0=random:7 --arg 1=random:8 --register-tile 4x3 --pad-tiles --check | FileCheck %s
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --vector-bits 256 --num-threads 1 --check | FileCheck %s

@@ -145,3 +145,27 @@ func.func @once(%x: memref<4xf32>, %o: memref<4xf32>) {
       in_specs [#grid.block<full>] out_specs [#grid.block<full>]
   return
 }
+
+// -----
+
+// tessel.grid_order = 1: the programs of consecutive parallel axes run in
+// column-major order (the first axis fastest); the ids they get are the
+// same.
+// CHECK-LABEL: func.func private @pairs_kernel__call0
+// CHECK-LABEL: func.func @pairs(
+// CHECK: scf.forall (%[[J:.*]], %[[I:.*]]) in (3, 2) {
+// CHECK: func.call @pairs_kernel__call0(%{{.*}}, %[[I]], %[[J]])
+module attributes {tessel.grid_order = 1 : i64} {
+  func.func @pairs_kernel(%o: memref<1x1xi32>) {
+    %i = grid.program_id 0
+    %v = arith.index_cast %i : index to i32
+    %t = tensor.splat %v : tensor<1x1xi32>
+    block.store %t, %o : tensor<1x1xi32>, memref<1x1xi32>
+    return
+  }
+  func.func @pairs(%o: memref<2x3xi32>) {
+    grid.call @pairs_kernel grid [2, 3] ins() outs(%o : memref<2x3xi32>)
+        in_specs [] out_specs [#grid.block<[1, 1], (i, j) -> (i, j)>]
+    return
+  }
+}

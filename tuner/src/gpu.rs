@@ -23,17 +23,20 @@ pub struct GpuSchedule {
     pub lds_chunk: i64,
     /// Contractions on MFMA/WMMA where exact (else FMAs).
     pub matrix_cores: bool,
+    /// Workgroups of the grid's parallel axes in column-major order.
+    #[serde(default)]
+    pub column_major: bool,
 }
 
 /// Names the ROCm space (part of the cache key).
-pub const GPU_SPACE: &str =
-    "rocm-2: num_warps 1..16 (up to 1024 work-items), num_stages 1..2, lds_chunk 4..32, matrix_cores on/off";
+pub const GPU_SPACE: &str = "rocm-3: num_warps 1..16 (up to 1024 work-items), num_stages 1..2, lds_chunk 4..32, \
+                             matrix_cores on/off, grid order";
 
 const LDS_CHUNKS: [i64; 4] = [4, 8, 16, 32];
 
 impl GpuSchedule {
     pub fn default_for(_chip: Chip) -> Self {
-        GpuSchedule { num_warps: 4, num_stages: 1, lds_chunk: 16, matrix_cores: true }
+        GpuSchedule { num_warps: 4, num_stages: 1, lds_chunk: 16, matrix_cores: true, column_major: false }
     }
 
     pub fn is_legal(self, chip: Chip) -> bool {
@@ -44,10 +47,10 @@ impl GpuSchedule {
     }
 
     /// The legal schedules one action away: wavefronts doubled or halved,
-    /// the other pipelining depth, chunks doubled or halved, and (when the
-    /// kernel has contractions matrix cores take, `matrix_knob`) matrix
-    /// cores or FMAs.
-    pub fn neighbours(&self, chip: Chip, matrix_knob: bool) -> Vec<Self> {
+    /// the other pipelining depth, chunks doubled or halved, and where the
+    /// kernel has them (`knobs`), matrix cores or FMAs and the other grid
+    /// order.
+    pub fn neighbours(&self, chip: Chip, knobs: Knobs) -> Vec<Self> {
         let mut candidates = vec![
             GpuSchedule { num_warps: self.num_warps * 2, ..*self },
             GpuSchedule { num_warps: self.num_warps / 2, ..*self },
@@ -55,8 +58,11 @@ impl GpuSchedule {
             GpuSchedule { lds_chunk: self.lds_chunk * 2, ..*self },
             GpuSchedule { lds_chunk: self.lds_chunk / 2, ..*self },
         ];
-        if matrix_knob {
+        if knobs.matrix_cores {
             candidates.push(GpuSchedule { matrix_cores: !self.matrix_cores, ..*self });
+        }
+        if knobs.grid_order {
+            candidates.push(GpuSchedule { column_major: !self.column_major, ..*self });
         }
         candidates.into_iter().filter(|candidate| candidate != self && candidate.is_legal(chip)).collect()
     }
@@ -69,6 +75,7 @@ impl GpuSchedule {
             num_stages: Some(self.num_stages),
             lds_chunk: Some(self.lds_chunk),
             matrix_cores: Some(self.matrix_cores),
+            column_major: Some(self.column_major),
             ..RocmOptions::default()
         }
     }
@@ -95,23 +102,35 @@ pub type TunedGpu = Tuned<GpuSchedule>;
 impl ScheduleJson for GpuSchedule {
     fn json(&self) -> String {
         format!(
-            "{{\"num_warps\": {}, \"num_stages\": {}, \"lds_chunk\": {}, \"matrix_cores\": {}}}",
-            self.num_warps, self.num_stages, self.lds_chunk, self.matrix_cores
+            "{{\"num_warps\": {}, \"num_stages\": {}, \"lds_chunk\": {}, \"matrix_cores\": {}, \"grid_order\": \"{}\"}}",
+            self.num_warps,
+            self.num_stages,
+            self.lds_chunk,
+            self.matrix_cores,
+            if self.column_major { "column-major" } else { "row-major" }
         )
     }
 }
 
-/// Does the kernel have contractions matrix cores may take on `chip`
-/// (element types the instructions compute exactly, sizes multiples of
-/// 16)? Only then is `matrix_cores` a knob worth measuring.
-fn has_matrix_core_contractions(module_text: &str, chip: Chip) -> bool {
+/// The knobs worth measuring for a kernel beyond the always-present ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Knobs {
+    /// It has contractions matrix cores may take on the chip (element
+    /// types the instructions compute exactly, sizes multiples of 16).
+    pub matrix_cores: bool,
+    /// It has a grid of two or more axes.
+    pub grid_order: bool,
+}
+
+fn knobs_of(module_text: &str, chip: Chip) -> Knobs {
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
-    let Some(module) = melior::ir::Module::parse(&context, module_text) else { return false };
-    crate::space::Space::dots(&module).iter().any(|dot| {
+    let Some(module) = melior::ir::Module::parse(&context, module_text) else { return Knobs::default() };
+    let matrix_cores = crate::space::Space::dots(&module).iter().any(|dot| {
         let [m, n, _] = dot.sizes;
         m % 16 == 0 && n % 16 == 0 && tessel_passes::instruction_for(chip.name(), &dot.input, &dot.output).is_some()
-    })
+    });
+    Knobs { matrix_cores, grid_order: crate::space::multi_axis_grid(&module) }
 }
 
 /// A compiled candidate: the code object and what the host launches.
@@ -177,8 +196,8 @@ pub fn tune_gpu(
     let deadline = started + options.budget;
     let mut measured = 1;
     let mut timings: Vec<(GpuSchedule, f64)> = Vec::new();
-    let matrix_knob = has_matrix_core_contractions(module_text, chip);
-    let found = beam_search(start, options.beam, 64, crate::PATIENCE, |s: &GpuSchedule| s.neighbours(chip, matrix_knob), |batch: &[GpuSchedule]| {
+    let knobs = knobs_of(module_text, chip);
+    let found = beam_search(start, options.beam, 64, crate::PATIENCE, |s: &GpuSchedule| s.neighbours(chip, knobs), |batch: &[GpuSchedule]| {
         if batch.first() == Some(&start) {
             return vec![Some(default_s)];
         }
@@ -247,14 +266,15 @@ mod tests {
         for chip in Chip::ALL {
             let start = GpuSchedule::default_for(chip);
             assert!(start.is_legal(chip));
-            let next = start.neighbours(chip, true);
+            let next = start.neighbours(chip, Knobs { matrix_cores: true, grid_order: true });
             assert!(next.iter().all(|s| s.is_legal(chip) && *s != start));
             assert!(next.iter().any(|s| s.num_stages == 2));
             assert!(next.iter().any(|s| !s.matrix_cores));
-            assert!(start.neighbours(chip, false).iter().all(|s| s.matrix_cores));
+            assert!(next.iter().any(|s| s.column_major));
+            assert!(start.neighbours(chip, Knobs::default()).iter().all(|s| s.matrix_cores && !s.column_major));
         }
         // 16 wavefronts of 64 are 1024 work-items; of 32 (RDNA) too.
-        let wide = GpuSchedule { num_warps: 16, num_stages: 1, lds_chunk: 16, matrix_cores: true };
+        let wide = GpuSchedule { num_warps: 16, num_stages: 1, lds_chunk: 16, matrix_cores: true, column_major: false };
         assert!(wide.is_legal(Chip::Gfx90a) && wide.is_legal(Chip::Gfx1100));
         assert!(!GpuSchedule { num_warps: 32, ..wide }.is_legal(Chip::Gfx1100));
     }
@@ -263,7 +283,7 @@ mod tests {
     fn cached_schedules_are_per_chip() {
         let dir = tempfile::tempdir().unwrap();
         let module = "module {}";
-        let tuned = GpuSchedule { num_warps: 8, num_stages: 2, lds_chunk: 8, matrix_cores: false };
+        let tuned = GpuSchedule { num_warps: 8, num_stages: 2, lds_chunk: 8, matrix_cores: false, column_major: true };
         let entry = Entry { schedule: tuned, default_s: 2.0, best_s: 1.0, candidates: 5 };
         Cache::new(dir.path()).put(&cache::key(module, &target(Chip::Gfx942), GPU_SPACE), &entry).unwrap();
         assert_eq!(cached_schedule(module, Chip::Gfx942, dir.path()), Ok(Some(tuned)));
@@ -285,11 +305,12 @@ mod tests {
                  block.store %c, %o : tensor<{size}x{size}x{output}>, memref<{size}x{size}x{output}>\nreturn\n}}"
             )
         };
-        assert!(has_matrix_core_contractions(&matmul("f32", "f32", 64), Chip::Gfx90a));
-        assert!(!has_matrix_core_contractions(&matmul("f32", "f32", 64), Chip::Gfx1100));
-        assert!(has_matrix_core_contractions(&matmul("i8", "i32", 32), Chip::Gfx1100));
-        assert!(!has_matrix_core_contractions(&matmul("f32", "f32", 12), Chip::Gfx942));
-        assert!(!has_matrix_core_contractions(&matmul("f16", "f32", 64), Chip::Gfx942));
+        let takes = |text: &str, chip| knobs_of(text, chip).matrix_cores;
+        assert!(takes(&matmul("f32", "f32", 64), Chip::Gfx90a));
+        assert!(!takes(&matmul("f32", "f32", 64), Chip::Gfx1100));
+        assert!(takes(&matmul("i8", "i32", 32), Chip::Gfx1100));
+        assert!(!takes(&matmul("f32", "f32", 12), Chip::Gfx942));
+        assert!(!takes(&matmul("f16", "f32", 64), Chip::Gfx942));
     }
 
     #[test]

@@ -75,13 +75,14 @@ impl ScheduleJson for CpuSchedule {
         let [rows, columns] = self.register_tile;
         format!(
             "{{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}, \"k_unroll\": {}, \
-             \"num_threads\": {}, \"vector_bits\": {}, \"pad_tiles\": {}}}",
+             \"num_threads\": {}, \"vector_bits\": {}, \"pad_tiles\": {}, \"grid_order\": \"{}\"}}",
             self.num_stages,
             self.k_chunk,
             self.k_unroll,
             self.num_threads,
             self.bits(),
-            self.pad_tiles
+            self.pad_tiles,
+            if self.column_major { "column-major" } else { "row-major" }
         )
     }
 }

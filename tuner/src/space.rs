@@ -39,13 +39,16 @@ pub struct CpuSchedule {
     /// divisors of the block (tinygrad's PADTO).
     #[serde(default)]
     pub pad_tiles: bool,
+    /// The grid's parallel programs in column-major order (loop order).
+    #[serde(default)]
+    pub column_major: bool,
 }
 
 /// Names the space (part of the cache key: a different space may find a
 /// different best).
 pub const SPACE: &str = "cpu-4: register_tile rows 1..16 x columns 1..8 vectors (accumulators in registers), \
                          num_stages 1..4, k_chunk 0 or 16..1024 (powers of two), k_unroll 1..8 (powers of two), \
-                         num_threads 1..cores, vector_bits 256..host, pad_tiles";
+                         num_threads 1..cores, vector_bits 256..host, pad_tiles, grid order";
 
 const MAX_ROWS: i64 = 16;
 const MAX_VECTORS_PER_ROW: i64 = 8;
@@ -77,6 +80,7 @@ impl CpuSchedule {
             num_threads: 0,
             vector_bits: 0,
             pad_tiles: false,
+            column_major: false,
         }
     }
 
@@ -102,6 +106,7 @@ impl CpuSchedule {
             num_threads: (self.num_threads > 0).then_some(self.num_threads),
             vector_bits: (self.vector_bits > 0).then_some(self.vector_bits),
             pad_tiles: self.pad_tiles.then_some(true),
+            column_major: self.column_major.then_some(true),
         }
     }
 
@@ -169,6 +174,7 @@ impl CpuSchedule {
         // would have shrunk (50 columns of a 100-wide block back to 64).
         let whole_vectors = [rows, (columns + lanes - 1) / lanes * lanes];
         next.push(CpuSchedule { pad_tiles: !self.pad_tiles, register_tile: whole_vectors, ..*self });
+        next.push(CpuSchedule { column_major: !self.column_major, ..*self });
         let threads = if self.num_threads == 0 { host_cores() } else { self.num_threads };
         for t in [threads - 1, threads + 1] {
             next.push(CpuSchedule { num_threads: if t == host_cores() { 0 } else { t }, ..*self });
@@ -187,6 +193,22 @@ pub struct Space {
     /// The passes' default register tile for the first contraction (its
     /// element types decide it), where the search starts.
     pub default_tile: Option<[i64; 2]>,
+    /// Some grid has two or more axes (so the programs' order is a knob).
+    pub multi_axis_grid: bool,
+}
+
+/// Does `module` call a kernel over a grid of two or more axes?
+pub fn multi_axis_grid(module: &Module) -> bool {
+    let mut found = false;
+    module.as_operation().walk(WalkOrder::PreOrder, |op: OperationRef| {
+        if op.name().as_string_ref().as_str() == Ok(tessel_dialects::GridCall::NAME)
+            && let Some(call) = tessel_dialects::GridCall::new(op)
+        {
+            found |= call.grid().len() >= 2;
+        }
+        WalkResult::Advance
+    });
+    found
 }
 
 /// One `block.dot` of a kernel: its (rows, columns, depth) and element
@@ -205,7 +227,8 @@ impl Space {
     pub fn of(module: &Module) -> Space {
         let dots = Space::dots(module);
         let default_tile = dots.first().map(|dot| dot.default_tile);
-        Space { contractions: dots.into_iter().map(|dot| dot.sizes).collect(), default_tile }
+        let multi_axis_grid = multi_axis_grid(module);
+        Space { contractions: dots.into_iter().map(|dot| dot.sizes).collect(), default_tile, multi_axis_grid }
     }
 
     /// The `block.dot`s of `module`.
@@ -244,6 +267,7 @@ impl Space {
     /// The schedule the passes would actually apply (sizes shrunk to the
     /// first contraction's extents; tile knobs unused without one).
     pub fn normalize(&self, schedule: CpuSchedule) -> CpuSchedule {
+        let schedule = CpuSchedule { column_major: schedule.column_major && self.multi_axis_grid, ..schedule };
         let Some(&[m, n, k]) = self.contractions.first() else {
             let default = CpuSchedule::host_default();
             return CpuSchedule { register_tile: default.register_tile, k_chunk: 0, k_unroll: 1, pad_tiles: false, ..schedule };
@@ -289,7 +313,7 @@ mod tests {
 
     #[test]
     fn neighbours_are_distinct_normalized_and_fit() {
-        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None };
+        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true };
         let start = space.start();
         assert!(start.is_legal());
         let next = space.neighbours(&start);
@@ -302,10 +326,10 @@ mod tests {
 
     #[test]
     fn equivalent_schedules_normalize_alike() {
-        let space = Space { contractions: vec![[16, 16, 256]], default_tile: None };
+        let space = Space { contractions: vec![[16, 16, 256]], default_tile: None, multi_axis_grid: false };
         let (lanes, _) = host_vectors();
-        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false };
-        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false };
+        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false };
+        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false };
         assert_eq!(space.normalize(a), space.normalize(b));
         // No contraction: only the pipeline depth matters.
         let none = Space::default();
@@ -316,7 +340,7 @@ mod tests {
     fn spilling_and_partial_vector_tiles_are_illegal() {
         let (bits, registers) = host_vectors();
         let lanes = bits / 32;
-        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2, num_threads: 0, vector_bits: 0, pad_tiles: false };
+        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false };
         assert!(legal.is_legal());
         assert!(!CpuSchedule { register_tile: [registers, 2 * lanes], ..legal }.is_legal());
         assert!(!CpuSchedule { register_tile: [4, lanes + 1], ..legal }.is_legal());
@@ -340,20 +364,20 @@ mod tests {
         let lanes = bits / 32;
         let tile = CpuSchedule { register_tile: [4, 2 * lanes], pad_tiles: true, ..CpuSchedule::host_default() };
         // 100 rows and columns: 4 divides 100, 2 vectors do not: padded.
-        let odd = Space { contractions: vec![[100, 100, 64]], default_tile: None };
+        let odd = Space { contractions: vec![[100, 100, 64]], default_tile: None, multi_axis_grid: false };
         assert_eq!(odd.normalize(tile).register_tile, [4, 2 * lanes]);
         assert!(odd.normalize(tile).pad_tiles);
         // Without padding the tile shrinks to divisors of 100.
         assert_eq!(odd.normalize(CpuSchedule { pad_tiles: false, ..tile }).register_tile[1], fitting(100, 2 * lanes));
         // Where the tile divides, padding is the same schedule.
-        let even = Space { contractions: vec![[256, 256, 64]], default_tile: None };
+        let even = Space { contractions: vec![[256, 256, 64]], default_tile: None, multi_axis_grid: false };
         assert_eq!(even.normalize(tile), even.normalize(CpuSchedule { pad_tiles: false, ..tile }));
         assert!(odd.neighbours(&odd.start()).iter().any(|s| s.pad_tiles));
     }
 
     #[test]
     fn width_and_thread_actions_stay_in_the_space() {
-        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None };
+        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true };
         let start = space.start();
         let next = space.neighbours(&start);
         // A narrower width, keeping the tile's columns (more vectors) or
@@ -364,6 +388,11 @@ mod tests {
         if host_cores() > 1 {
             assert!(next.iter().any(|s| s.num_threads == host_cores() - 1));
         }
+        // A multi-axis grid's programs may run column-major; a one-axis
+        // grid's order is no knob.
+        assert!(next.iter().any(|s| s.column_major));
+        let one_axis = Space { multi_axis_grid: false, ..space.clone() };
+        assert!(one_axis.neighbours(&one_axis.start()).iter().all(|s| !s.column_major));
         // The default maps to no knobs beyond the tile and depth.
         let lowering = start.to_lowering();
         assert_eq!((lowering.num_threads, lowering.vector_bits), (None, None));
