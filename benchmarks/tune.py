@@ -87,7 +87,9 @@ def main():
             threads = best.get("num_threads", 0) or "all"
             schedule = (f"tile {best['register_tile'][0]}x{best['register_tile'][1]}, "
                         f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}, k unroll {best['k_unroll']}, "
-                        f"threads {threads}, {best.get('vector_bits', '?')}-bit vectors")
+                        f"threads {threads}, {best.get('vector_bits', '?')}-bit vectors"
+                        f"{', padded tiles' if best.get('pad_tiles') else ''}"
+                        f"{', column-major grid' if best.get('grid_order') == 'column-major' else ''}")
             report.write(f"| {workload} | {schedule} | {found['candidates']} | {tune_s:.1f} s | "
                          f"{found['default_s'] * 1e3:.1f} / {found['best_s'] * 1e3:.1f} ms | "
                          f"{cached_s:.2f} s (cached: {str(cached['cached']).lower()}) | {default_ms:.1f} ms | "
