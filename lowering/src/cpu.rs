@@ -14,6 +14,8 @@ pub enum LowerError {
     Pipeline(String),
     #[error("lowering failed (see the diagnostics above)")]
     Failed,
+    #[error("nothing to compile for the GPU: the module calls no kernel over a grid (grid.call)")]
+    NoKernels,
 }
 
 /// Bufferization as every target does it: loops may return fresh buffers,

@@ -257,7 +257,8 @@ pub fn compile(context: &Context, module: &mut Module, options: &RocmOptions, ou
         return Ok(format!("{}\n", module.as_operation()).into_bytes());
     }
     run_passes(context, module, &binary[0])?;
-    let object = binary_object(module).ok_or_else(|| LowerError::Pipeline("no gpu.binary was produced".into()))?;
+    // No grid call, no launch: nothing became device code.
+    let object = binary_object(module).ok_or(LowerError::NoKernels)?;
     if output == Output::LlvmIr {
         let text = crate::emit::bitcode_to_text(&object).map_err(|error| LowerError::Pipeline(error.to_string()))?;
         return Ok(text.into_bytes());

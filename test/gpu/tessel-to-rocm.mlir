@@ -85,6 +85,7 @@
 // I8: .vgpr_spill_count: 0
 // RUN: not tessel compile %s --target rocm --emit so -o %t.so 2>&1 | FileCheck %s --check-prefix=NO-SO
 // RUN: not tessel compile %s --target cpu --emit hsaco -o %t.x 2>&1 | FileCheck %s --check-prefix=NO-HSACO
+// RUN: not tessel compile test/design/block-forms.mlir --target rocm -o %t.none 2>&1 | FileCheck %s --check-prefix=NO-KERNELS
 
 // Both kernels, with three (matmul) and two (scale) pointer arguments;
 // the matmul stages 16x16 chunks of both operands in LDS (1 KiB each),
@@ -152,6 +153,7 @@
 
 // NO-SO: tessel: error: --emit so is for --target cpu
 // NO-HSACO: tessel: error: --emit hsaco needs --target rocm
+// NO-KERNELS: tessel: error: nothing to compile for the GPU: the module calls no kernel over a grid (grid.call)
 
 func.func @matmul_kernel(%x: memref<16x16xf32>, %y: memref<16x16xf32>, %z: memref<16x16xf32>) {
   %k = grid.program_id 2
