@@ -14,6 +14,7 @@
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir/CAPI/AffineMap.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -166,14 +167,37 @@ TesselSourceDiagnostics *tesselSourceDiagnosticsCreate(MlirContext ctx,
   return diagnostics;
 }
 
+// Some upstream parsers throw from their error paths (MLIR 22's
+// linalg.generic, given iterator kinds as attributes rather than strings,
+// builds its diagnostic from a dangling Twine and dies in operator new):
+// malformed input must give a diagnostic, not a crash, so parsing catches
+// what it can and reports it at the buffer's start.
 MlirOperation
 tesselSourceDiagnosticsParse(TesselSourceDiagnostics *diagnostics) {
   ParserConfig config(diagnostics->context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(diagnostics->sourceMgr, config);
-  if (!module)
+  try {
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(diagnostics->sourceMgr, config);
+    if (!module)
+      return MlirOperation{nullptr};
+    return wrap(module.release().getOperation());
+  } catch (const std::exception &error) {
+    const llvm::MemoryBuffer *buffer = diagnostics->sourceMgr.getMemoryBuffer(
+        diagnostics->sourceMgr.getMainFileID());
+    emitError(FileLineColLoc::get(diagnostics->context,
+                                  buffer->getBufferIdentifier(), 1, 1))
+        << "the input is malformed (the parser failed internally: "
+        << error.what() << ")";
     return MlirOperation{nullptr};
-  return wrap(module.release().getOperation());
+  }
+}
+
+MlirModule tesselParseModule(MlirContext ctx, MlirStringRef text) {
+  try {
+    return mlirModuleCreateParse(ctx, text);
+  } catch (const std::exception &) {
+    return MlirModule{nullptr};
+  }
 }
 
 MlirLogicalResult

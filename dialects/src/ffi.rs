@@ -2,6 +2,7 @@
 #![allow(non_snake_case, missing_docs)]
 
 use mlir_sys::{
+    MlirModule,
     MlirAffineMap, MlirAttribute, MlirContext, MlirDialectHandle, MlirLocation, MlirLogicalResult,
     MlirOperation, MlirPass, MlirPassManager, MlirStringRef,
 };
@@ -60,6 +61,7 @@ unsafe extern "C" {
         verify: bool,
     ) -> *mut TesselSourceDiagnostics;
     pub fn tesselSourceDiagnosticsParse(diagnostics: *mut TesselSourceDiagnostics) -> MlirOperation;
+    pub fn tesselParseModule(ctx: MlirContext, text: MlirStringRef) -> MlirModule;
     pub fn tesselSourceDiagnosticsVerify(
         diagnostics: *mut TesselSourceDiagnostics,
     ) -> MlirLogicalResult;

@@ -40,9 +40,10 @@ pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
                 // Kernel bodies: block ops and element-wise tensor math to linalg.
                 "block-to-linalg",
                 "func.func(convert-elementwise-to-linalg)",
-                // Contractions: register tiles of FMA outer products (before
-                // element-wise fusion, which would fold producers into the
-                // contraction and hide it).
+                // Contractions: narrow operands widened once, then register
+                // tiles of FMA outer products (before element-wise fusion,
+                // which would fold producers into the contraction and hide it).
+                "tessel-widen-operands",
                 "tessel-tile",
                 "tessel-vectorize",
                 "canonicalize",

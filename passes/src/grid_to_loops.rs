@@ -465,7 +465,7 @@ fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), 
     }
     unsafe {
         let text = format!("memref.global @{OUT_OF_BOUNDS} : memref<i32> = dense<0>");
-        let parsed = mlirModuleCreateParse(context, StringRef::new(&text).to_raw());
+        let parsed = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(&text).to_raw());
         if parsed.ptr.is_null() {
             return Err("cannot define the error flag".into());
         }

@@ -35,6 +35,7 @@ mod tessel_tile;
 mod tessel_vectorize;
 mod transform;
 mod widen_bf16;
+mod widen_operands;
 
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
@@ -51,6 +52,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &grid_to_loops::PASS,
     &tessel_pipeline::PASS,
     &block_to_linalg::PASS,
+    &widen_operands::PASS,
     &tessel_tile::PASS,
     &tessel_vectorize::PASS,
     &copies_to_linalg::PASS,

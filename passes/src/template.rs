@@ -7,7 +7,7 @@
 
 use mlir_sys::{
     MlirBlock, MlirContext, MlirOperation, MlirValue, mlirBlockGetFirstOperation, mlirBlockGetTerminator,
-    mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleCreateParse, mlirModuleDestroy,
+    mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleDestroy,
     mlirModuleGetOperation, mlirOperationGetFirstRegion, mlirOperationGetLocation, mlirOperationGetNextInBlock,
     mlirOperationGetNumOperands, mlirOperationGetOperand, mlirOperationSetLocation, mlirRegionGetFirstBlock,
     mlirRewriterBaseEraseOp, mlirRewriterBaseInlineBlockBefore, mlirRewriterBaseReplaceOpWithValues,
@@ -36,7 +36,7 @@ pub fn inline_before(
     args: &[MlirValue],
 ) -> Result<Vec<MlirValue>, TemplateError> {
     unsafe {
-        let module = mlirModuleCreateParse(context, StringRef::new(text).to_raw());
+        let module = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(text).to_raw());
         if module.ptr.is_null() {
             return Err(TemplateError(format!("template does not parse:\n{text}")));
         }

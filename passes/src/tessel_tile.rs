@@ -17,15 +17,15 @@
 //! `tessel.vector_bits`) of the result
 //! element (AVX-512: 4 x 64 f32, AVX2: 4 x 32): 16 accumulators, four B
 //! loads and four broadcasts per k step (measured against 8 x 32, 2 x 128
-//! and 16 x 32 on the 2048 matmul); one row for 8- and 16-bit integer
-//! operands (`default_tile`). A module attribute
+//! and 16 x 32 on the 2048 matmul). A module attribute
 //! `tessel.register_tile = array<i64: M, N>` overrides it (the tuner's
 //! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
 //! divisors of the block's extents, so every tile is full.
 //!
 //! `tessel.k_unroll = U : i64` (the tuner's UNROLL) makes each step of the
 //! k loop U steps of k (shrunk to a divisor): U outer products per loop
-//! iteration, still in k order (contractions of 16-bit operands keep
+//! iteration, still in k order (contractions still on 16-bit operands —
+//! the CPU pipeline widens them first, `tessel-widen-operands` — keep
 //! single steps).
 //!
 //! `tessel.pad_tiles = 1 : i64` (the tuner's PADTO) keeps the register
@@ -75,15 +75,11 @@ pub fn host_vector_bits() -> i64 {
     128
 }
 
-/// The default register tile of a contraction of `input` elements into
-/// `output` ones: 4 rows by four host vectors of the output. Integer
-/// operands narrower than 32 bits take a single row: several rows make
-/// LLVM's x86 backend scalarize the sign-extended column of A (a 1024
-/// int8 matmul took 177 ms with 4 x 64, 8.6 ms with 1 x 64 on a Zen 5).
-pub fn default_tile(input: MlirType, output: MlirType, vector_bits: i64) -> (i64, i64) {
-    let columns = 4 * vector_bits / element_bits(output).max(8);
-    let narrow_integer = unsafe { mlirTypeIsAInteger(input) } && element_bits(input) < 32;
-    (if narrow_integer { 1 } else { 4 }, columns)
+/// The default register tile of a contraction into `output` elements: 4
+/// rows by four vectors of `vector_bits`. (Narrow operands arrive widened
+/// by `tessel-widen-operands`: the tile is the wide type's.)
+pub fn default_tile(output: MlirType, vector_bits: i64) -> (i64, i64) {
+    (4, 4 * vector_bits / element_bits(output).max(8))
 }
 
 /// The zero of a shaped type's element type, as an attribute.
@@ -127,10 +123,9 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         let rank = unsafe { mlirShapedTypeGetRank(result) };
         let extent = |d: isize| unsafe { mlirShapedTypeGetDimSize(result, d) };
         let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
-        let lhs_element = element_type(unsafe { mlirValueGetType(op.operands()[0]) });
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
-            _ => default_tile(lhs_element, element_type(result), vector_bits),
+            _ => default_tile(element_type(result), vector_bits),
         };
         let size = |extent: i64, wanted: i64| if pad_tiles { wanted.min(extent) } else { fitting(extent, wanted) };
         let (m, n) = (size(rows, want_m), size(columns, want_n));

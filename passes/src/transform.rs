@@ -5,7 +5,7 @@
 
 use melior::StringRef;
 use mlir_sys::{
-    MlirOperation, mlirModuleCreateParse, mlirModuleDestroy, mlirModuleGetOperation,
+    MlirOperation, mlirModuleDestroy, mlirModuleGetOperation,
     mlirOperationGetContext, mlirTransformApplyNamedSequence, mlirTransformOptionsCreate,
     mlirTransformOptionsDestroy,
 };
@@ -29,7 +29,7 @@ pub fn script(body: &str) -> String {
 pub fn apply(payload: MlirOperation, text: &str) -> Result<(), TransformError> {
     unsafe {
         let context = mlirOperationGetContext(payload);
-        let module = mlirModuleCreateParse(context, StringRef::new(text).to_raw());
+        let module = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(text).to_raw());
         if module.ptr.is_null() {
             return Err(TransformError(format!("transform script does not parse:\n{text}")));
         }

@@ -84,6 +84,10 @@ tesselSourceDiagnosticsCreate(MlirContext ctx, MlirStringRef buffer,
 /* Parses the buffer into a module (null operation on failure). */
 MLIR_CAPI_EXPORTED MlirOperation
 tesselSourceDiagnosticsParse(TesselSourceDiagnostics *diagnostics);
+/* mlirModuleCreateParse, with exceptions thrown by a parser (upstream
+ * bugs on malformed input) turned into a null module. */
+MLIR_CAPI_EXPORTED MlirModule tesselParseModule(MlirContext ctx,
+                                                MlirStringRef text);
 /* With `verify`: success when every expected diagnostic was seen. */
 MLIR_CAPI_EXPORTED MlirLogicalResult
 tesselSourceDiagnosticsVerify(TesselSourceDiagnostics *diagnostics);
