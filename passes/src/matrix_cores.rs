@@ -27,7 +27,11 @@
 //! then every wave, per 16x16 tile and instruction step, loads its lanes'
 //! A and B fragments from LDS and issues one matrix instruction; the
 //! accumulators ride the chunk loop as `iter_args`; at the end each lane
-//! stores its registers to C. The per-lane code uses `gpu.thread_id x`,
+//! stores its registers to C. MFMA tiles are computed transposed (see
+//! `Plan::transposed`) so those loads and stores are one vector per tile.
+//! With `tessel.num_stages = 2` the chunks are double-buffered: chunk
+//! c + 1 is staged into the other LDS buffers while chunk c is computed
+//! (one barrier per chunk). The per-lane code uses `gpu.thread_id x`,
 //! which grid-to-gpu binds to the work-item: code on thread ids runs on
 //! every work-item (SIMT), not as block work.
 //!
@@ -35,9 +39,10 @@
 //! a multiple of the instruction's, no wave arrangement that divides the
 //! block, batched or dynamic shapes) are left to the FMA path. Module
 //! attributes: `tessel.chip` (default gfx90a), `tessel.matrix_cores`
-//! (0 turns the pass off: the tuner's MFMA/FMA choice), `tessel.num_warps`,
-//! `tessel.lds_chunk` (k steps per staged chunk, rounded to the
-//! instruction's k).
+//! (0 turns the pass off: the tuner's MFMA/FMA choice), `tessel.num_warps`
+//! and `tessel.wave_size` (the instruction's width, else FMAs),
+//! `tessel.num_stages`, `tessel.lds_chunk` (k steps per staged chunk,
+//! rounded to the instruction's k).
 
 use crate::{
     PassDefinition, emit_error,
