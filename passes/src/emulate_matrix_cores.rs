@@ -104,11 +104,11 @@ fn read(op: MlirOperation) -> Result<Instruction, String> {
 }
 
 /// The placement tables of `layout`, as i32 constants: for each lane and
-/// result register, the rows of A and columns of B its result sums over,
-/// as offsets into the input table (`[lane][register][2]`: (block · outer
-/// + row) · k and (block · outer + column) · k); and for each such offset
-/// + k, the flat fragment slot (lane · elements + element) holding the
-/// entry.
+/// result register, the row of A and the column of B its result sums
+/// over, as offsets into the input table (`[lane][register][2]`, the
+/// offset of row r of block b being (b · outer + r) · k); and for each
+/// such offset plus a k step, the flat fragment slot (lane · elements +
+/// element) holding that entry.
 fn tables(layout: &MatrixInstruction) -> (Vec<i64>, Vec<i64>) {
     let (lanes, registers) = (layout.wave_size(), layout.output_elements());
     let outer = layout.m.max(layout.n);

@@ -242,7 +242,9 @@ fn computes_block_dot(op: MlirOperation, input: &str) -> bool {
 /// first (each fragment load then feeds more instructions), then the
 /// squarest.
 fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64) -> Option<(i64, i64, i64)> {
-    let mut best: Option<((i64, i64, i64), (i64, i64, i64))> = None;
+    // (score, (wave_columns, tile_rows, tile_columns)) of the best so far.
+    type Candidate = ((i64, i64, i64), (i64, i64, i64));
+    let mut best: Option<Candidate> = None;
     for wave_columns in (1..=warps).filter(|c| warps % c == 0) {
         let wave_rows = warps / wave_columns;
         for tile_rows in 1..=4 {

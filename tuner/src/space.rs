@@ -135,7 +135,7 @@ impl CpuSchedule {
         let lanes = self.lanes();
         let [rows, columns] = self.register_tile;
         let vectors = (columns + lanes - 1) / lanes;
-        rows * vectors + vectors + 1 <= registers
+        rows * vectors + vectors < registers
     }
 
     /// The schedules one action away, before legality and normalization:
