@@ -26,7 +26,7 @@
 
 use crate::{
     PassDefinition, in_place,
-    ir::{constant_value, join, print_type},
+    ir::{constant_value, identity_map, join, map_dims, parallel_iterators, print_type},
     template,
 };
 use melior::ir::OperationRef;
@@ -94,14 +94,6 @@ fn is_float(element: &str) -> bool {
     element.starts_with('f') || element == "bf16"
 }
 
-fn dims(rank: usize) -> String {
-    join((0..rank).map(|d| format!("d{d}")))
-}
-
-fn parallel(rank: usize) -> String {
-    join((0..rank).map(|_| "\"parallel\""))
-}
-
 fn tensor_text(shape: &[i64], element: &str) -> String {
     let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
     format!("tensor<{dims}{element}>")
@@ -164,14 +156,14 @@ fn predicated_load(op: &Op, poison: bool) -> Lowering {
         writeln!(body, "%unset = arith.constant {}", crate::grid_to_loops::padding_constant(&result.element, poison)).unwrap();
         "%unset".to_string()
     };
-    let map = format!("affine_map<({d}) -> ({d})>", d = dims(rank));
+    let map = identity_map(rank);
     write!(
         body,
         "%empty = tensor.empty() : {result}\n\
          %r = linalg.generic {{indexing_maps = [{map}, {map}], iterator_types = [{iterators}]}} \
          ins(%mask : {mask_type}) outs(%empty : {result}) {{\n^bb0(%m: i1, %unused: {e}):\n",
         result = result.text,
-        iterators = parallel(rank),
+        iterators = parallel_iterators(rank),
         e = result.element
     )
     .unwrap();
@@ -204,13 +196,13 @@ fn predicated_store(op: &Op) -> Lowering {
     let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
     params.extend((0..rank).map(|d| format!("%o{d}: index")));
     params.push(format!("%mask: {mask_type}"));
-    let map = format!("affine_map<({d}) -> ({d})>", d = dims(rank));
+    let map = identity_map(rank);
     let mut body = format!(
         "%empty = tensor.empty() : {mask_type}\n\
          %done = linalg.generic {{indexing_maps = [{map}, {map}, {map}], iterator_types = [{iterators}]}} \
          ins(%value, %mask : {value_type}, {mask_type}) outs(%empty : {mask_type}) {{\n\
          ^bb0(%x: {e}, %m: i1, %unused: i1):\n",
-        iterators = parallel(rank),
+        iterators = parallel_iterators(rank),
         value_type = value.text,
         e = value.element
     );
@@ -488,9 +480,9 @@ fn broadcast(op: &Op) -> Lowering {
          ^bb0(%x: {e}, %unused: {e}):\n  linalg.yield %x : {e}\n}} -> {r}\n\
          return %out : {r}\n}}",
         i = input.text,
-        dims = dims(rank),
+        dims = map_dims(rank),
         ins = join(&input_exprs),
-        parallel = parallel(rank),
+        parallel = parallel_iterators(rank),
     );
     Ok((text, op.operands()))
 }
@@ -508,12 +500,12 @@ fn iota(op: &Op) -> Lowering {
         "func.func @template() -> {r} {{\n\
          %i0 = arith.constant 0 : index\n\
          %empty = tensor.empty() : {r}\n\
-         %out = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>], iterator_types = [{parallel}]}} \
+         %out = linalg.generic {{indexing_maps = [{identity}], iterator_types = [{parallel}]}} \
          outs(%empty : {r}) {{\n\
          ^bb0(%unused: {e}):\n  %i = linalg.index {dim} : index\n  {cast}  linalg.yield %v : {e}\n}} -> {r}\n\
          return %out : {r}\n}}",
-        dims = dims(rank),
-        parallel = parallel(rank),
+        identity = identity_map(rank),
+        parallel = parallel_iterators(rank),
         dim = op.integer("dim"),
     );
     Ok((text, vec![]))

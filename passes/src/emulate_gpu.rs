@@ -19,8 +19,9 @@ use crate::{
     PassDefinition, emit_error,
     ir::{
         any_nested, block_arguments, block_operations, collect_operations, erase, find_named, inline_template,
-        is_inside, move_before, print_type, region_blocks, replace_uses_within, users,
+        is_inside, move_before, print_type, region_blocks, replace_uses_within, users, uses,
     },
+    per_item::is_pure_arithmetic,
     privatize::{Workgroup, privatize},
     template,
 };
@@ -176,12 +177,11 @@ fn retarget_shared(attribution: MlirValue, local: MlirValue) -> Result<(), Strin
 /// Pure computations on work-item ids (CSE may share one between phases)
 /// are recomputed right before each of their users, in the user's phase.
 fn rematerialize_per_item(root: MlirOperation, item_ids: &[MlirValue; 3]) {
-    let pure = |name: &str| ["arith.", "affine.", "index."].iter().any(|prefix| name.starts_with(prefix));
     let mut per_item: HashSet<usize> = item_ids.iter().map(|value| value.ptr as usize).collect();
     let mut computations = Vec::new();
     unsafe { OperationRef::from_raw(root) }.walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
         let raw = RawOp(nested.to_raw());
-        if pure(&raw.name()) && raw.operands().iter().any(|value| per_item.contains(&(value.ptr as usize))) {
+        if is_pure_arithmetic(&raw.name()) && raw.operands().iter().any(|value| per_item.contains(&(value.ptr as usize))) {
             per_item.extend(raw.results().iter().map(|value| value.ptr as usize));
             computations.push(nested.to_raw());
         }
@@ -189,15 +189,11 @@ fn rematerialize_per_item(root: MlirOperation, item_ids: &[MlirValue; 3]) {
     });
     for &op in computations.iter().rev() {
         for (index, value) in RawOp(op).results().into_iter().enumerate() {
-            unsafe {
-                let mut used = mlirValueGetFirstUse(value);
-                while !mlirOpOperandIsNull(used) {
-                    let next = mlirOpOperandGetNextUse(used);
-                    let user = mlirOpOperandGetOwner(used);
+            for (user, operand) in uses(value) {
+                unsafe {
                     let clone = mlirOperationClone(op);
                     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(user), user, clone);
-                    mlirOperationSetOperand(user, mlirOpOperandGetOperandNumber(used) as isize, mlirOperationGetResult(clone, index as isize));
-                    used = next;
+                    mlirOperationSetOperand(user, operand as isize, mlirOperationGetResult(clone, index as isize));
                 }
             }
         }

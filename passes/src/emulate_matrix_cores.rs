@@ -76,7 +76,7 @@ fn read(op: MlirOperation) -> Result<Instruction, String> {
         return Err("matrix instructions with broadcast, permutation, negation or reduced precision are not emulated".into());
     }
     let types = raw.operands().into_iter().map(|value| unsafe { mlirValueGetType(value) }).collect::<Vec<_>>();
-    let element = |t: MlirType| print_type(crate::ir::element_type(t));
+    let element = crate::ir::element_name;
     let bits = |t: MlirType| crate::ir::element_bits(crate::ir::element_type(t));
     let layout = MatrixInstruction {
         mnemonic: "emulated",
@@ -159,7 +159,8 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), (MlirOperation, String)> 
     let largest = groups.iter().map(Vec::len).max().unwrap_or(1) as i64;
     let first = block_operations(body)[0];
     let terminator = *block_operations(body).last().expect("a terminator");
-    let mut exchanges: Vec<(String, String, MlirValue)> = Vec::new();
+    // Exchange buffers by element type and size.
+    let mut exchanges: Vec<(String, MlirValue)> = Vec::new();
     for group in &groups {
         let instructions = group.iter().map(|&op| read(op).map_err(|why| (op, why))).collect::<Result<Vec<_>, _>>()?;
         let layout = instructions[0].layout;
@@ -171,8 +172,8 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), (MlirOperation, String)> 
         let element = instructions[0].input.clone();
         let slots = largest * 2 * layout.input_elements();
         let key = format!("{element}x{slots}");
-        let buffer = match exchanges.iter().find(|(known, _, _)| *known == key) {
-            Some((_, _, buffer)) => *buffer,
+        let buffer = match exchanges.iter().find(|(known, _)| *known == key) {
+            Some((_, buffer)) => *buffer,
             None => {
                 let memref = format!("memref<?x{element}>");
                 let text = format!(
@@ -182,7 +183,7 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), (MlirOperation, String)> 
                 let (values, _) = inline_template(first, &text, &[items]).map_err(|why| (launch, why))?;
                 let dealloc = format!("func.func @template(%x: {memref}) {{\nmemref.dealloc %x : {memref}\nreturn\n}}");
                 inline_template(terminator, &dealloc, &values).map_err(|why| (launch, why))?;
-                exchanges.push((key, memref, values[0]));
+                exchanges.push((key, values[0]));
                 values[0]
             }
         };

@@ -13,6 +13,7 @@
 //!
 //! Both need the ref to alias no other operand of the call.
 
+use crate::ir::ancestor_in;
 use melior::{StringRef, ir::OperationRef};
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
@@ -64,19 +65,6 @@ pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
             set_unit(load, IN_PLACE);
         }
     }
-}
-
-/// The op's ancestor (or itself) directly in `block`.
-fn ancestor_in(block: MlirBlock, mut op: MlirOperation) -> Option<MlirOperation> {
-    unsafe {
-        while !op.ptr.is_null() {
-            if mlirOperationGetBlock(op).ptr == block.ptr {
-                return Some(op);
-            }
-            op = mlirOperationGetParentOperation(op);
-        }
-    }
-    None
 }
 
 fn accumulates_in_place(

@@ -27,6 +27,27 @@ pub fn join<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
     items.into_iter().map(|item| item.to_string()).collect::<Vec<_>>().join(", ")
 }
 
+/// `d0, d1, ...`: the dimensions of a rank-`rank` affine map.
+pub fn map_dims(rank: usize) -> String {
+    join((0..rank).map(|d| format!("d{d}")))
+}
+
+/// The identity affine map of rank `rank`, as text.
+pub fn identity_map(rank: usize) -> String {
+    format!("affine_map<({d}) -> ({d})>", d = map_dims(rank))
+}
+
+/// `"parallel", ...`: the iterator types of a rank-`rank` element-wise
+/// `linalg.generic`.
+pub fn parallel_iterators(rank: usize) -> String {
+    join((0..rank).map(|_| "\"parallel\""))
+}
+
+/// The element type of a shaped type, printed (`f32`, `i8`).
+pub fn element_name(shaped: MlirType) -> String {
+    print_type(element_type(shaped))
+}
+
 /// The element type of a shaped type, or the type itself.
 pub fn element_type(raw: MlirType) -> MlirType {
     unsafe { if mlirTypeIsAShaped(raw) { mlirShapedTypeGetElementType(raw) } else { raw } }
@@ -116,17 +137,35 @@ pub fn replace_uses_within(op: MlirOperation, of: MlirValue, with: MlirValue) {
     });
 }
 
-/// The operations that use `value`.
-pub fn users(value: MlirValue) -> Vec<MlirOperation> {
+/// The uses of `value`: each user and the operand number it is at
+/// (collected first, so callers may rewrite the operands).
+pub fn uses(value: MlirValue) -> Vec<(MlirOperation, usize)> {
     let mut found = Vec::new();
     unsafe {
         let mut used = mlirValueGetFirstUse(value);
         while !mlirOpOperandIsNull(used) {
-            found.push(mlirOpOperandGetOwner(used));
+            found.push((mlirOpOperandGetOwner(used), mlirOpOperandGetOperandNumber(used) as usize));
             used = mlirOpOperandGetNextUse(used);
         }
     }
     found
+}
+
+/// The operations that use `value`.
+pub fn users(value: MlirValue) -> Vec<MlirOperation> {
+    uses(value).into_iter().map(|(user, _)| user).collect()
+}
+
+/// `op`'s ancestor (or `op` itself) directly in `block`, if any.
+pub fn ancestor_in(block: MlirBlock, op: MlirOperation) -> Option<MlirOperation> {
+    let mut current = op;
+    while !current.ptr.is_null() {
+        if unsafe { mlirOperationGetBlock(current) }.ptr == block.ptr {
+            return Some(current);
+        }
+        current = unsafe { mlirOperationGetParentOperation(current) };
+    }
+    None
 }
 
 /// Does `op`, or an op nested in it, satisfy `test`?

@@ -48,7 +48,7 @@ use crate::{
     PassDefinition, emit_error,
     grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE, NUM_WARPS, WAVE_SIZE},
     grid_to_loops::ARBITRARY_AXIS,
-    ir::{collect_operations, print_type, strided_view_type},
+    ir::{collect_operations, element_name, print_type, strided_view_type},
     lds_stage::{DEFAULT_LDS_CHUNK, LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
     matrix_layout::{
         Family, MFMA_F32_16X16X4, MFMA_I32_16X16X16_I8, MFMA_I32_16X16X32_I8, MatrixInstruction,
@@ -178,9 +178,8 @@ fn plan(op: MlirOperation, chip: &str, warps: i64, wanted_chunk: i64, stages: i6
     }
     let dim = |t: MlirType, d: isize| unsafe { mlirShapedTypeGetDimSize(t, d) };
     let (m, k, n) = (dim(types[0], 0), dim(types[0], 1), dim(types[1], 1));
-    let element = |t: MlirType| print_type(unsafe { mlirShapedTypeGetElementType(t) });
-    let (input, output) = (element(types[0]), element(types[2]));
-    if element(types[1]) != input {
+    let (input, output) = (element_name(types[0]), element_name(types[2]));
+    if element_name(types[1]) != input {
         return None;
     }
     let instruction = instruction_for(chip, &input, &output)?;
@@ -306,8 +305,7 @@ impl Plan {
         let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
         let [ta, tb, tc] = self.types.map(print_type);
         let view_c = strided_view_type(self.types[2], sub_m, sub_n);
-        let lds_a = format!("memref<{sub_m}x{chunk}x{}>", self.input);
-        let lds_b = format!("memref<{chunk}x{sub_n}x{}>", self.input);
+        let (lds_a, lds_b) = self.lds_types();
         let accumulator = self.accumulator_type();
         let tiles: Vec<(i64, i64)> = self.tiles().collect();
         let mut t = String::new();
@@ -522,7 +520,7 @@ impl Plan {
             writeln!(body, "{k} = arith.addi %kfrag, %c{kk} : index").unwrap();
             // A fragment: consecutive k of one row (one load, vector or not).
             for row in 0..self.tile_rows {
-                let load = if inst.input_elements() == 1 { "memref.load".to_string() } else { "vector.load".to_string() };
+                let load = if inst.input_elements() == 1 { "memref.load" } else { "vector.load" };
                 let result_type = if inst.input_elements() == 1 { String::new() } else { format!(", {fragment}") };
                 writeln!(body, "%{label}a{step}_{row} = {load} %la{buffer}[%ar{row}, {k}] : {lds_a}{result_type}").unwrap();
             }

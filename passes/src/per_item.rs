@@ -10,6 +10,12 @@ use mlir_sys::*;
 use std::collections::HashSet;
 use tessel_dialects::RawOp;
 
+/// Pure arithmetic (`arith`, `affine`, `index` ops): on item ids,
+/// cheaper to recompute per work-item than to keep across barriers.
+pub fn is_pure_arithmetic(name: &str) -> bool {
+    ["arith.", "affine.", "index."].iter().any(|prefix| name.starts_with(prefix))
+}
+
 /// The per-item values under some operation.
 pub struct PerItem(HashSet<usize>);
 
@@ -80,10 +86,8 @@ fn mark(op: MlirOperation, values: &mut HashSet<usize>) {
             }
         }
         _ => {
-            let direct = raw.operands().into_iter().any(|value| has(values, value));
-            let nested = unsafe { mlirOperationGetNumRegions(op) } > 0
-                && crate::ir::any_nested(op, |inner| RawOp(inner).operands().into_iter().any(|value| has(values, value)));
-            if direct || nested {
+            // Its own operands or those of an op nested in it.
+            if crate::ir::any_nested(op, |inner| RawOp(inner).operands().into_iter().any(|value| has(values, value))) {
                 values.extend(results.iter().map(|value| value.ptr as usize));
             }
         }

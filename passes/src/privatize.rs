@@ -14,8 +14,11 @@
 //! computations on the item ids are left to rematerialization.
 
 use crate::{
-    ir::{any_nested, block_arguments, block_operations, collect_operations, inline_template, print_type, users},
-    per_item::PerItem,
+    ir::{
+        ancestor_in, any_nested, block_arguments, block_operations, collect_operations, inline_template, print_type, users,
+        uses,
+    },
+    per_item::{PerItem, is_pure_arithmetic},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
@@ -42,16 +45,16 @@ fn holds_barrier(op: MlirOperation) -> bool {
 }
 
 /// Pure computations whose per-item operands are item ids or such
-/// computations themselves: the emulator recomputes them in each phase.
+/// computations themselves: the emulator recomputes them in each phase
+/// (`tessel-emulate-gpu`'s rematerialization, same predicate).
 fn recomputable(root: MlirOperation, ids: &[MlirValue; 3], per_item: &PerItem) -> HashSet<usize> {
-    let pure = |name: &str| ["arith.", "affine.", "index."].iter().any(|prefix| name.starts_with(prefix));
     let mut values: HashSet<usize> = ids.iter().map(|value| value.ptr as usize).collect();
     unsafe { OperationRef::from_raw(root) }.walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
         let raw = RawOp(nested.to_raw());
         let operands = raw.operands();
         let recomputed = |value: &MlirValue| values.contains(&(value.ptr as usize));
         let per_item_ok = operands.iter().all(|value| recomputed(value) || !per_item.contains(*value));
-        if pure(&raw.name()) && per_item_ok && operands.iter().any(recomputed) {
+        if is_pure_arithmetic(&raw.name()) && per_item_ok && operands.iter().any(recomputed) {
             values.extend(raw.results().iter().map(|value| value.ptr as usize));
         }
         melior::ir::operation::WalkResult::Advance
@@ -146,15 +149,7 @@ impl Workgroup {
 /// Replaces operand `index` of every use of `value` by a load of this
 /// item's slot in `buffer` (right before the user).
 fn load_at_uses(group: &Workgroup, value: MlirValue, buffer: MlirValue, only: impl Fn(MlirOperation) -> bool) -> Result<(), String> {
-    let mut uses = Vec::new();
-    unsafe {
-        let mut used = mlirValueGetFirstUse(value);
-        while !mlirOpOperandIsNull(used) {
-            uses.push((mlirOpOperandGetOwner(used), mlirOpOperandGetOperandNumber(used)));
-            used = mlirOpOperandGetNextUse(used);
-        }
-    }
-    for (user, index) in uses {
+    for (user, index) in uses(value) {
         if only(user) {
             let loaded = group.load(buffer, user)?;
             unsafe { mlirOperationSetOperand(user, index as isize, loaded) };
@@ -163,24 +158,12 @@ fn load_at_uses(group: &Workgroup, value: MlirValue, buffer: MlirValue, only: im
     Ok(())
 }
 
-/// The op of `block` that is or holds `op`, if any.
-fn ancestor_in(op: MlirOperation, block: MlirBlock) -> Option<MlirOperation> {
-    let mut current = op;
-    while !current.ptr.is_null() {
-        if unsafe { mlirOperationGetBlock(current) }.ptr == block.ptr {
-            return Some(current);
-        }
-        current = unsafe { mlirOperationGetParentOperation(current) };
-    }
-    None
-}
-
 /// Does a use by `user` of a value `definition` defines run in a later
 /// phase (a barrier between them, or the use inside a loop that holds
 /// barriers)?
 fn crosses_barrier(definition: MlirOperation, user: MlirOperation) -> bool {
     let block = unsafe { mlirOperationGetBlock(definition) };
-    let Some(holder) = ancestor_in(user, block) else { return true };
+    let Some(holder) = ancestor_in(block, user) else { return true };
     if holder.ptr != definition.ptr && holds_barrier(holder) {
         return true;
     }

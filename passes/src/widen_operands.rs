@@ -15,7 +15,11 @@
 //! Runs on tensors, before `tessel-tile` (CPU pipeline only: GPUs read
 //! narrow operands straight into their matrix instructions).
 
-use crate::{PassDefinition, ir::print_type, template};
+use crate::{
+    PassDefinition,
+    ir::{element_name, identity_map, parallel_iterators, print_type},
+    template,
+};
 use melior::{ir::OperationRef, pass::ExternalPass};
 use mlir_sys::*;
 use tessel_dialects::RawOp;
@@ -38,9 +42,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         if types.iter().any(|&t| unsafe { !mlirTypeIsARankedTensor(t) }) {
             return Ok(None);
         }
-        let element = |t: MlirType| print_type(unsafe { mlirShapedTypeGetElementType(t) });
-        let (input, output) = (element(types[0]), element(types[2]));
-        if input == output || element(types[1]) != input {
+        let (input, output) = (element_name(types[0]), element_name(types[2]));
+        if input == output || element_name(types[1]) != input {
             return Ok(None);
         }
         let float = output.starts_with('f');
@@ -59,10 +62,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         };
         let [ta, tb, tc] = [types[0], types[1], types[2]].map(print_type);
         let (wa, wb) = (wide(types[0]), wide(types[1]));
-        let rank = unsafe { mlirShapedTypeGetRank(types[0]) };
-        let dims = (0..rank).map(|d| format!("d{d}")).collect::<Vec<_>>().join(", ");
-        let identity = format!("affine_map<({dims}) -> ({dims})>");
-        let parallel = vec!["\"parallel\""; rank as usize].join(", ");
+        let rank = unsafe { mlirShapedTypeGetRank(types[0]) } as usize;
+        let (identity, parallel) = (identity_map(rank), parallel_iterators(rank));
         let widen = |name: &str, from: &str, narrow: &str, to: &str| {
             format!(
                 "%{name}e = tensor.empty() : {to}\n\
