@@ -49,7 +49,7 @@ pub struct ScheduleOptions {
 impl ScheduleOptions {
     /// `--grid-order`, as the lowering's knob.
     fn column_major(&self) -> Option<bool> {
-        self.grid_order.as_deref().map(|order| order == "column-major")
+        self.grid_order.as_deref().map(|order| order == tessel_lowering::grid_order_name(true))
     }
 
     /// The knobs given on the command line, else the schedule `tessel tune`
@@ -82,7 +82,7 @@ impl ScheduleOptions {
                     if tuned.num_threads > 0 { tuned.num_threads.to_string() } else { "all".into() },
                     tuned.bits(),
                     if tuned.pad_tiles { "on" } else { "off" },
-                    if tuned.column_major { "column-major" } else { "row-major" }
+                    tessel_lowering::grid_order_name(tuned.column_major)
                 );
                 tuned.to_lowering()
             }
@@ -163,7 +163,7 @@ impl GpuOptions {
                     tuned.num_stages,
                     tuned.lds_chunk,
                     if tuned.matrix_cores { "on" } else { "off" },
-                    if tuned.column_major { "column-major" } else { "row-major" }
+                    tessel_lowering::grid_order_name(tuned.column_major)
                 );
                 tessel_lowering::rocm::RocmOptions { code_object: self.code_object, ..tuned.options(chip) }
             }

@@ -10,6 +10,13 @@ use melior::StringRef;
 use std::sync::Once;
 use tessel_dialects::ffi;
 
+/// The name of a grid order (`--grid-order`, the tuner's JSON):
+/// programs of consecutive parallel axes row-major (the last axis
+/// fastest) or column-major.
+pub fn grid_order_name(column_major: bool) -> &'static str {
+    if column_major { "column-major" } else { "row-major" }
+}
+
 /// Registers upstream passes, Tessel's passes and Tessel's named pipelines
 /// (idempotent).
 pub fn register_everything() {

@@ -107,7 +107,7 @@ impl ScheduleJson for GpuSchedule {
             self.num_stages,
             self.lds_chunk,
             self.matrix_cores,
-            if self.column_major { "column-major" } else { "row-major" }
+            tessel_lowering::grid_order_name(self.column_major)
         )
     }
 }

@@ -82,7 +82,7 @@ impl ScheduleJson for CpuSchedule {
             self.num_threads,
             self.bits(),
             self.pad_tiles,
-            if self.column_major { "column-major" } else { "row-major" }
+            tessel_lowering::grid_order_name(self.column_major)
         )
     }
 }
