@@ -41,6 +41,15 @@ pub struct ScheduleOptions {
     /// Vector width the CPU code is generated for (default: the host's widest).
     #[arg(long, value_name = "128|256|512", value_parser = ["128", "256", "512"])]
     vector_bits: Option<String>,
+    /// Reductions (block.reduce) as P partial results per result, partial p
+    /// combining elements p, p + P, ..., then combined (tinygrad's GROUP;
+    /// default: unsplit). Float sums may round differently (their order is
+    /// unspecified); contractions never change.
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(i64).range(2..=4096), conflicts_with = "group_top")]
+    group: Option<i64>,
+    /// As --group, each partial combining a contiguous chunk (GROUPTOP).
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(i64).range(2..=4096))]
+    group_top: Option<i64>,
     /// Ignore schedules `tessel tune` cached for this kernel.
     #[arg(long)]
     no_cache: bool,
@@ -66,6 +75,8 @@ impl ScheduleOptions {
             vector_bits: self.vector_bits.as_deref().and_then(|bits| bits.parse().ok()),
             pad_tiles: self.pad_tiles.then_some(true),
             column_major: self.column_major(),
+            group: self.group.or(self.group_top),
+            group_top: self.group_top.map(|_| true),
         };
         if explicit != tessel_lowering::cpu::Schedule::default() || self.no_cache {
             return explicit;
@@ -75,14 +86,20 @@ impl ScheduleOptions {
                 let [rows, columns] = tuned.register_tile;
                 eprintln!(
                     "tessel: note: using the tuned schedule from the cache: register tile {rows}x{columns}, \
-                     num_stages {}, k chunk {}, k unroll {}, threads {}, vector bits {}, padded tiles {}, {} grid",
+                     num_stages {}, k chunk {}, k unroll {}, threads {}, vector bits {}, padded tiles {}, {} grid, \
+                     reductions {}",
                     tuned.num_stages,
                     if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "all".into() },
                     tuned.k_unroll,
                     if tuned.num_threads > 0 { tuned.num_threads.to_string() } else { "all".into() },
                     tuned.bits(),
                     if tuned.pad_tiles { "on" } else { "off" },
-                    tessel_lowering::grid_order_name(tuned.column_major)
+                    tessel_lowering::grid_order_name(tuned.column_major),
+                    match (tuned.group, tuned.group_top) {
+                        (0, _) => "unsplit".to_string(),
+                        (p, false) => format!("in {p} interleaved partials (group)"),
+                        (p, true) => format!("in {p} contiguous partials (group top)"),
+                    }
                 );
                 tuned.to_lowering()
             }

@@ -99,7 +99,12 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
             let tuned = tessel_tuner::tune(&module_text, &options.entry, inputs, &search, |report| {
                 let [rows, columns] = report.schedule.register_tile;
                 let s = report.schedule;
-                let flags = format!("{}{}", if s.pad_tiles { "/pad" } else { "" }, if s.column_major { "/cm" } else { "" });
+                let group = match (s.group, s.group_top) {
+                    (0, _) => String::new(),
+                    (p, false) => format!("/group{p}"),
+                    (p, true) => format!("/grouptop{p}"),
+                };
+                let flags = format!("{}{}{group}", if s.pad_tiles { "/pad" } else { "" }, if s.column_major { "/cm" } else { "" });
                 let schedule = format!(
                     "{rows}x{columns}/{}/{}/{}/t{}/v{}{flags}",
                     s.num_stages,

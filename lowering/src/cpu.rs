@@ -49,6 +49,9 @@ pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
                 "canonicalize",
                 "cse",
                 "linalg-fuse-elementwise-ops",
+                // Reductions as partials and a combine, when a schedule
+                // asks (tinygrad's GROUP/GROUPTOP).
+                "tessel-group-reductions",
             ],
         ),
         (
@@ -137,7 +140,9 @@ pub enum Padding {
 }
 
 /// Schedule knobs: how the kernels run, never what they compute (every
-/// schedule gives the same bits). Unset knobs take the host's defaults.
+/// schedule gives the same bits, except that `group` may reassociate float
+/// block reductions, whose order is unspecified). Unset knobs take the
+/// host's defaults.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Schedule {
     /// Rows x columns of a contraction's register tile (`tessel-tile`).
@@ -159,6 +164,12 @@ pub struct Schedule {
     /// Programs of consecutive parallel axes in column-major order (the
     /// first axis fastest; `grid-to-loops`; off: row-major).
     pub column_major: Option<bool>,
+    /// Partial results per reassociable reduction result
+    /// (`tessel-group-reductions`; none: unsplit).
+    pub group: Option<i64>,
+    /// Each partial a contiguous chunk (GROUPTOP) instead of every P-th
+    /// element (GROUP).
+    pub group_top: Option<bool>,
 }
 
 impl Schedule {
@@ -177,6 +188,8 @@ impl Schedule {
             (tessel_passes::VECTOR_BITS, self.vector_bits),
             (tessel_passes::PAD_TILES, self.pad_tiles.map(i64::from)),
             (tessel_passes::GRID_ORDER, self.column_major.map(i64::from)),
+            (tessel_passes::GROUP, self.group),
+            (tessel_passes::GROUP_TOP, self.group_top.map(i64::from)),
         ];
         for (name, value) in knobs {
             if let Some(value) = value {

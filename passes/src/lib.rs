@@ -20,6 +20,7 @@ mod gpu_vectorize;
 mod grid_to_gpu;
 mod grid_to_loops;
 mod grid_verify_specs;
+mod group_reductions;
 mod in_place;
 mod ir;
 mod lds_stage;
@@ -40,6 +41,7 @@ mod widen_operands;
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
 pub use grid_to_loops::GRID_ORDER;
+pub use group_reductions::{GROUP, GROUP_TOP};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use ir::{constant_value, fitting};
 pub use matrix_cores::{CHIP, MATRIX_CORES, instruction_for};
@@ -55,6 +57,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &widen_operands::PASS,
     &tessel_tile::PASS,
     &tessel_vectorize::PASS,
+    &group_reductions::PASS,
     &copies_to_linalg::PASS,
     &fast_math::PASS,
     &widen_bf16::PASS,

@@ -43,7 +43,7 @@ const INTEGER_COMBINERS: [&str; 9] =
     ["arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui"];
 
 /// May the reduction body's combiner be reassociated?
-fn reassociable(op: MlirOperation) -> bool {
+pub(crate) fn reassociable(op: MlirOperation) -> bool {
     let body = RawOp(op).region_block(0);
     let terminator = unsafe { mlirBlockGetTerminator(body) };
     let yielded = RawOp(terminator).operands();
@@ -63,7 +63,7 @@ fn reassociable(op: MlirOperation) -> bool {
 /// (iteration extents, reduction dimension) of a reduction to split, if it
 /// is one: one reduction dimension, static shapes, results in iteration
 /// order.
-fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
+pub(crate) fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
     let raw = RawOp(op);
     let input = unsafe { mlirValueGetType(*raw.operands().first()?) };
     if !unsafe { mlirTypeIsARankedTensor(input) && mlirShapedTypeHasStaticShape(input) } || raw.results().len() != 1 {
@@ -96,24 +96,52 @@ fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
     (unsafe { mlirAffineMapIsIdentity(input_map) } && sorted_projection).then_some((extents, dim))
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    let settings = RawOp(module.to_raw());
-    let items = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS) * settings.integer_or(WAVE_SIZE, DEFAULT_WAVE_SIZE);
-    // Reductions grouped by (split factor, dimension, rank).
+/// Marks every reassociable reduction of `module` that `split_for`
+/// (given its iteration extents and reduction dimension) splits by two or
+/// more, leaving at least two elements per partial, with
+/// `tessel.split_group`; returns the groups' (split factor, dimension,
+/// rank), indexed by that attribute.
+pub(crate) fn mark_splits(module: OperationRef, split_for: impl Fn(&[i64], usize) -> i64) -> Vec<(i64, usize, usize)> {
     let mut groups: Vec<(i64, usize, usize)> = Vec::new();
     for (op, _) in collect_operations(module, |name| name == "linalg.reduce" || name == "linalg.generic") {
         let Some((extents, dim)) = reduction_shape(op) else { continue };
         if !reassociable(op) {
             continue;
         }
-        let results: i64 = extents.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &e)| e).product();
-        let split = fitting(extents[dim], (items / results.max(1)).max(1));
+        let split = split_for(&extents, dim);
         if split < 2 || extents[dim] / split < 2 {
             continue;
         }
         let group = group_of(&mut groups, (split, dim, extents.len()));
         set_i64_attribute(op, "tessel.split_group", group as i64);
     }
+    groups
+}
+
+/// The transform steps splitting the reductions of group `index` by
+/// `split` along `dim` (upstream's `split_reduction`): with
+/// `inner_parallel`, partial p combines elements p, p + split, ...;
+/// without, the p-th contiguous chunk. Binds `%partial{index}`.
+pub(crate) fn split_steps(index: usize, split: i64, dim: usize, inner_parallel: bool) -> String {
+    let any = "!transform.any_op";
+    let inner = if inner_parallel { ", inner_parallel" } else { "" };
+    format!(
+        "%reductions{index} = transform.structured.match ops{{[\"linalg.reduce\", \"linalg.generic\"]}} \
+         attributes{{tessel.split_group = {index} : i64}} in %root : ({any}) -> {any}\n\
+         %generic{index} = transform.structured.generalize %reductions{index} : ({any}) -> {any}\n\
+         %init{index}, %fill{index}, %partial{index}, %combine{index} = transform.structured.split_reduction \
+         %generic{index} {{split_factor = {split}, insert_split_dimension = {dim}{inner}}} \
+         : ({any}) -> ({any}, {any}, {any}, {any})\n"
+    )
+}
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let settings = RawOp(module.to_raw());
+    let items = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS) * settings.integer_or(WAVE_SIZE, DEFAULT_WAVE_SIZE);
+    let groups = mark_splits(module, |extents, dim| {
+        let results: i64 = extents.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &e)| e).product();
+        fitting(extents[dim], (items / results.max(1)).max(1))
+    });
     if groups.is_empty() {
         return;
     }
@@ -122,18 +150,13 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     for (index, &(split, dim, rank)) in groups.iter().enumerate() {
         // The split op's iteration dims: the original ones with `dim`
         // expanded into (N / P: reduction, P: parallel); the reduction
-        // moves innermost.
+        // moves innermost, so each work-item runs its own partial's loop.
         let order: Vec<usize> = (0..=rank).filter(|&d| d != dim).chain([dim]).collect();
-        write!(
+        body.push_str(&split_steps(index, split, dim, true));
+        writeln!(
             body,
-            "%reductions{index} = transform.structured.match ops{{[\"linalg.reduce\", \"linalg.generic\"]}} \
-             attributes{{tessel.split_group = {index} : i64}} in %root : ({any}) -> {any}\n\
-             %generic{index} = transform.structured.generalize %reductions{index} : ({any}) -> {any}\n\
-             %init{index}, %fill{index}, %partial{index}, %combine{index} = transform.structured.split_reduction \
-             %generic{index} {{split_factor = {split}, insert_split_dimension = {dim}, inner_parallel}} \
-             : ({any}) -> ({any}, {any}, {any}, {any})\n\
-             %interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{}] \
-             : ({any}) -> {any}\n",
+            "%interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{}] \
+             : ({any}) -> {any}",
             join(&order)
         )
         .unwrap();

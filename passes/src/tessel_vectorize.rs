@@ -26,25 +26,23 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-const SCRIPT: &str = r#"%tiles = transform.structured.match ops{["linalg.generic"]} attributes{tessel.vectorize} in %root : (!transform.any_op) -> !transform.any_op
-transform.structured.vectorize %tiles : !transform.any_op
-%functions = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-transform.apply_patterns to %functions {
-  transform.apply_patterns.vector.reduction_to_contract
-  transform.apply_patterns.vector.transfer_permutation_patterns
-} : !transform.any_op
-transform.apply_patterns to %functions {
-  transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
-  transform.apply_patterns.vector.lower_outerproduct
-  transform.apply_patterns.canonicalization
-} : !transform.any_op
-%k_loops = transform.structured.match ops{["scf.for"]} attributes{tessel.reduction_loop} in %root : (!transform.any_op) -> !transform.any_op
-transform.apply_licm to %k_loops : !transform.any_op
-transform.loop.hoist_loop_invariant_subsets %k_loops : !transform.any_op
-"#;
+/// Vectorize the marked tiles; contractions to outer products to FMAs;
+/// the accumulator out of the k loop.
+fn script() -> String {
+    let vectorize = "%tiles = transform.structured.match ops{[\"linalg.generic\"]} attributes{tessel.vectorize} in %root \
+                     : (!transform.any_op) -> !transform.any_op\n\
+                     transform.structured.vectorize %tiles : !transform.any_op\n";
+    let to_contractions: &[&str] = &["vector.reduction_to_contract", "vector.transfer_permutation_patterns"];
+    let to_fmas: &[&str] = &[
+        "vector.lower_contraction lowering_strategy = \"outerproduct\"",
+        "vector.lower_outerproduct",
+        "canonicalization",
+    ];
+    format!("{vectorize}{}", transform::patterns_then_hoist(&[to_contractions, to_fmas], "tessel.reduction_loop"))
+}
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    if let Err(error) = transform::apply(module.to_raw(), &transform::script(SCRIPT)) {
+    if let Err(error) = transform::apply(module.to_raw(), &transform::script(&script())) {
         emit_error(module.location(), &format!("tessel-vectorize: {}", error.0));
         pass.signal_failure();
         return;

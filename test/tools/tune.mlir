@@ -15,7 +15,7 @@
 // RUN: not tessel tune %s --entry matmul --target rocm --chip gfx942 2>&1 | FileCheck %s --check-prefix=NO-GPU
 // RUN: not tessel tune %s --entry matmul --budget=-1 2>&1 | FileCheck %s --check-prefix=BAD-BUDGET
 
-// FIRST: {"default_s": {{[0-9.e+-]+}}, "best_s": {{[0-9.e+-]+}}, "candidates": {{[1-9][0-9]*}}, "cached": false, "best": {"register_tile": [{{[0-9]+}}, {{[0-9]+}}], "num_stages": {{[1-4]}}, "k_chunk": {{[0-9]+}}, "k_unroll": {{[1-8]}}, "num_threads": {{[0-9]+}}, "vector_bits": {{128|256|512}}, "pad_tiles": {{true|false}}, "grid_order": "{{row-major|column-major}}"}}
+// FIRST: {"default_s": {{[0-9.e+-]+}}, "best_s": {{[0-9.e+-]+}}, "candidates": {{[1-9][0-9]*}}, "cached": false, "best": {"register_tile": [{{[0-9]+}}, {{[0-9]+}}], "num_stages": {{[1-4]}}, "k_chunk": {{[0-9]+}}, "k_unroll": {{[1-8]}}, "num_threads": {{[0-9]+}}, "vector_bits": {{128|256|512}}, "pad_tiles": {{true|false}}, "grid_order": "{{row-major|column-major}}", "group": 0, "group_top": false}}
 // CACHED: "cached": true
 // USED: tessel: note: using the tuned schedule from the cache: register tile
 // USED: check: compiled code matches the interpreter

@@ -75,14 +75,17 @@ impl ScheduleJson for CpuSchedule {
         let [rows, columns] = self.register_tile;
         format!(
             "{{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}, \"k_unroll\": {}, \
-             \"num_threads\": {}, \"vector_bits\": {}, \"pad_tiles\": {}, \"grid_order\": \"{}\"}}",
+             \"num_threads\": {}, \"vector_bits\": {}, \"pad_tiles\": {}, \"grid_order\": \"{}\", \
+             \"group\": {}, \"group_top\": {}}}",
             self.num_stages,
             self.k_chunk,
             self.k_unroll,
             self.num_threads,
             self.bits(),
             self.pad_tiles,
-            tessel_lowering::grid_order_name(self.column_major)
+            tessel_lowering::grid_order_name(self.column_major),
+            self.group,
+            self.group_top
         )
     }
 }
@@ -482,5 +485,65 @@ mod tests {
                 .unwrap();
         assert_eq!(patient.schedule, (4, 64, 2));
         assert!(patient.measured > found.measured);
+    }
+
+    /// Row sums and maxima of f32 and i32 blocks: reductions GROUP and
+    /// GROUPTOP split.
+    const ROW_REDUCTIONS: &str = "\
+        func.func @kernel(%x: memref<8x1024xf32>, %y: memref<8x512xi32>, %s: memref<8xf32>, %m: memref<8xf32>, %t: memref<8xi32>) {\n\
+          %a = block.load %x : memref<8x1024xf32> -> tensor<8x1024xf32>\n\
+          %sum = block.reduce sum %a dims [1] : tensor<8x1024xf32> -> tensor<8xf32>\n\
+          %max = block.reduce max %a dims [1] : tensor<8x1024xf32> -> tensor<8xf32>\n\
+          %b = block.load %y : memref<8x512xi32> -> tensor<8x512xi32>\n\
+          %isum = block.reduce sum %b dims [1] : tensor<8x512xi32> -> tensor<8xi32>\n\
+          block.store %sum, %s : tensor<8xf32>, memref<8xf32>\n\
+          block.store %max, %m : tensor<8xf32>, memref<8xf32>\n\
+          block.store %isum, %t : tensor<8xi32>, memref<8xi32>\n\
+          return\n\
+        }\n\
+        func.func @rows(%x: memref<64x1024xf32>, %y: memref<64x512xi32>, %s: memref<64xf32>, %m: memref<64xf32>, %t: memref<64xi32>) {\n\
+          grid.call @kernel grid [8] ins(%x, %y : memref<64x1024xf32>, memref<64x512xi32>)\n\
+              outs(%s, %m, %t : memref<64xf32>, memref<64xf32>, memref<64xi32>)\n\
+              in_specs [#grid.block<[8, 1024], (i) -> (i, 0)>, #grid.block<[8, 512], (i) -> (i, 0)>]\n\
+              out_specs [#grid.block<[8], (i) -> (i)>, #grid.block<[8], (i) -> (i)>, #grid.block<[8], (i) -> (i)>]\n\
+          return\n\
+        }\n";
+
+    #[test]
+    fn reductions_are_tuned_with_group_candidates_that_pass_the_guard() {
+        use tessel_runtime::ElementType;
+        let inputs = vec![
+            HostArray::random(ElementType::F32, &[64, 1024], 1),
+            HostArray::random(ElementType::I32, &[64, 512], 2),
+            HostArray::zeros(ElementType::F32, &[64]),
+            HostArray::zeros(ElementType::F32, &[64]),
+            HostArray::zeros(ElementType::I32, &[64]),
+        ];
+        let cache = tempfile::tempdir().unwrap();
+        let options = TuneOptions {
+            budget: Duration::from_secs(10),
+            beam: 2,
+            use_cache: false,
+            cache_dir: cache.path().to_path_buf(),
+            compile_timeout: Duration::from_secs(60),
+        };
+        let mut grouped = Vec::new();
+        let tuned = tune(ROW_REDUCTIONS, "rows", inputs, &options, |report| {
+            if report.schedule.group > 0 {
+                grouped.push((report.schedule, report.outcome.clone()));
+            }
+        })
+        .unwrap();
+        // GROUP (a vector of partials) and GROUPTOP (contiguous chunks)
+        // were both compiled, ran, and matched the default's results
+        // (the i32 sums exactly, the f32 ones within tolerance).
+        for top in [false, true] {
+            assert!(
+                grouped.iter().any(|(s, outcome)| s.group_top == top && outcome.seconds().is_some()),
+                "no measured group_top={top} candidate: {grouped:?}"
+            );
+        }
+        assert!(grouped.iter().all(|(_, outcome)| !matches!(outcome, Outcome::Wrong(_) | Outcome::Failed(_))), "{grouped:?}");
+        assert!(tuned.best.is_legal());
     }
 }

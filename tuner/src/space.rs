@@ -7,9 +7,12 @@
 //! caches (a GROUP of k), `num_threads` is how the grid's programs are
 //! split over threads (LOCAL), `vector_bits` the vector width code is
 //! generated for, and `num_stages` is the depth of software pipelining
-//! along arbitrary grid axes. Every point computes the same bits (the
-//! passes keep block.dot's FMA order), so the search only ever trades
-//! speed.
+//! along arbitrary grid axes; `group` splits block reductions into
+//! partials (GROUP: every P-th element; with `group_top`, GROUPTOP:
+//! contiguous chunks). Every point computes block.dot's same bits (the
+//! passes keep its FMA order); splitting reassociates float block
+//! reductions, whose order is unspecified (the guard checks them within
+//! `--check`'s tolerance), so the search only ever trades speed.
 
 use melior::ir::{Module, OperationRef, TypeLike, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}, r#type::{RankedTensorType, ShapedTypeLike}};
 use serde::{Deserialize, Serialize};
@@ -42,19 +45,29 @@ pub struct CpuSchedule {
     /// The grid's parallel programs in column-major order (loop order).
     #[serde(default)]
     pub column_major: bool,
+    /// Partial results per block-reduction result (0: unsplit).
+    #[serde(default)]
+    pub group: i64,
+    /// Partials over contiguous chunks (GROUPTOP) instead of every P-th
+    /// element (GROUP).
+    #[serde(default)]
+    pub group_top: bool,
 }
 
 /// Names the space (part of the cache key: a different space may find a
 /// different best).
-pub const SPACE: &str = "cpu-4: register_tile rows 1..16 x columns 1..8 vectors (accumulators in registers), \
+pub const SPACE: &str = "cpu-5: register_tile rows 1..16 x columns 1..8 vectors (accumulators in registers), \
                          num_stages 1..4, k_chunk 0 or 16..1024 (powers of two), k_unroll 1..8 (powers of two), \
-                         num_threads 1..cores, vector_bits 256..host, pad_tiles, grid order";
+                         num_threads 1..cores, vector_bits 256..host, pad_tiles, grid order, \
+                         group 0 or 2..256, group_top";
 
 const MAX_ROWS: i64 = 16;
 const MAX_VECTORS_PER_ROW: i64 = 8;
 const MAX_STAGES: i64 = 4;
 const K_CHUNKS: [i64; 8] = [0, 16, 32, 64, 128, 256, 512, 1024];
 const K_UNROLLS: [i64; 4] = [1, 2, 4, 8];
+/// Largest split of a reduction (GROUP/GROUPTOP).
+const MAX_GROUP: i64 = 256;
 
 /// The host's widest vectors in bits, and its vector registers (32 with
 /// AVX-512, whatever width the code uses; else 16).
@@ -81,6 +94,8 @@ impl CpuSchedule {
             vector_bits: 0,
             pad_tiles: false,
             column_major: false,
+            group: 0,
+            group_top: false,
         }
     }
 
@@ -107,6 +122,8 @@ impl CpuSchedule {
             vector_bits: (self.vector_bits > 0).then_some(self.vector_bits),
             pad_tiles: self.pad_tiles.then_some(true),
             column_major: self.column_major.then_some(true),
+            group: (self.group > 0).then_some(self.group),
+            group_top: (self.group > 0 && self.group_top).then_some(true),
         }
     }
 
@@ -125,6 +142,7 @@ impl CpuSchedule {
             && K_UNROLLS.contains(&self.k_unroll)
             && (0..=host_cores()).contains(&self.num_threads)
             && (self.vector_bits == 0 || (matches!(self.vector_bits, 256 | 512) && self.vector_bits <= host_vectors().0))
+            && (self.group == 0 || (2..=MAX_GROUP).contains(&self.group))
             && self.fits_registers()
     }
 
@@ -179,6 +197,18 @@ impl CpuSchedule {
         for t in [threads - 1, threads + 1] {
             next.push(CpuSchedule { num_threads: if t == host_cores() { 0 } else { t }, ..*self });
         }
+        // Reductions: unsplit to a vector of interleaved partials (GROUP)
+        // or a few contiguous chunks (GROUPTOP); then twice or half as
+        // many partials (fewer than two: unsplit), or the other kind.
+        if self.group == 0 {
+            next.push(CpuSchedule { group: lanes, group_top: false, ..*self });
+            next.push(CpuSchedule { group: 4, group_top: true, ..*self });
+        } else {
+            for p in [self.group * 2, self.group / 2] {
+                next.push(CpuSchedule { group: if p < 2 { 0 } else { p }, ..*self });
+            }
+            next.push(CpuSchedule { group_top: !self.group_top, ..*self });
+        }
         next
     }
 }
@@ -195,6 +225,9 @@ pub struct Space {
     pub default_tile: Option<[i64; 2]>,
     /// Some grid has two or more axes (so the programs' order is a knob).
     pub multi_axis_grid: bool,
+    /// The extent of the reduced dimension of each block reduction over
+    /// one dimension (what GROUP/GROUPTOP split).
+    pub reductions: Vec<i64>,
 }
 
 /// Does `module` call a kernel over a grid of two or more axes?
@@ -228,7 +261,28 @@ impl Space {
         let dots = Space::dots(module);
         let default_tile = dots.first().map(|dot| dot.default_tile);
         let multi_axis_grid = multi_axis_grid(module);
-        Space { contractions: dots.into_iter().map(|dot| dot.sizes).collect(), default_tile, multi_axis_grid }
+        let contractions = dots.into_iter().map(|dot| dot.sizes).collect();
+        Space { contractions, default_tile, multi_axis_grid, reductions: Space::reductions(module) }
+    }
+
+    /// The reduced extent of each `block.reduce` of `module` over one
+    /// dimension.
+    pub fn reductions(module: &Module) -> Vec<i64> {
+        let mut extents = Vec::new();
+        module.as_operation().walk(WalkOrder::PreOrder, |op: OperationRef| {
+            if op.name().as_string_ref().as_str() == Ok("block.reduce")
+                && let Ok(dims) = op.attribute("dims")
+                && let Ok(dims) = melior::ir::attribute::DenseI64ArrayAttribute::try_from(dims)
+                && let (1, Ok(dim)) = (dims.len(), dims.element(0))
+                && let Ok(input) = op.operand(0)
+                && let Ok(shaped) = RankedTensorType::try_from(input.r#type())
+                && let Ok(melior::ir::r#type::DimSize::Static(extent)) = shaped.dim_size(dim as usize)
+            {
+                extents.push(extent as i64);
+            }
+            WalkResult::Advance
+        });
+        extents
     }
 
     /// The `block.dot`s of `module`.
@@ -267,7 +321,10 @@ impl Space {
     /// The schedule the passes would actually apply (sizes shrunk to the
     /// first contraction's extents; tile knobs unused without one).
     pub fn normalize(&self, schedule: CpuSchedule) -> CpuSchedule {
-        let schedule = CpuSchedule { column_major: schedule.column_major && self.multi_axis_grid, ..schedule };
+        let schedule = CpuSchedule {
+            column_major: schedule.column_major && self.multi_axis_grid,
+            ..self.normalize_group(schedule)
+        };
         let Some(&[m, n, k]) = self.contractions.first() else {
             let default = CpuSchedule::host_default();
             return CpuSchedule { register_tile: default.register_tile, k_chunk: 0, k_unroll: 1, pad_tiles: false, ..schedule };
@@ -282,6 +339,17 @@ impl Space {
         let register_tile =
             if pads { [padded_rows, padded_columns] } else { [fitting(m, rows), fitting(n, columns)] };
         CpuSchedule { register_tile, k_chunk: chunk, k_unroll: unroll, pad_tiles: pads, ..schedule }
+    }
+
+    /// The split the pass would apply to the largest reduction (the first
+    /// of them where several are as large): the largest divisor of its
+    /// extent up to the group, leaving two or more elements per partial;
+    /// none without reductions, or where fewer than two partials are left.
+    fn normalize_group(&self, schedule: CpuSchedule) -> CpuSchedule {
+        let largest = self.reductions.iter().copied().max().unwrap_or(0);
+        let group = if schedule.group >= 2 { fitting(largest, schedule.group.min(largest / 2)) } else { 0 };
+        let group = if group >= 2 { group } else { 0 };
+        CpuSchedule { group, group_top: schedule.group_top && group > 0, ..schedule }
     }
 
     /// Where the search starts: what the passes do by default (the
@@ -313,7 +381,7 @@ mod tests {
 
     #[test]
     fn neighbours_are_distinct_normalized_and_fit() {
-        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true };
+        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true, reductions: vec![] };
         let start = space.start();
         assert!(start.is_legal());
         let next = space.neighbours(&start);
@@ -326,10 +394,10 @@ mod tests {
 
     #[test]
     fn equivalent_schedules_normalize_alike() {
-        let space = Space { contractions: vec![[16, 16, 256]], default_tile: None, multi_axis_grid: false };
+        let space = Space { contractions: vec![[16, 16, 256]], default_tile: None, multi_axis_grid: false, reductions: vec![] };
         let (lanes, _) = host_vectors();
-        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false };
-        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false };
+        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false, group: 0, group_top: false };
+        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false, group: 0, group_top: false };
         assert_eq!(space.normalize(a), space.normalize(b));
         // No contraction: only the pipeline depth matters.
         let none = Space::default();
@@ -340,7 +408,7 @@ mod tests {
     fn spilling_and_partial_vector_tiles_are_illegal() {
         let (bits, registers) = host_vectors();
         let lanes = bits / 32;
-        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false };
+        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false, group: 0, group_top: false };
         assert!(legal.is_legal());
         assert!(!CpuSchedule { register_tile: [registers, 2 * lanes], ..legal }.is_legal());
         assert!(!CpuSchedule { register_tile: [4, lanes + 1], ..legal }.is_legal());
@@ -364,20 +432,20 @@ mod tests {
         let lanes = bits / 32;
         let tile = CpuSchedule { register_tile: [4, 2 * lanes], pad_tiles: true, ..CpuSchedule::host_default() };
         // 100 rows and columns: 4 divides 100, 2 vectors do not: padded.
-        let odd = Space { contractions: vec![[100, 100, 64]], default_tile: None, multi_axis_grid: false };
+        let odd = Space { contractions: vec![[100, 100, 64]], default_tile: None, multi_axis_grid: false, reductions: vec![] };
         assert_eq!(odd.normalize(tile).register_tile, [4, 2 * lanes]);
         assert!(odd.normalize(tile).pad_tiles);
         // Without padding the tile shrinks to divisors of 100.
         assert_eq!(odd.normalize(CpuSchedule { pad_tiles: false, ..tile }).register_tile[1], fitting(100, 2 * lanes));
         // Where the tile divides, padding is the same schedule.
-        let even = Space { contractions: vec![[256, 256, 64]], default_tile: None, multi_axis_grid: false };
+        let even = Space { contractions: vec![[256, 256, 64]], default_tile: None, multi_axis_grid: false, reductions: vec![] };
         assert_eq!(even.normalize(tile), even.normalize(CpuSchedule { pad_tiles: false, ..tile }));
         assert!(odd.neighbours(&odd.start()).iter().any(|s| s.pad_tiles));
     }
 
     #[test]
     fn width_and_thread_actions_stay_in_the_space() {
-        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true };
+        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true, reductions: vec![] };
         let start = space.start();
         let next = space.neighbours(&start);
         // A narrower width, keeping the tile's columns (more vectors) or
@@ -396,5 +464,36 @@ mod tests {
         // The default maps to no knobs beyond the tile and depth.
         let lowering = start.to_lowering();
         assert_eq!((lowering.num_threads, lowering.vector_bits), (None, None));
+    }
+
+    #[test]
+    fn group_actions_only_where_there_are_reductions() {
+        let lanes = host_vectors().0 / 32;
+        let none = Space::default();
+        assert!(none.neighbours(&none.start()).iter().all(|s| s.group == 0 && !s.group_top));
+        let rows = Space { reductions: vec![4096, 100], ..Space::default() };
+        let start = rows.start();
+        assert_eq!((start.group, start.group_top), (0, false));
+        let next = rows.neighbours(&start);
+        // GROUP: a vector of interleaved partials; GROUPTOP: a few chunks.
+        assert!(next.iter().any(|s| s.group == lanes && !s.group_top));
+        assert!(next.iter().any(|s| s.group == 4 && s.group_top));
+        // From a split: twice or half as many partials, the other kind.
+        let split = CpuSchedule { group: 16, ..start };
+        let after = rows.neighbours(&split);
+        assert!(after.iter().any(|s| s.group == 32) && after.iter().any(|s| s.group == 8));
+        assert!(after.iter().any(|s| s.group == 16 && s.group_top));
+        // As the pass splits the largest reduction: a divisor of its
+        // extent, two elements per partial at least, else unsplit.
+        let six = Space { reductions: vec![6], ..Space::default() };
+        assert_eq!(six.normalize(CpuSchedule { group: 16, ..start }).group, 3);
+        let two = Space { reductions: vec![2], ..Space::default() };
+        assert_eq!(two.normalize(CpuSchedule { group: 16, group_top: true, ..start }), two.normalize(start));
+        // Bounds, and the knobs the lowering gets.
+        assert!(!CpuSchedule { group: 1, ..start }.is_legal());
+        assert!(!CpuSchedule { group: 512, ..start }.is_legal());
+        let lowering = CpuSchedule { group: 32, group_top: true, ..start }.to_lowering();
+        assert_eq!((lowering.group, lowering.group_top), (Some(32), Some(true)));
+        assert_eq!((start.to_lowering().group, start.to_lowering().group_top), (None, None));
     }
 }
