@@ -3,6 +3,13 @@ a budget (a real BEAM search, by measurement), then again (answered from
 the cache), then `tessel run --bench` of the default and the tuned schedule
 alternately, in one session. Writes benchmarks/TUNING.md.
 
+Whether the tuned schedule is measurably faster is decided from pairs:
+each round times the default and the tuned schedule back to back (in
+alternating order, ABBA), so the machine's slow drift cancels within a
+pair; the report gives the median of the per-pair speed-ups and a
+one-sided sign test over the pairs (the chance of that many or more
+tuned-faster pairs if the two were equally fast).
+
     cargo build --release --bin tessel
     python3 benchmarks/tune.py [--budget SECONDS] [WORKLOAD...]
 
@@ -11,6 +18,7 @@ anything; medians of alternating runs are quoted."""
 
 import argparse
 import json
+import math
 import os
 import platform
 import re
@@ -48,10 +56,15 @@ def host_cpu():
     return f"{name.group(1) if name else platform.processor()} (family {family.group(1) if family else '?'}), {os.cpu_count()} cores"
 
 
+def sign_test(wins, pairs):
+    """One-sided sign test: P(at least `wins` of `pairs` fair coin flips)."""
+    return sum(math.comb(pairs, k) for k in range(wins, pairs + 1)) / 2 ** pairs
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", type=float, default=40)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("workloads", nargs="*", default=["matmul_2048"])
     args = parser.parse_args()
     rows = []
@@ -61,39 +74,52 @@ def main():
             first, tune_s = tessel("tune", example, "--entry", workload, "--budget", str(args.budget), cache=cache)
             again, cached_s = tessel("tune", example, "--entry", workload, "--budget", str(args.budget), cache=cache)
             found, cached = json.loads(first), json.loads(again)
-            # Default (--no-cache) and tuned (from the cache), alternately.
+            # Default (--no-cache) and tuned (from the cache), in pairs,
+            # alternating which goes first.
             times = {"default": [], "tuned": []}
             inputs = [word for option in example_args(example) for word in option.split()]
-            for _ in range(args.rounds):
-                for name, extra in [("default", ["--no-cache"]), ("tuned", [])]:
+            runs = [("default", ["--no-cache"]), ("tuned", [])]
+            for round_index in range(args.rounds):
+                for name, extra in runs if round_index % 2 == 0 else runs[::-1]:
                     line, _ = tessel("run", example, "--entry", workload, *inputs, "--bench", *extra, cache=cache)
                     times[name].append(json.loads(line)["median_s"])
         default_ms = statistics.median(times["default"]) * 1e3
         tuned_ms = statistics.median(times["tuned"]) * 1e3
-        rows.append((workload, found, tune_s, cached, cached_s, default_ms, tuned_ms))
+        ratios = [d / t for d, t in zip(times["default"], times["tuned"])]
+        wins = sum(ratio > 1 for ratio in ratios)
+        paired = (statistics.median(ratios), min(ratios), max(ratios), wins, len(ratios), sign_test(wins, len(ratios)))
+        rows.append((workload, found, tune_s, cached, cached_s, default_ms, tuned_ms, paired))
         print(f"{workload}: tuned {found['best']} in {tune_s:.1f} s ({found['candidates']} candidates); "
-              f"cached answer in {cached_s:.2f} s; default {default_ms:.1f} ms, tuned {tuned_ms:.1f} ms", flush=True)
+              f"cached answer in {cached_s:.2f} s; default {default_ms:.1f} ms, tuned {tuned_ms:.1f} ms; "
+              f"per pair {paired[0]:.3f}x ({paired[1]:.3f}-{paired[2]:.3f}), tuned faster in {wins}/{len(ratios)} "
+              f"(sign test p = {paired[5]:.4f})", flush=True)
     with open(os.path.join(ROOT, "benchmarks", "TUNING.md"), "w") as report:
         report.write("# Tuning (`tessel tune`)\n\n")
         report.write(f"Host: {host_cpu()}. ")
         report.write(f"Budget {args.budget:g} s, BEAM width 4, fresh cache; then the same command again; then "
-                     f"`tessel run --bench` of the default and the tuned schedule alternately, {args.rounds} "
-                     "times each (medians). One session: the machine drifts, compare within a row.\n\n")
+                     f"`tessel run --bench` (a median of calls) of the default and the tuned schedule back to back, "
+                     f"{args.rounds} pairs (alternating which goes first). One session: the machine drifts, compare "
+                     "within a row; the per-pair speed-ups cancel the drift, and the sign test gives the chance of "
+                     "that many tuned-faster pairs if both schedules were equally fast.\n\n")
         report.write("| workload | tuned schedule | candidates | tune wall time | tuner's default / best | "
-                     "second tune (cache) | bench: default | bench: tuned | speed-up |\n")
-        report.write("|---|---|---|---|---|---|---|---|---|\n")
-        for workload, found, tune_s, cached, cached_s, default_ms, tuned_ms in rows:
+                     "second tune (cache) | bench: default | bench: tuned | speed-up per pair: median (range) | "
+                     "tuned faster | sign test p |\n")
+        report.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for workload, found, tune_s, cached, cached_s, default_ms, tuned_ms, paired in rows:
             best = found["best"]
             threads = best.get("num_threads", 0) or "all"
+            group = best.get("group", 0)
             schedule = (f"tile {best['register_tile'][0]}x{best['register_tile'][1]}, "
                         f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}, k unroll {best['k_unroll']}, "
                         f"threads {threads}, {best.get('vector_bits', '?')}-bit vectors"
                         f"{', padded tiles' if best.get('pad_tiles') else ''}"
-                        f"{', column-major grid' if best.get('grid_order') == 'column-major' else ''}")
+                        f"{', column-major grid' if best.get('grid_order') == 'column-major' else ''}"
+                        f"{(', group top ' if best.get('group_top') else ', group ') + str(group) if group else ''}")
+            median_ratio, low, high, wins, pairs, p = paired
             report.write(f"| {workload} | {schedule} | {found['candidates']} | {tune_s:.1f} s | "
                          f"{found['default_s'] * 1e3:.1f} / {found['best_s'] * 1e3:.1f} ms | "
                          f"{cached_s:.2f} s (cached: {str(cached['cached']).lower()}) | {default_ms:.1f} ms | "
-                         f"{tuned_ms:.1f} ms | {default_ms / tuned_ms:.2f}x |\n")
+                         f"{tuned_ms:.1f} ms | {median_ratio:.3f}x ({low:.3f}-{high:.3f}) | {wins}/{pairs} | {p:.4f} |\n")
         # The analysis that goes with the numbers (written by hand).
         notes = os.path.join(ROOT, "benchmarks", "tuning-notes.md")
         if os.path.exists(notes):

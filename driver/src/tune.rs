@@ -62,6 +62,7 @@ fn describe(outcome: &Outcome) -> String {
 }
 
 fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
+    let started = std::time::Instant::now();
     let budget = seconds(options.budget, "--budget")?;
     let compile_timeout = seconds(options.compile_timeout, "--compile-timeout")?;
     tessel_lowering::register_everything();
@@ -75,8 +76,9 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
         .enumerate()
         .map(|(index, (_, element, shape))| HostArray::random(*element, shape, index as u64))
         .collect();
+    // The budget is the command's: parsing and making the inputs count.
     let search = SearchOptions {
-        budget,
+        budget: budget.saturating_sub(started.elapsed()),
         beam: options.beam as usize,
         use_cache: !options.no_cache,
         cache_dir: tessel_tuner::cache::default_dir(),

@@ -78,6 +78,15 @@ fn verify_call(call: &GridCall) -> bool {
     ok
 }
 
+/// The semantics of each axis of `call`'s grid: as written, else inferred
+/// (`infer_semantics`); none if its specs do not resolve.
+pub fn axis_semantics(call: &tessel_dialects::GridCall) -> Option<Vec<AxisSemantics>> {
+    match call.semantics() {
+        Some(written) => Some(written),
+        None => Some(infer_semantics(&call.outputs().ok()?, call.grid().len())),
+    }
+}
+
 /// `arbitrary` for the axes along which some output block is revisited.
 pub(crate) fn infer_semantics(outputs: &[Operand], rank: usize) -> Vec<AxisSemantics> {
     (0..rank)

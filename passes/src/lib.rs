@@ -41,6 +41,7 @@ mod widen_operands;
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
 pub use grid_to_loops::GRID_ORDER;
+pub use grid_verify_specs::axis_semantics;
 pub use group_reductions::{GROUP, GROUP_TOP};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use ir::{constant_value, fitting};

@@ -130,7 +130,7 @@ fn knobs_of(module_text: &str, chip: Chip) -> Knobs {
         let [m, n, _] = dot.sizes;
         m % 16 == 0 && n % 16 == 0 && tessel_passes::instruction_for(chip.name(), &dot.input, &dot.output).is_some()
     });
-    Knobs { matrix_cores, grid_order: crate::space::multi_axis_grid(&module) }
+    Knobs { matrix_cores, grid_order: crate::space::grid_shapes(&module).0 }
 }
 
 /// A compiled candidate: the code object and what the host launches.

@@ -184,6 +184,7 @@ pub fn tune(
         deadline: started + options.budget.max(Duration::from_secs(3600)),
         best: f64::INFINITY,
         parallel: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        slowest: Duration::ZERO,
     };
     let space = {
         tessel_lowering::register_everything();
@@ -208,10 +209,16 @@ pub fn tune(
     // compile and the alternating re-timings.
     // (Compiles in parallel take longer each: 2x.) No batch of candidates
     // starts unless it can finish before that.
-    let timing = measure::timing_estimate(default_s);
-    let confirmation = compile_time * 2 + timing * ((1 + FINALISTS) * CONFIRM_ROUNDS) as u32;
-    let last_batch = compile_time * 2 + timing * measurer.parallel as u32;
-    measurer.deadline = started + options.budget.saturating_sub(confirmation + last_batch);
+    // Timing a candidate costs more than its calls where copying and
+    // checking big arrays dominate: the reserve follows the longest
+    // timing so far, before every batch.
+    let reserve = |measurer: &measure::Measurer| {
+        let timing = measurer.timing(default_s);
+        let confirmation = compile_time * 2 + timing * ((1 + FINALISTS) * CONFIRM_ROUNDS) as u32;
+        let last_batch = compile_time * 2 + timing * measurer.parallel as u32;
+        confirmation + last_batch
+    };
+    measurer.deadline = started + options.budget.saturating_sub(reserve(&measurer));
     let mut measured = 1;
     let mut timings: Vec<(CpuSchedule, f64)> = Vec::new();
     progress(Progress { schedule: start, outcome: &default, best_s: default_s, measured, elapsed: started.elapsed() });
@@ -219,6 +226,7 @@ pub fn tune(
         if batch.first() == Some(&start) {
             return vec![Some(default_s)];
         }
+        measurer.deadline = started + options.budget.saturating_sub(reserve(&measurer));
         if Instant::now() >= measurer.deadline {
             return Vec::new();
         }

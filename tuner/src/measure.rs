@@ -97,6 +97,9 @@ pub struct Measurer {
     pub best: f64,
     /// Threads compiling at once.
     pub parallel: usize,
+    /// The longest a call of `time` took, all in (copying the inputs,
+    /// checking the outputs: for big arrays these outweigh the kernel).
+    pub slowest: Duration,
 }
 
 /// Runs per candidate (after the warm-up), and the time after which
@@ -152,9 +155,22 @@ impl Measurer {
         Ok(times.into_iter().map(|runs| median(runs).expect("at least one round")).collect())
     }
 
+    /// About how long timing one candidate takes: the estimate from the
+    /// time per call `seconds`, or the longest timing so far if longer.
+    pub fn timing(&self, seconds: f64) -> Duration {
+        timing_estimate(seconds).max(self.slowest)
+    }
+
     /// Times a compiled schedule: a warm-up checked against the default
     /// schedule's outputs (the first one timed is the default), then runs.
     pub fn time(&mut self, jit: &Jit) -> Outcome {
+        let started = Instant::now();
+        let outcome = self.time_once(jit);
+        self.slowest = self.slowest.max(started.elapsed());
+        outcome
+    }
+
+    fn time_once(&mut self, jit: &Jit) -> Outcome {
         // Warm-up on fresh inputs, checked against the default schedule.
         let mut arrays = self.inputs.clone();
         if let Err(error) = jit.call(&self.entry, &mut arrays) {
@@ -224,6 +240,7 @@ mod tests {
             deadline: Instant::now() + Duration::from_secs(60),
             best: f64::INFINITY,
             parallel: 2,
+            slowest: Duration::ZERO,
         };
         let schedule = CpuSchedule::host_default();
         let default = compile(&scale("2.0"), schedule).unwrap();
@@ -249,6 +266,7 @@ mod tests {
             deadline: Instant::now() + Duration::from_secs(60),
             best: f64::INFINITY,
             parallel: 1,
+            slowest: Duration::ZERO,
         };
         let outcome = measurer.measure(&[CpuSchedule::host_default()]);
         assert!(matches!(&outcome[..], [Outcome::Failed(why)] if why.contains("compiling took over")));

@@ -225,23 +225,28 @@ pub struct Space {
     pub default_tile: Option<[i64; 2]>,
     /// Some grid has two or more axes (so the programs' order is a knob).
     pub multi_axis_grid: bool,
+    /// Some grid has an arbitrary axis (so pipelining depth is a knob).
+    pub arbitrary_axis: bool,
     /// The extent of the reduced dimension of each block reduction over
     /// one dimension (what GROUP/GROUPTOP split).
     pub reductions: Vec<i64>,
 }
 
-/// Does `module` call a kernel over a grid of two or more axes?
-pub fn multi_axis_grid(module: &Module) -> bool {
-    let mut found = false;
+/// Does `module` call a kernel over a grid of two or more axes, and over
+/// one with an arbitrary axis?
+pub fn grid_shapes(module: &Module) -> (bool, bool) {
+    let (mut multi_axis, mut arbitrary) = (false, false);
     module.as_operation().walk(WalkOrder::PreOrder, |op: OperationRef| {
         if op.name().as_string_ref().as_str() == Ok(tessel_dialects::GridCall::NAME)
             && let Some(call) = tessel_dialects::GridCall::new(op)
         {
-            found |= call.grid().len() >= 2;
+            multi_axis |= call.grid().len() >= 2;
+            arbitrary |= tessel_passes::axis_semantics(&call)
+                .is_some_and(|axes| axes.contains(&tessel_dialects::AxisSemantics::Arbitrary));
         }
         WalkResult::Advance
     });
-    found
+    (multi_axis, arbitrary)
 }
 
 /// One `block.dot` of a kernel: its (rows, columns, depth) and element
@@ -260,9 +265,9 @@ impl Space {
     pub fn of(module: &Module) -> Space {
         let dots = Space::dots(module);
         let default_tile = dots.first().map(|dot| dot.default_tile);
-        let multi_axis_grid = multi_axis_grid(module);
+        let (multi_axis_grid, arbitrary_axis) = grid_shapes(module);
         let contractions = dots.into_iter().map(|dot| dot.sizes).collect();
-        Space { contractions, default_tile, multi_axis_grid, reductions: Space::reductions(module) }
+        Space { contractions, default_tile, multi_axis_grid, arbitrary_axis, reductions: Space::reductions(module) }
     }
 
     /// The reduced extent of each `block.reduce` of `module` over one
@@ -323,6 +328,7 @@ impl Space {
     pub fn normalize(&self, schedule: CpuSchedule) -> CpuSchedule {
         let schedule = CpuSchedule {
             column_major: schedule.column_major && self.multi_axis_grid,
+            num_stages: if self.arbitrary_axis { schedule.num_stages } else { 1 },
             ..self.normalize_group(schedule)
         };
         let Some(&[m, n, k]) = self.contractions.first() else {
@@ -381,7 +387,7 @@ mod tests {
 
     #[test]
     fn neighbours_are_distinct_normalized_and_fit() {
-        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true, reductions: vec![] };
+        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true, arbitrary_axis: true, reductions: vec![] };
         let start = space.start();
         assert!(start.is_legal());
         let next = space.neighbours(&start);
@@ -394,7 +400,7 @@ mod tests {
 
     #[test]
     fn equivalent_schedules_normalize_alike() {
-        let space = Space { contractions: vec![[16, 16, 256]], default_tile: None, multi_axis_grid: false, reductions: vec![] };
+        let space = Space { contractions: vec![[16, 16, 256]], default_tile: None, multi_axis_grid: false, arbitrary_axis: true, reductions: vec![] };
         let (lanes, _) = host_vectors();
         let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false, group: 0, group_top: false };
         let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false, group: 0, group_top: false };
@@ -432,20 +438,20 @@ mod tests {
         let lanes = bits / 32;
         let tile = CpuSchedule { register_tile: [4, 2 * lanes], pad_tiles: true, ..CpuSchedule::host_default() };
         // 100 rows and columns: 4 divides 100, 2 vectors do not: padded.
-        let odd = Space { contractions: vec![[100, 100, 64]], default_tile: None, multi_axis_grid: false, reductions: vec![] };
+        let odd = Space { contractions: vec![[100, 100, 64]], default_tile: None, multi_axis_grid: false, arbitrary_axis: true, reductions: vec![] };
         assert_eq!(odd.normalize(tile).register_tile, [4, 2 * lanes]);
         assert!(odd.normalize(tile).pad_tiles);
         // Without padding the tile shrinks to divisors of 100.
         assert_eq!(odd.normalize(CpuSchedule { pad_tiles: false, ..tile }).register_tile[1], fitting(100, 2 * lanes));
         // Where the tile divides, padding is the same schedule.
-        let even = Space { contractions: vec![[256, 256, 64]], default_tile: None, multi_axis_grid: false, reductions: vec![] };
+        let even = Space { contractions: vec![[256, 256, 64]], default_tile: None, multi_axis_grid: false, arbitrary_axis: true, reductions: vec![] };
         assert_eq!(even.normalize(tile), even.normalize(CpuSchedule { pad_tiles: false, ..tile }));
         assert!(odd.neighbours(&odd.start()).iter().any(|s| s.pad_tiles));
     }
 
     #[test]
     fn width_and_thread_actions_stay_in_the_space() {
-        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true, reductions: vec![] };
+        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true, arbitrary_axis: true, reductions: vec![] };
         let start = space.start();
         let next = space.neighbours(&start);
         // A narrower width, keeping the tile's columns (more vectors) or
@@ -495,5 +501,15 @@ mod tests {
         let lowering = CpuSchedule { group: 32, group_top: true, ..start }.to_lowering();
         assert_eq!((lowering.group, lowering.group_top), (Some(32), Some(true)));
         assert_eq!((start.to_lowering().group, start.to_lowering().group_top), (None, None));
+    }
+
+    #[test]
+    fn pipelining_depth_only_where_a_grid_has_an_arbitrary_axis() {
+        let parallel = Space { contractions: vec![[256, 256, 256]], ..Space::default() };
+        let start = parallel.start();
+        assert!(parallel.neighbours(&start).iter().all(|s| s.num_stages == 1));
+        assert_eq!(parallel.normalize(CpuSchedule { num_stages: 3, ..start }), start);
+        let revisited = Space { arbitrary_axis: true, ..parallel };
+        assert!(revisited.neighbours(&revisited.start()).iter().any(|s| s.num_stages == 2));
     }
 }
