@@ -64,6 +64,14 @@ pub const GROUP: &str = "tessel.group";
 /// Module attribute: 1 gives each partial a contiguous chunk (GROUPTOP).
 pub const GROUP_TOP: &str = "tessel.group_top";
 
+/// Partials per result for a reduction of `extent` elements when the
+/// schedule asks for `wanted`: the largest divisor of `extent` up to it
+/// that leaves two or more elements per partial (below 2: unsplit). The
+/// tuner's space normalizes with the same rule.
+pub fn group_partials(extent: i64, wanted: i64) -> i64 {
+    fitting(extent, wanted.min(extent / 2))
+}
+
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let settings = RawOp(module.to_raw());
     let wanted = settings.integer_or(GROUP, 0);
@@ -71,8 +79,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         return;
     }
     let top = settings.integer_or(GROUP_TOP, 0) != 0;
-    // At least two elements per partial.
-    let groups = mark_splits(module, |extents, dim| fitting(extents[dim], wanted.min(extents[dim] / 2)));
+    let groups = mark_splits(module, |extents, dim| group_partials(extents[dim], wanted));
     if groups.is_empty() {
         return;
     }

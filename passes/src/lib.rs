@@ -42,7 +42,7 @@ pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
 pub use grid_to_loops::GRID_ORDER;
 pub use grid_verify_specs::axis_semantics;
-pub use group_reductions::{GROUP, GROUP_TOP};
+pub use group_reductions::{GROUP, GROUP_TOP, group_partials};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use ir::{constant_value, fitting};
 pub use matrix_cores::{CHIP, MATRIX_CORES, instruction_for};

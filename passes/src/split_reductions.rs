@@ -43,7 +43,7 @@ const INTEGER_COMBINERS: [&str; 9] =
     ["arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui"];
 
 /// May the reduction body's combiner be reassociated?
-pub(crate) fn reassociable(op: MlirOperation) -> bool {
+fn reassociable(op: MlirOperation) -> bool {
     let body = RawOp(op).region_block(0);
     let terminator = unsafe { mlirBlockGetTerminator(body) };
     let yielded = RawOp(terminator).operands();
@@ -63,7 +63,7 @@ pub(crate) fn reassociable(op: MlirOperation) -> bool {
 /// (iteration extents, reduction dimension) of a reduction to split, if it
 /// is one: one reduction dimension, static shapes, results in iteration
 /// order.
-pub(crate) fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
+fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
     let raw = RawOp(op);
     let input = unsafe { mlirValueGetType(*raw.operands().first()?) };
     if !unsafe { mlirTypeIsARankedTensor(input) && mlirShapedTypeHasStaticShape(input) } || raw.results().len() != 1 {

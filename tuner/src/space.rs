@@ -347,13 +347,12 @@ impl Space {
         CpuSchedule { register_tile, k_chunk: chunk, k_unroll: unroll, pad_tiles: pads, ..schedule }
     }
 
-    /// The split the pass would apply to the largest reduction (the first
-    /// of them where several are as large): the largest divisor of its
-    /// extent up to the group, leaving two or more elements per partial;
-    /// none without reductions, or where fewer than two partials are left.
+    /// The split the pass would apply to the largest reduction (the
+    /// passes' `group_partials`); none without reductions, or where fewer
+    /// than two partials are left.
     fn normalize_group(&self, schedule: CpuSchedule) -> CpuSchedule {
         let largest = self.reductions.iter().copied().max().unwrap_or(0);
-        let group = if schedule.group >= 2 { fitting(largest, schedule.group.min(largest / 2)) } else { 0 };
+        let group = if schedule.group >= 2 { tessel_passes::group_partials(largest, schedule.group) } else { 0 };
         let group = if group >= 2 { group } else { 0 };
         CpuSchedule { group, group_top: schedule.group_top && group > 0, ..schedule }
     }
