@@ -11,7 +11,9 @@
 //! memory instructions. Ops whose operands do not keep the innermost loop
 //! innermost (transposes, broadcasts along it), whose rows are not known
 //! to be contiguous, or whose bodies branch or access memory themselves
-//! (predicated masked accesses) keep scalar accesses.
+//! (predicated masked accesses) keep scalar accesses, and so do ops on
+//! buffers of sub-byte elements (masks), which LLVM's vectors would read
+//! bit-packed.
 
 use crate::{
     PassDefinition, emit_error,
@@ -60,6 +62,13 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
         let memref = unsafe { mlirValueGetType(value) };
         if !unsafe { mlirTypeIsAMemRef(memref) } {
             continue;
+        }
+        // Buffers of sub-byte elements (i1 masks, bool arrays) hold a byte
+        // per element as scalar code writes them, but LLVM packs a vector
+        // of them into bits (`load <4 x i1>` reads 4 bits of one byte): a
+        // vector access would read other elements' bytes.
+        if element_bits(unsafe { mlirShapedTypeGetElementType(memref) }) % 8 != 0 {
+            return None;
         }
         let operand_rank = unsafe { mlirShapedTypeGetRank(memref) } as usize;
         let mut strides = vec![0i64; operand_rank.max(1)];

@@ -45,3 +45,21 @@ func.func @kept(%x: memref<8x64xbf16>, %o: memref<8x64xbf16>, %s: memref<64x64xf
   }
   return
 }
+
+// -----
+
+// A buffer of i1 (a mask) holds a byte per element, which LLVM's vectors
+// of i1 would read bit-packed: the op keeps scalar accesses.
+// CHECK-LABEL: func.func @mask_operand
+// CHECK-NOT: vector<
+// CHECK: return
+#id = affine_map<(i, j) -> (i, j)>
+func.func @mask_operand(%m: memref<8x64xi1>, %x: memref<8x64xf32>, %o: memref<8x64xf32>) {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %x : memref<8x64xi1>, memref<8x64xf32>) outs(%o : memref<8x64xf32>) {
+  ^bb0(%c: i1, %a: f32, %b: f32):
+    %s = arith.select %c, %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
