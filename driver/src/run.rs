@@ -12,6 +12,9 @@ use std::{path::PathBuf, process::ExitCode, time::Instant};
 use tessel_lowering::cpu::{self, Padding};
 use tessel_runtime::{ElementType, HostArray, Jit, format_numpy, interpret::interpret};
 
+/// LLVM optimization level of the emulated GPU's JIT (see `run`).
+const EMULATOR_OPTIMIZATION: usize = 0;
+
 #[derive(Args, Debug)]
 pub struct RunOptions {
     /// The module (`.mlir`).
@@ -207,7 +210,11 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                     }
                 }
                 .map_err(|_| SourceError::Reported)?;
-                let compiled = Jit::new(&module, 3).map_err(|e| message(&e))?;
+                // The emulated GPU's kernels unroll into blocks so large that
+                // LLVM's machine scheduler (quadratic in a block) takes most
+                // of a run at -O3; an emulator needs its results, not speed.
+                let optimization = if options.device == Device::RocmEmulated { EMULATOR_OPTIMIZATION } else { 3 };
+                let compiled = Jit::new(&module, optimization).map_err(|e| message(&e))?;
                 compiled.call(&options.entry, &mut arrays).map_err(|e| message(&e))?;
                 jit = Some(compiled);
             }
