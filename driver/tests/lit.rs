@@ -7,6 +7,11 @@
 //! pipeline's kernels, emulated (`--device rocm-emulated`), against the
 //! same CHECK lines.
 //!
+//! Output that depends on the host (symbol sizes and offsets of an object,
+//! the last digits of a reassociated float sum) is kept out of snapshots
+//! by `// SNAPSHOT-FILTER: REGEX => REPLACEMENT` lines in the test file,
+//! applied to each of its snapshots; FileCheck still checks its structure.
+//!
 //! Substitutions: `%s` (the file, relative to the repository root, which is
 //! the working directory), `%t` (a per-file temporary path), `tessel-opt`,
 //! `tessel`,
@@ -96,6 +101,18 @@ fn bash(command: &str) -> std::process::Output {
         .expect("bash runs")
 }
 
+/// The file's `// SNAPSHOT-FILTER: REGEX => REPLACEMENT` lines.
+fn snapshot_filters(source: &str) -> Result<Vec<(String, String)>, String> {
+    source
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("// SNAPSHOT-FILTER:"))
+        .map(|filter| match filter.split_once(" => ") {
+            Some((regex, replacement)) => Ok((regex.trim().to_string(), replacement.trim().to_string())),
+            None => Err(format!("SNAPSHOT-FILTER needs 'REGEX => REPLACEMENT': {filter}")),
+        })
+        .collect()
+}
+
 /// A failed RUN line's report.
 fn failure(what: &str, command: &str, output: &std::process::Output) -> String {
     format!(
@@ -119,6 +136,7 @@ fn lit(path: &Path, source: String) -> datatest_stable::Result<()> {
     if commands.is_empty() {
         return Err(format!("{relative}: no RUN lines").into());
     }
+    let filters = snapshot_filters(&source).map_err(|error| format!("{relative}: {error}"))?;
     let temp_dir = std::env::temp_dir().join("tessel-lit");
     std::fs::create_dir_all(&temp_dir)?;
     let temp = temp_dir.join(relative.replace('/', "_"));
@@ -149,6 +167,9 @@ fn lit(path: &Path, source: String) -> datatest_stable::Result<()> {
         settings.add_filter(r"tuned schedule from the cache: .*", "tuned schedule from the cache: <schedule>");
         // Cache keys hash the host CPU's name and features.
         settings.add_filter(r"[0-9a-f]{64}\.json", "<key>.json");
+        for (regex, replacement) in &filters {
+            settings.add_filter(regex, replacement.as_str());
+        }
         settings.bind(|| insta::assert_snapshot!(snapshot_name(&relative, index), printed));
     }
     Ok(())
