@@ -345,7 +345,7 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
         // path makes it a workgroup); the mapping keeps canonicalization
         // from folding the single iteration away.
         writeln!(body, "scf.forall (%single) in (1) {{").unwrap();
-        closers.push("} {mapping = [#gpu.block<x>]}\n".into());
+        closers.push(format!("}} {{mapping = [{}]}}\n", single_program_mapping(0)));
     }
     if last_parallel.is_none() {
         allocate_scratch(&mut body);
@@ -370,7 +370,13 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
             if last_parallel.is_some_and(|last| (axis..end).contains(&last)) {
                 allocate_scratch(&mut body);
             }
-            closers.push("}\n".into());
+            // A nest of single programs (`grid [1]`, `[1, 1]`) is mapped like
+            // `grid []`'s, so canonicalization keeps it for the GPU path.
+            if axes.iter().all(|&a| grid[a] == 1) {
+                closers.push(format!("}} {{mapping = [{}]}}\n", join((0..axes.len()).map(single_program_mapping))));
+            } else {
+                closers.push("}\n".into());
+            }
             axis = end;
         } else {
             writeln!(body, "scf.for %g{axis} = %c0 to %c{} step %c1 {{", grid[axis]).unwrap();
@@ -537,5 +543,17 @@ fn specialize_kernel(
             }
         }
         Ok(clone)
+    }
+}
+
+/// The GPU mapping of axis `axis` of a nest of single programs: one that
+/// canonicalization does not fold away (grid-to-gpu folds every axis into
+/// workgroups itself).
+fn single_program_mapping(axis: usize) -> String {
+    match axis {
+        0 => "#gpu.block<x>".into(),
+        1 => "#gpu.block<y>".into(),
+        2 => "#gpu.block<z>".into(),
+        _ => format!("#gpu.block<linear_dim_{}>", axis - 3),
     }
 }
