@@ -9,6 +9,7 @@
 mod block_to_linalg;
 mod contraction_fma;
 mod copies_to_linalg;
+mod cpu_model;
 mod cpu_target;
 mod diagnostics;
 mod elide_barriers;
@@ -38,6 +39,7 @@ mod transform;
 mod widen_bf16;
 mod widen_operands;
 
+pub use cpu_model::CpuModel;
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
 pub use grid_to_loops::GRID_ORDER;

@@ -13,11 +13,12 @@
 //! in place, its rows sit a whole matrix row apart and map to the same L1
 //! sets, so they would evict each other on every strip.
 //!
-//! The register tile defaults to 4 rows by four vectors (the host's, or of
-//! `tessel.vector_bits`) of the result
-//! element (AVX-512: 4 x 64 f32, AVX2: 4 x 32): 16 accumulators, four B
-//! loads and four broadcasts per k step (measured against 8 x 32, 2 x 128
-//! and 16 x 32 on the 2048 matmul). A module attribute
+//! The register tile defaults to four vectors (the host's, or of
+//! `tessel.vector_bits`) of the result element a row, and as many rows as
+//! the host's vector registers hold, at most 4 (`CpuModel`): AVX-512
+//! 4 x 64 f32 (16 accumulators, four B loads and four broadcasts per k
+//! step; measured against 8 x 32, 2 x 128 and 16 x 32 on the 2048 matmul),
+//! AVX2's 16 registers 2 x 32. A module attribute
 //! `tessel.register_tile = array<i64: M, N>` overrides it (the tuner's
 //! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
 //! divisors of the block's extents, so every tile is full.
@@ -39,7 +40,7 @@
 //! so the packed B panel is N x tile_n and can stay in L1; each output
 //! still accumulates over k in order, chunk after chunk.
 
-use crate::{PassDefinition, emit_error, ir::{collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute}, transform};
+use crate::{PassDefinition, cpu_model::CpuModel, emit_error, ir::{collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute}, transform};
 use melior::{
     ir::{OperationRef, operation::OperationLike},
     pass::ExternalPass,
@@ -60,26 +61,17 @@ pub static PASS: PassDefinition = PassDefinition {
 /// shrinking tiles to divisors of the block.
 pub const PAD_TILES: &str = "tessel.pad_tiles";
 
-/// Vector registers' width in bits on the host.
 /// Bits of the host's widest vector registers (default register tiles).
 pub fn host_vector_bits() -> i64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            return 512;
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return 256;
-        }
-    }
-    128
+    CpuModel::host().vector_bits
 }
 
-/// The default register tile of a contraction into `output` elements: 4
-/// rows by four vectors of `vector_bits`. (Narrow operands arrive widened
-/// by `tessel-widen-operands`: the tile is the wide type's.)
+/// The default register tile of a contraction into `output` elements, in
+/// vectors of `vector_bits`, on the host (`CpuModel::default_tile`).
+/// (Narrow operands arrive widened by `tessel-widen-operands`: the tile
+/// is the wide type's.)
 pub fn default_tile(output: MlirType, vector_bits: i64) -> (i64, i64) {
-    (4, 4 * vector_bits / element_bits(output).max(8))
+    CpuModel::host().default_tile(vector_bits, element_bits(output))
 }
 
 /// The zero of a shaped type's element type, as an attribute.

@@ -69,11 +69,10 @@ const K_UNROLLS: [i64; 4] = [1, 2, 4, 8];
 /// Largest split of a reduction (GROUP/GROUPTOP).
 const MAX_GROUP: i64 = 256;
 
-/// The host's widest vectors in bits, and its vector registers (32 with
-/// AVX-512, whatever width the code uses; else 16).
+/// The host's widest vectors in bits, and its vector registers.
 fn host_vectors() -> (i64, i64) {
-    let bits = tessel_passes::host_vector_bits();
-    (bits, if bits >= 512 { 32 } else { 16 })
+    let model = tessel_passes::CpuModel::host();
+    (model.vector_bits, model.vector_registers)
 }
 
 /// The host's cores (the threads OpenMP uses by default).
@@ -84,9 +83,10 @@ fn host_cores() -> i64 {
 impl CpuSchedule {
     /// Where the search starts: the passes' own default for this host.
     pub fn host_default() -> Self {
-        let (bits, _) = host_vectors();
+        let model = tessel_passes::CpuModel::host();
+        let (rows, columns) = model.default_tile(model.vector_bits, 32);
         CpuSchedule {
-            register_tile: [4, 4 * bits / 32],
+            register_tile: [rows, columns],
             num_stages: 1,
             k_chunk: 0,
             k_unroll: 1,
@@ -149,11 +149,9 @@ impl CpuSchedule {
     /// The accumulator tile plus a row of B and a broadcast of A fit the
     /// vector registers (else it spills, which is never faster).
     pub fn fits_registers(self) -> bool {
-        let (_, registers) = host_vectors();
         let lanes = self.lanes();
         let [rows, columns] = self.register_tile;
-        let vectors = (columns + lanes - 1) / lanes;
-        rows * vectors + vectors < registers
+        tessel_passes::CpuModel::host().fits(rows, (columns + lanes - 1) / lanes)
     }
 
     /// The schedules one action away, before legality and normalization:
