@@ -136,6 +136,9 @@ pub fn signature(module: &Module, entry: &str, file: &str) -> Result<Vec<(String
                         })
                         .collect();
                     let shape = shape.ok_or_else(|| located("must have a static shape"))?;
+                    if HostArray::byte_size(element, &shape).is_none() {
+                        return Err(located("is too large to allocate"));
+                    }
                     Ok((text, element, shape))
                 })
                 .collect();
@@ -154,8 +157,12 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     let module_text = module.as_operation().to_string();
     let signature = signature(&module, &options.entry, &file)?;
 
-    let mut arrays: Vec<HostArray> =
-        signature.iter().map(|(_, element, shape)| HostArray::zeros(*element, shape)).collect();
+    let allocation = |index: usize| move |e| SourceError::Message(format!("tessel: error: argument #{index}: {e}"));
+    let mut arrays: Vec<HostArray> = signature
+        .iter()
+        .enumerate()
+        .map(|(index, (_, element, shape))| HostArray::zeros(*element, shape).map_err(allocation(index)))
+        .collect::<Result<_, _>>()?;
     for (index, source) in sources {
         let Some((_, element, shape)) = signature.get(index) else {
             return Err(SourceError::Message(format!(
@@ -165,8 +172,10 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
             )));
         };
         arrays[index] = match source {
-            ArgSource::Zeros => HostArray::zeros(*element, shape),
-            ArgSource::Random(seed) => HostArray::random(*element, shape, seed.wrapping_add(index as u64)),
+            ArgSource::Zeros => HostArray::zeros(*element, shape).map_err(allocation(index))?,
+            ArgSource::Random(seed) => {
+                HostArray::random(*element, shape, seed.wrapping_add(index as u64)).map_err(allocation(index))?
+            }
             ArgSource::Npy(path) => HostArray::read_npy(&path, *element, shape)
                 .map_err(|e| SourceError::Message(format!("tessel: error: argument #{index}: {e}")))?,
         };

@@ -74,8 +74,11 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
     let inputs: Vec<HostArray> = signature
         .iter()
         .enumerate()
-        .map(|(index, (_, element, shape))| HostArray::random(*element, shape, index as u64))
-        .collect();
+        .map(|(index, (_, element, shape))| {
+            HostArray::random(*element, shape, index as u64)
+                .map_err(|e| SourceError::Message(format!("tessel: error: argument #{index}: {e}")))
+        })
+        .collect::<Result<_, _>>()?;
     // The budget is the command's: parsing and making the inputs count.
     let search = SearchOptions {
         budget: budget.saturating_sub(started.elapsed()),

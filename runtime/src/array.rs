@@ -21,21 +21,28 @@ pub enum ElementType {
 }
 
 impl ElementType {
+    /// Every element type with MLIR's spelling of it.
+    const SPELLINGS: [(Self, &'static str); 10] = [
+        (Self::F16, "f16"),
+        (Self::BF16, "bf16"),
+        (Self::F32, "f32"),
+        (Self::F64, "f64"),
+        (Self::I1, "i1"),
+        (Self::I8, "i8"),
+        (Self::I16, "i16"),
+        (Self::I32, "i32"),
+        (Self::I64, "i64"),
+        (Self::Index, "index"),
+    ];
+
     /// From MLIR's spelling (`f32`, `i1`, `index`, ...).
     pub fn from_mlir(text: &str) -> Option<Self> {
-        Some(match text {
-            "f16" => Self::F16,
-            "bf16" => Self::BF16,
-            "f32" => Self::F32,
-            "f64" => Self::F64,
-            "i1" => Self::I1,
-            "i8" => Self::I8,
-            "i16" => Self::I16,
-            "i32" => Self::I32,
-            "i64" => Self::I64,
-            "index" => Self::Index,
-            _ => return None,
-        })
+        Self::SPELLINGS.iter().find(|(_, name)| *name == text).map(|&(element, _)| element)
+    }
+
+    /// MLIR's spelling.
+    pub fn mlir_name(self) -> &'static str {
+        Self::SPELLINGS.iter().find(|&&(element, _)| element == self).map_or("?", |&(_, name)| name)
     }
 
     /// Bytes per element in memory (i1 takes a byte, as in MLIR's memrefs).
@@ -77,6 +84,8 @@ pub enum ArrayError {
     Write { path: String, message: String },
     #[error("'{path}' holds {found} but the argument is {expected}")]
     Mismatch { path: String, found: String, expected: String },
+    #[error("an array of {}x{} is too large to allocate", shape_text(shape), element.mlir_name())]
+    TooLarge { element: ElementType, shape: Vec<usize> },
 }
 
 /// A row-major host array.
@@ -89,9 +98,24 @@ pub struct HostArray {
 }
 
 impl HostArray {
-    pub fn zeros(element: ElementType, shape: &[usize]) -> Self {
-        let bytes = shape.iter().product::<usize>() * element.size();
-        Self { element, shape: shape.to_vec(), words: vec![0; bytes.div_ceil(8).max(1)] }
+    /// A zero-filled array; sizes that overflow or cannot be allocated
+    /// are an error (never an abort).
+    pub fn zeros(element: ElementType, shape: &[usize]) -> Result<Self, ArrayError> {
+        let too_large = || ArrayError::TooLarge { element, shape: shape.to_vec() };
+        let bytes = Self::byte_size(element, shape).ok_or_else(too_large)?;
+        let len = bytes.div_ceil(8).max(1);
+        let mut words = Vec::new();
+        words.try_reserve_exact(len).map_err(|_| too_large())?;
+        words.resize(len, 0);
+        Ok(Self { element, shape: shape.to_vec(), words })
+    }
+
+    /// Bytes of an array of `shape`, if addressable (no overflow).
+    pub fn byte_size(element: ElementType, shape: &[usize]) -> Option<usize> {
+        shape
+            .iter()
+            .try_fold(element.size(), |bytes, &extent| bytes.checked_mul(extent))
+            .filter(|&bytes| bytes <= isize::MAX as usize)
     }
 
     pub fn len(&self) -> usize {
@@ -179,8 +203,8 @@ impl HostArray {
 
     /// Deterministic pseudo-random contents: floats in [-1, 1), integers in
     /// [-8, 8) (index: [0, 8)), booleans.
-    pub fn random(element: ElementType, shape: &[usize], seed: u64) -> Self {
-        let mut array = Self::zeros(element, shape);
+    pub fn random(element: ElementType, shape: &[usize], seed: u64) -> Result<Self, ArrayError> {
+        let mut array = Self::zeros(element, shape)?;
         let mut rng = StdRng::seed_from_u64(seed);
         for i in 0..array.len() {
             let value = match element {
@@ -191,10 +215,11 @@ impl HostArray {
             };
             array.set(i, value);
         }
-        array
+        Ok(array)
     }
 
-    /// Reads a C-order `.npy` file, which must match `element` and `shape`.
+    /// Reads a `.npy` file (C or Fortran order), which must match `element`
+    /// and `shape`.
     pub fn read_npy(path: &Path, element: ElementType, shape: &[usize]) -> Result<Self, ArrayError> {
         let display = path.display().to_string();
         let read_error = |message: String| ArrayError::Read { path: display.clone(), message };
@@ -202,9 +227,7 @@ impl HostArray {
         let npy = npyz::NpyFile::new(BufReader::new(file)).map_err(|e| read_error(e.to_string()))?;
         let descr = npy.header().dtype().descr().trim_matches('\'').replace('=', "<");
         let found_shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
-        if npy.order() != npyz::Order::C {
-            return Err(read_error("Fortran-order arrays are not supported".into()));
-        }
+        let fortran = npy.order() == npyz::Order::Fortran;
         if descr != element.npy_descr() || found_shape != shape {
             return Err(ArrayError::Mismatch {
                 path: display,
@@ -212,7 +235,7 @@ impl HostArray {
                 expected: format!("{} {shape:?}", element.npy_descr()),
             });
         }
-        let mut array = Self::zeros(element, shape);
+        let mut array = Self::zeros(element, shape)?;
         let bytes: Vec<u8> = match element {
             ElementType::F16 => le_bytes(npy.into_vec::<f16>(), f16::to_le_bytes),
             ElementType::BF16 => le_bytes(npy.into_vec::<u16>(), u16::to_le_bytes),
@@ -228,7 +251,28 @@ impl HostArray {
         if bytes.len() != array.bytes().len() {
             return Err(read_error("truncated data".into()));
         }
-        array.bytes_mut().copy_from_slice(&bytes);
+        if fortran {
+            // numpy saves a transposed array as is, column-major: element
+            // (i0, i1, ...) at offset i0 + s0 * (i1 + s1 * (...)).
+            let size = element.size();
+            let target = array.bytes_mut();
+            let mut index = vec![0usize; shape.len()];
+            for element_index in 0..bytes.len() / size.max(1) {
+                let source = index.iter().zip(shape).rev().fold(0, |offset, (&i, &extent)| offset * extent + i);
+                target[element_index * size..(element_index + 1) * size]
+                    .copy_from_slice(&bytes[source * size..(source + 1) * size]);
+                // The next row-major index (the last dimension fastest).
+                for (i, &extent) in index.iter_mut().zip(shape).rev() {
+                    *i += 1;
+                    if *i < extent {
+                        break;
+                    }
+                    *i = 0;
+                }
+            }
+        } else {
+            array.bytes_mut().copy_from_slice(&bytes);
+        }
         Ok(array)
     }
 
@@ -264,6 +308,11 @@ impl HostArray {
 }
 
 /// Little-endian bytes of every element of a read vector.
+/// `1000x3` for a shape (`1` for rank 0).
+fn shape_text(shape: &[usize]) -> String {
+    if shape.is_empty() { "1".into() } else { shape.iter().map(usize::to_string).collect::<Vec<_>>().join("x") }
+}
+
 fn le_bytes<T, const N: usize>(values: std::io::Result<Vec<T>>, to_bytes: impl Fn(T) -> [u8; N]) -> std::io::Result<Vec<u8>> {
     Ok(values?.into_iter().flat_map(to_bytes).collect())
 }

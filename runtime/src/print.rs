@@ -165,7 +165,7 @@ mod tests {
     use super::*;
 
     fn ints(shape: &[usize], values: impl IntoIterator<Item = i64>) -> HostArray {
-        let mut array = HostArray::zeros(ElementType::I32, shape);
+        let mut array = HostArray::zeros(ElementType::I32, shape).unwrap();
         for (i, v) in values.into_iter().enumerate() {
             array.set_int(i, v);
         }
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn floats_print_like_numpy() {
-        let mut array = HostArray::zeros(ElementType::F32, &[3]);
+        let mut array = HostArray::zeros(ElementType::F32, &[3]).unwrap();
         for (i, v) in [1.5, 2.0, 0.25].iter().enumerate() {
             array.set(i, *v);
         }

@@ -521,11 +521,11 @@ mod tests {
     fn reductions_are_tuned_with_group_candidates_that_pass_the_guard() {
         use tessel_runtime::ElementType;
         let inputs = vec![
-            HostArray::random(ElementType::F32, &[64, 1024], 1),
-            HostArray::random(ElementType::I32, &[64, 512], 2),
-            HostArray::zeros(ElementType::F32, &[64]),
-            HostArray::zeros(ElementType::F32, &[64]),
-            HostArray::zeros(ElementType::I32, &[64]),
+            HostArray::random(ElementType::F32, &[64, 1024], 1).unwrap(),
+            HostArray::random(ElementType::I32, &[64, 512], 2).unwrap(),
+            HostArray::zeros(ElementType::F32, &[64]).unwrap(),
+            HostArray::zeros(ElementType::F32, &[64]).unwrap(),
+            HostArray::zeros(ElementType::I32, &[64]).unwrap(),
         ];
         let cache = tempfile::tempdir().unwrap();
         let options = TuneOptions {

@@ -53,9 +53,9 @@ fn main() {
     let module_text = tessel_benchmarks::example_source("matmul_1024");
     let lanes = tessel_passes::host_vector_bits() / 32;
     let inputs = vec![
-        HostArray::random(ElementType::F32, &[1024, 1024], 1),
-        HostArray::random(ElementType::F32, &[1024, 1024], 2),
-        HostArray::zeros(ElementType::F32, &[1024, 1024]),
+        HostArray::random(ElementType::F32, &[1024, 1024], 1).expect("allocates"),
+        HostArray::random(ElementType::F32, &[1024, 1024], 2).expect("allocates"),
+        HostArray::zeros(ElementType::F32, &[1024, 1024]).expect("allocates"),
     ];
     let mut measurer = measure::Measurer {
         module_text: module_text.clone(),

@@ -250,7 +250,7 @@ impl Interpreter {
         for text in call.scratch_types() {
             let parsed = unsafe { mlirTypeParseGet(mlirOperationGetContext(op.0), StringRef::new(&text).to_raw()) };
             let (element, shape) = type_info(parsed)?;
-            let mut buffer = HostArray::zeros(element, &shape);
+            let mut buffer = HostArray::zeros(element, &shape).map_err(|e| InterpretError(format!("scratch: {e}")))?;
             (0..buffer.len()).for_each(|i| write(&mut buffer, i, poison(element)));
             scratch.push(self.buffers.len());
             self.buffers.push(buffer);
@@ -296,7 +296,7 @@ impl Interpreter {
             // linearizes like the full block shape.
             let kernel_shape: Vec<usize> = spec.block_shape.iter().flatten().map(|&s| s as usize).collect();
             let source = &self.buffers[array];
-            let mut block = HostArray::zeros(source.element, &kernel_shape);
+            let mut block = HostArray::zeros(source.element, &kernel_shape).map_err(|e| InterpretError(format!("block: {e}")))?;
             copy_block(source, &mut block, spec, &starts, true);
             windows.push(Some(starts));
             arguments.push(Val::Ref(self.buffers.len()));
