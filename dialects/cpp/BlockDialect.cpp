@@ -83,11 +83,14 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 }
 
 /// Shared by load, store and atomic_rmw: the accessed block `blockType` is
-/// either the whole ref or, with offsets, a window of it.
+/// either the whole ref or, with offsets, a window of it. A masked window
+/// may be wider than the ref (Pallas-Triton's `pl.ds(0, next_pow2(n))`):
+/// its accesses are predicated, so masked-off lanes never touch memory.
 LogicalResult verifyAccess(Operation *op, StringRef blockName,
                            ShapedType blockType, MemRefType refType,
                            size_t numOffsets,
-                           std::optional<ArrayRef<int64_t>> sizes) {
+                           std::optional<ArrayRef<int64_t>> sizes,
+                           bool masked) {
   if (blockType.getElementType() != refType.getElementType())
     return op->emitOpError()
            << blockName << " element type " << blockType.getElementType()
@@ -114,7 +117,7 @@ LogicalResult verifyAccess(Operation *op, StringRef blockName,
     return op->emitOpError("a window has the ref's rank ")
            << rank << ", got " << blockName << " of rank "
            << blockType.getRank();
-  for (int64_t d = 0; d < rank; ++d)
+  for (int64_t d = 0; d < rank && !masked; ++d)
     if (blockType.getDimSize(d) > refType.getDimSize(d))
       return op->emitOpError("window of size ")
              << blockType.getDimSize(d) << " exceeds the ref's size "
@@ -145,12 +148,14 @@ LogicalResult LoadOp::verify() {
   if (!getOffsets().empty() && !getSizes())
     return emitOpError("a window needs its sizes");
   return verifyAccess(*this, "result", getResult().getType(),
-                      getRef().getType(), getOffsets().size(), getSizes());
+                      getRef().getType(), getOffsets().size(), getSizes(),
+                      static_cast<bool>(getMask()));
 }
 
 LogicalResult StoreOp::verify() {
   return verifyAccess(*this, "value", getValue().getType(), getRef().getType(),
-                      getOffsets().size(), std::nullopt);
+                      getOffsets().size(), std::nullopt,
+                      static_cast<bool>(getMask()));
 }
 
 LogicalResult AtomicRMWOp::verify() {
@@ -160,7 +165,8 @@ LogicalResult AtomicRMWOp::verify() {
                        "bits, got ")
            << element;
   return verifyAccess(*this, "value", getValue().getType(), getRef().getType(),
-                      getOffsets().size(), std::nullopt);
+                      getOffsets().size(), std::nullopt,
+                      static_cast<bool>(getMask()));
 }
 
 /// Accumulation may widen: f16/bf16 -> f32, i8 -> i32, but never change kind.

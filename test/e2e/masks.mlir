@@ -9,6 +9,7 @@
 // RUN: tessel compile %s --target rocm --chip gfx90a --emit llvm -o %t.gfx90a.ll && FileCheck %s --check-prefix=LLVM --input-file=%t.gfx90a.ll
 // RUN: tessel compile %s --target rocm --chip gfx942 --emit llvm -o %t.gfx942.ll && FileCheck %s --check-prefix=LLVM --input-file=%t.gfx942.ll
 // RUN: tessel compile %s --target rocm --chip gfx1100 --emit llvm -o %t.gfx1100.ll && FileCheck %s --check-prefix=LLVM --input-file=%t.gfx1100.ll
+// RUN: tessel run %s --entry wide --arg 0=random:5 --check | FileCheck %s --check-prefix=WIDE
 // LLVM-NOT: load <{{[0-9]+}} x i1>
 
 // TWICE:      arg1: memref<4xi32>
@@ -66,5 +67,37 @@ func.func @bools(%b: memref<4x8xi1>, %x: memref<4x8xi32>, %y: memref<4x8xi32>, %
       outs(%o : memref<4x8xi32>)
       in_specs [#grid.block<[2, 8], (i) -> (i, 0)>, #grid.block<[2, 8], (i) -> (i, 0)>, #grid.block<[2, 8], (i) -> (i, 0)>]
       out_specs [#grid.block<[2, 8], (i) -> (i, 0)>]
+  return
+}
+
+// A masked window wider than its ref (Pallas-Triton's
+// `x_ref.at[pl.ds(0, next_pow2(n))]` with `mask=iota < n`): masked-off
+// lanes read `other` and are never stored.
+// WIDE:      arg0: memref<5xi32>
+// WIDE-NEXT: [-6 -3 -6 -8  0]
+// WIDE-NEXT: arg1: memref<5xi32>
+// WIDE-NEXT: [-12  -6 -12 -16   0]
+// WIDE-NEXT: arg2: memref<1xi32>
+// WIDE-NEXT: [-40]
+// WIDE: check: compiled code matches the interpreter
+func.func @wide_kernel(%x: memref<5xi32>, %o: memref<5xi32>, %s: memref<1xi32>) {
+  %c0 = arith.constant 0 : index
+  %lanes = block.iota dim 0 : tensor<8xi32>
+  %n = arith.constant dense<5> : tensor<8xi32>
+  %m = arith.cmpi slt, %lanes, %n : tensor<8xi32>
+  %one = arith.constant 1 : i32
+  %v = block.load %x[%c0] [8] mask %m other %one : memref<5xi32> -> tensor<8xi32>
+  %two = arith.constant dense<2> : tensor<8xi32>
+  %d = arith.muli %v, %two : tensor<8xi32>
+  %t = block.reduce sum %d dims [0] : tensor<8xi32> -> tensor<i32>
+  %total = tensor.extract %t[] : tensor<i32>
+  %total1 = tensor.splat %total : tensor<1xi32>
+  block.store %d, %o[%c0] mask %m : tensor<8xi32>, memref<5xi32>
+  block.store %total1, %s : tensor<1xi32>, memref<1xi32>
+  return
+}
+func.func @wide(%x: memref<5xi32>, %o: memref<5xi32>, %s: memref<1xi32>) {
+  grid.call @wide_kernel grid [] ins(%x : memref<5xi32>) outs(%o, %s : memref<5xi32>, memref<1xi32>)
+      in_specs [#grid.block<full>] out_specs [#grid.block<full>, #grid.block<full>]
   return
 }
