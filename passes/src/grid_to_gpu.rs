@@ -87,8 +87,11 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         }
     }
     for nest in nests {
+        // Taken first: a failed mapping may already have moved the nest's
+        // ops into a launch and erased it.
+        let location = unsafe { OperationRef::from_raw(nest) }.location();
         if let Err(message) = map_programs(nest, threads, memory) {
-            emit_error(unsafe { OperationRef::from_raw(nest) }.location(), &format!("grid-to-gpu: {message}"));
+            emit_error(location, &format!("grid-to-gpu: {message}"));
             pass.signal_failure();
             return;
         }
@@ -167,13 +170,45 @@ fn is_staged(alloc: MlirOperation) -> bool {
     RawOp(parent).has(crate::lds_stage::STAGED_LOOP) || RawOp(alloc).has(crate::lds_stage::STAGED_BUFFER)
 }
 
+/// The values a region's terminator passes on (`scf.yield`'s operands,
+/// `scf.condition`'s after its condition).
+fn passed_on(block: MlirBlock) -> Vec<MlirValue> {
+    let Some(&terminator) = block_operations(block).last() else { return Vec::new() };
+    let operands = RawOp(terminator).operands();
+    if RawOp(terminator).name() == "scf.condition" { operands[1..].to_vec() } else { operands }
+}
+
+/// Whether an `scf.while` buffer is safe in one slot: the region receiving
+/// `alloc`'s buffer (the other one of the loop) never passes that argument
+/// straight back, so the buffer's previous contents are dead whenever the
+/// alloc makes it anew. (Bufferization copies a carried buffer in the
+/// `before` region, which gives exactly this.)
+fn while_buffer_is_safe(alloc: MlirOperation, loop_op: MlirOperation) -> bool {
+    let buffer = unsafe { mlirOperationGetResult(alloc, 0) };
+    let [before, after] = [0, 1].map(|region| RawOp(loop_op).region_block(region));
+    let in_before = unsafe { mlirOperationGetBlock(alloc).ptr == before.ptr };
+    let (own, other) = if in_before { (before, after) } else { (after, before) };
+    passed_on(own).into_iter().enumerate().filter(|&(_, value)| value.ptr == buffer.ptr).all(|(position, _)| {
+        let Some(&argument) = block_arguments(other).get(position) else { return false };
+        !passed_on(other).iter().any(|value| value.ptr == argument.ptr)
+    })
+}
+
 /// The loop that yields `alloc`'s buffer to its next iteration, if any.
 fn carried_by(alloc: MlirOperation) -> Result<Option<MlirOperation>, String> {
     let buffer = unsafe { mlirOperationGetResult(alloc, 0) };
     let parent = unsafe { mlirOperationGetParentOperation(alloc) };
-    let yielded = crate::ir::users(buffer).into_iter().any(|user| RawOp(user).name() == "scf.yield");
+    let passes_on = |user: MlirOperation| matches!(RawOp(user).name().as_str(), "scf.yield" | "scf.condition");
+    let yielded = crate::ir::users(buffer).into_iter().any(passes_on);
     if !yielded {
         return Ok(None);
+    }
+    if RawOp(parent).name() == "scf.while" {
+        return if while_buffer_is_safe(alloc, parent) {
+            Ok(None)
+        } else {
+            Err("a buffer an 'scf.while' passes straight back to the region that made it cannot be placed in workgroup memory yet".into())
+        };
     }
     if RawOp(parent).name() != "scf.for" {
         return Err(format!("a local buffer yielded by '{}' cannot be placed in workgroup memory", RawOp(parent).name()));
@@ -419,6 +454,9 @@ fn is_read_only(name: &str) -> bool {
                 | "memref.memory_space_cast"
                 | "scf.for"
                 | "scf.if"
+                | "scf.while"
+                | "scf.condition"
+                | "scf.index_switch"
                 | "scf.yield"
                 | "gpu.block_id"
                 | "gpu.thread_id"
@@ -430,7 +468,7 @@ fn writes(op: MlirOperation) -> bool {
 }
 
 fn is_terminator(name: &str) -> bool {
-    matches!(name, "scf.yield" | "gpu.terminator" | "scf.reduce")
+    matches!(name, "scf.yield" | "scf.condition" | "gpu.terminator" | "scf.reduce")
 }
 
 /// Shares the work of `block` (uniform code) among the work-items. Code on
@@ -450,7 +488,7 @@ fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> {
             end_per_item(&mut last_per_item)?;
             on_first_item(&mut writes_of_one, items)?;
             distribute_parallel(op, items)?;
-        } else if holds_block_work && matches!(name.as_str(), "scf.for" | "scf.if") {
+        } else if holds_block_work && matches!(name.as_str(), "scf.for" | "scf.if" | "scf.while" | "scf.index_switch") {
             end_per_item(&mut last_per_item)?;
             on_first_item(&mut writes_of_one, items)?;
             for nested in region_blocks(op) {
