@@ -20,6 +20,7 @@
 
 mod accuracy;
 mod differential;
+mod interpreter_coverage;
 
 use std::{
     path::{Path, PathBuf},
@@ -332,4 +333,6 @@ datatest_stable::harness! {
     { test = mutations_never_crash, root = "../test", pattern = r"\.mlir$" },
     { test = differential::differential, root = "../test/differential", pattern = r"\.toml$" },
     { test = accuracy::accuracy, root = "../test/accuracy", pattern = r"\.toml$" },
+    { test = interpreter_coverage::interpreter_covers_kernels, root = "../test", pattern = r"\.mlir$" },
+    { test = interpreter_coverage::interpreter_covers_kernels, root = "../examples", pattern = r"\.mlir$" },
 }

@@ -7,6 +7,7 @@
 
 mod block_ops;
 mod elementwise;
+mod structure;
 mod value;
 
 use crate::{ElementType, HostArray};
@@ -26,6 +27,50 @@ use value::{for_each_index, normalize, poison, read, write};
 pub struct InterpretError(pub String);
 
 type Result<T> = std::result::Result<T, InterpretError>;
+
+/// Every op the interpreter runs besides the element-wise `arith` and
+/// `math` ops (`elementwise::is_elementwise`).
+const OPS: &[&str] = &[
+    "func.call",
+    "func.return",
+    "grid.call",
+    "grid.program_id",
+    "grid.num_programs",
+    "scf.for",
+    "scf.if",
+    "scf.while",
+    "scf.index_switch",
+    "scf.yield",
+    "scf.condition",
+    "arith.constant",
+    "arith.select",
+    "block.load",
+    "block.store",
+    "block.atomic_rmw",
+    "block.dot",
+    "block.reduce",
+    "block.broadcast",
+    "block.iota",
+    "tensor.splat",
+    "tensor.empty",
+    "tensor.extract",
+    "tensor.from_elements",
+    "tensor.expand_shape",
+    "tensor.collapse_shape",
+    "tensor.reshape",
+    "tensor.extract_slice",
+    "tensor.insert_slice",
+    "linalg.transpose",
+    "memref.load",
+    "memref.store",
+];
+
+/// Whether the interpreter runs ops named `name` (every op a kernel may
+/// use on a compiled path must be here: a test checks every kernel in
+/// `examples/` and `test/`).
+pub fn supports(name: &str) -> bool {
+    OPS.contains(&name) || elementwise::is_elementwise(name)
+}
 
 fn fail<T>(message: impl Into<String>) -> Result<T> {
     Err(InterpretError(message.into()))
@@ -138,11 +183,14 @@ impl Interpreter {
 
     fn run_op(&mut self, op: &Op, env: &mut Env) -> Result<Flow> {
         let name = op.name();
+        if !supports(&name) {
+            return fail(format!("the interpreter does not support '{name}'"));
+        }
         let operands: Vec<Val> = op.operands().into_iter().map(|v| env.get(v)).collect::<Result<_>>()?;
         let results = op.results();
         let set_result = |env: &mut Env, val: Val| env.set(results[0], val);
         match name.as_str() {
-            "func.return" | "scf.yield" => return Ok(Flow::Exit(operands)),
+            "func.return" | "scf.yield" | "scf.condition" => return Ok(Flow::Exit(operands)),
             "func.call" => {
                 let callee = unsafe { melior::ir::Attribute::from_raw(op.attribute("callee")) }.to_string();
                 let function = find_symbol(self.module, callee.trim_start_matches('@'))
@@ -186,6 +234,38 @@ impl Interpreter {
                 for (result, value) in results.iter().zip(values) {
                     env.set(*result, value);
                 }
+            }
+            "scf.while" => {
+                // `before` ends in scf.condition(%continue) %args: the
+                // arguments of `after`, or the results once it is false.
+                let mut carried = operands;
+                let values = loop {
+                    let mut values = self.run_nested(op.region_block(0), env, carried)?;
+                    if values.is_empty() {
+                        return fail("scf.while: the before region yields no condition");
+                    }
+                    let arguments = values.split_off(1);
+                    if scalar(&values[0])?.i() == 0 {
+                        break arguments;
+                    }
+                    carried = self.run_nested(op.region_block(1), env, arguments)?;
+                };
+                for (result, value) in results.iter().zip(values) {
+                    env.set(*result, value);
+                }
+            }
+            "scf.index_switch" => {
+                // Region 0 is the default; region k + 1 is case k.
+                let selector = scalar(&operands[0])?.i();
+                let case = op.integers("cases").iter().position(|&case| case == selector);
+                let block = op.region_block(case.map_or(0, |k| k as isize + 1));
+                let values = self.run_nested(block, env, Vec::new())?;
+                for (result, value) in results.iter().zip(values) {
+                    env.set(*result, value);
+                }
+            }
+            "linalg.transpose" | "tensor.extract_slice" | "tensor.insert_slice" => {
+                set_result(env, structure::structure_op(op, &name, &operands)?)
             }
             _ if name.starts_with("block.") || name.starts_with("tensor.") || name.starts_with("memref.") => {
                 if let Some(value) = self.block_op(op, &name, &operands)? {
