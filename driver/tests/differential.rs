@@ -9,14 +9,16 @@
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::{fmt::Write, path::Path, process::Command};
 
+/// Every output's expected contents, computed from the inputs.
+type Reference = Box<dyn Fn(&[Vec<f64>]) -> Vec<Vec<f64>>>;
+
 /// One random configuration and the module text that runs it.
 struct Case {
     text: String,
     /// Leading arguments filled with random data; the rest are outputs.
     inputs: usize,
     arguments: usize,
-    /// Every output's expected contents, from the inputs.
-    reference: Box<dyn Fn(&[Vec<f64>]) -> Vec<Vec<f64>>>,
+    reference: Reference,
     description: String,
     /// Extra `tessel run` arguments on the emulated GPU (the chip).
     gpu_args: Vec<String>,

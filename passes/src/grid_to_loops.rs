@@ -61,11 +61,10 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     kernels.sort();
     kernels.dedup();
     for kernel in kernels {
-        if !is_called(module, &kernel) {
-            if let Some(function) = find_symbol(module.to_raw(), &kernel) {
+        if !is_called(module, &kernel)
+            && let Some(function) = find_symbol(module.to_raw(), &kernel) {
                 unsafe { mlirOperationDestroy(function) };
             }
-        }
     }
 }
 
@@ -180,13 +179,13 @@ fn operand_ref(
     let array_strides = strides(&operand.shape);
     let mut offsets = String::new();
     // Element offset at which the block starts, per array dimension.
-    for d in 0..sizes.len() {
+    for (d, size) in sizes.iter().enumerate() {
         let block_index = spec.index_map.as_ref().map_or("0".to_string(), |map| affine_text(&map.results[d]));
         let start = if spec.unblocked {
             let low = spec.padding.get(d).map_or(0, |(low, _)| *low);
             format!("({block_index}) - {low}")
         } else {
-            format!("({block_index}) * {}", sizes[d])
+            format!("({block_index}) * {size}")
         };
         writeln!(offsets, "%s{index}_{d} = affine.apply affine_map<({dims}) -> ({start})>({ids})").unwrap();
     }
@@ -240,7 +239,7 @@ fn operand_ref(
     writeln!(before, "%pad{index} = arith.constant {}", padding_constant(element, poison)).unwrap();
     writeln!(before, "linalg.fill ins(%pad{index} : {element}) outs(%r{index} : {buffer_type})").unwrap();
     let (mut src_offsets, mut src_sizes, mut dst_offsets, mut dst_sizes) = (vec![], vec![], vec![], vec![]);
-    for d in 0..sizes.len() {
+    for (d, size) in sizes.iter().enumerate() {
         let s = format!("%s{index}_{d}");
         if spec.block_shape[d].is_none() {
             src_offsets.push(s);
@@ -256,7 +255,6 @@ fn operand_ref(
              {p}_len = arith.subi {p}_hi, {p}_lo : index\n\
              {p}_n = arith.maxsi {p}_len, %c0 : index\n\
              {p}_at = arith.subi {p}_lo, {s} : index\n",
-            size = sizes[d],
             extent = operand.shape[d],
         )
         .unwrap();

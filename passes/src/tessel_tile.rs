@@ -158,18 +158,18 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         } else {
             (format!("%rows{index}"), format!("{any}, {any}"))
         };
-        write!(
+        writeln!(
             body,
             "%matched{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \
              attributes{{tessel.contraction, tessel.tile_group = {index} : i64}} in %root \
-             : ({any}) -> {any}\n"
+             : ({any}) -> {any}"
         )
         .unwrap();
         if *chunk > 0 {
-            write!(
+            writeln!(
                 body,
                 "%dots{index}, %chunks{index} = transform.structured.tile_using_for %matched{index} \
-                 tile_sizes [{}] : ({any}) -> ({any}, {any})\n",
+                 tile_sizes [{}] : ({any}) -> ({any}, {any})",
                 sizes("0", 0, 0, *chunk)
             )
             .unwrap();

@@ -136,15 +136,15 @@ fn float_text(shortest: String, value: f64) -> String {
     if value.is_infinite() {
         return if value > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    let text = match shortest.find('.') {
+    
+    match shortest.find('.') {
         Some(dot) if shortest.len() - dot - 1 > 8 => {
             let rounded = format!("{value:.8}");
             rounded.trim_end_matches('0').to_string()
         }
         Some(_) => shortest,
         None => format!("{shortest}."),
-    };
-    text
+    }
 }
 
 /// numpy aligns floats on the decimal point: the fractions are padded on

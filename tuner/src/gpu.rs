@@ -223,8 +223,8 @@ pub fn tune_gpu(
     .expect("the default schedule was measured");
     // Confirm the winner against the default, alternately.
     let (mut best, mut best_s, mut default_again) = (start, default_s, default_s);
-    if found.schedule != start {
-        if let Ok(winner) = compile(module_text, entry, found.schedule, chip) {
+    if found.schedule != start
+        && let Ok(winner) = compile(module_text, entry, found.schedule, chip) {
             let (mut defaults, mut winners) = (Vec::new(), Vec::new());
             for _ in 0..3 {
                 defaults.extend(time(&default, &inputs, &mut reference).seconds());
@@ -239,7 +239,6 @@ pub fn tune_gpu(
                 }
             }
         }
-    }
     let tuned = TunedGpu {
         default_s: default_again,
         best_s,
