@@ -19,7 +19,9 @@ fn kernels(c: &mut Criterion) {
         let mut arrays: Vec<HostArray> = signature
             .iter()
             .enumerate()
-            .map(|(index, (_, element, shape))| HostArray::random(*element, shape, index as u64 + 1).expect("allocates"))
+            .map(|(index, (_, element, shape))| {
+                HostArray::random(*element, shape, index as u64 + 1).expect("allocates")
+            })
             .collect();
         cpu::lower(&context, &mut module, Padding::Zero).expect("lowers");
         let jit = Jit::new(&module, 3).expect("compiles");

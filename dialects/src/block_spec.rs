@@ -6,14 +6,12 @@ use melior::{
     ir::{Attribute, AttributeLike},
 };
 use mlir_sys::{
-    MlirAffineExpr, MlirAffineMap, mlirAffineAddExprGet, mlirAffineBinaryOpExprGetLHS,
-    mlirAffineBinaryOpExprGetRHS, mlirAffineCeilDivExprGet, mlirAffineConstantExprGet,
-    mlirAffineConstantExprGetValue, mlirAffineDimExprGet, mlirAffineDimExprGetPosition,
-    mlirAffineExprIsAAdd, mlirAffineExprIsACeilDiv, mlirAffineExprIsAConstant,
+    MlirAffineExpr, MlirAffineMap, mlirAffineAddExprGet, mlirAffineBinaryOpExprGetLHS, mlirAffineBinaryOpExprGetRHS,
+    mlirAffineCeilDivExprGet, mlirAffineConstantExprGet, mlirAffineConstantExprGetValue, mlirAffineDimExprGet,
+    mlirAffineDimExprGetPosition, mlirAffineExprIsAAdd, mlirAffineExprIsACeilDiv, mlirAffineExprIsAConstant,
     mlirAffineExprIsADim, mlirAffineExprIsAFloorDiv, mlirAffineExprIsAMod, mlirAffineExprIsAMul,
-    mlirAffineFloorDivExprGet, mlirAffineMapGet, mlirAffineMapGetNumDims,
-    mlirAffineMapGetNumResults, mlirAffineMapGetResult, mlirAffineModExprGet,
-    mlirAffineMulExprGet,
+    mlirAffineFloorDivExprGet, mlirAffineMapGet, mlirAffineMapGetNumDims, mlirAffineMapGetNumResults,
+    mlirAffineMapGetResult, mlirAffineModExprGet, mlirAffineMulExprGet,
 };
 
 /// One result of an index map: an affine expression of the grid indices.
@@ -111,12 +109,8 @@ impl IndexExpr {
                 IndexExpr::Add(l, r) => mlirAffineAddExprGet(l.to_raw(context), r.to_raw(context)),
                 IndexExpr::Mul(l, r) => mlirAffineMulExprGet(l.to_raw(context), r.to_raw(context)),
                 IndexExpr::Mod(l, r) => mlirAffineModExprGet(l.to_raw(context), r.to_raw(context)),
-                IndexExpr::FloorDiv(l, r) => {
-                    mlirAffineFloorDivExprGet(l.to_raw(context), r.to_raw(context))
-                }
-                IndexExpr::CeilDiv(l, r) => {
-                    mlirAffineCeilDivExprGet(l.to_raw(context), r.to_raw(context))
-                }
+                IndexExpr::FloorDiv(l, r) => mlirAffineFloorDivExprGet(l.to_raw(context), r.to_raw(context)),
+                IndexExpr::CeilDiv(l, r) => mlirAffineCeilDivExprGet(l.to_raw(context), r.to_raw(context)),
             }
         }
     }
@@ -162,13 +156,7 @@ impl IndexMap {
     fn to_raw(&self, context: &Context) -> MlirAffineMap {
         unsafe {
             let mut results: Vec<_> = self.results.iter().map(|r| r.to_raw(context)).collect();
-            mlirAffineMapGet(
-                context.to_raw(),
-                self.num_dims as isize,
-                0,
-                results.len() as isize,
-                results.as_mut_ptr(),
-            )
+            mlirAffineMapGet(context.to_raw(), self.num_dims as isize, 0, results.len() as isize, results.as_mut_ptr())
         }
     }
 }
@@ -223,10 +211,7 @@ impl BlockSpec {
                 unblocked: ffi::tesselBlockSpecIsUnblocked(raw),
                 padding: (0..padding / 2)
                     .map(|i| {
-                        (
-                            ffi::tesselBlockSpecGetPadding(raw, 2 * i),
-                            ffi::tesselBlockSpecGetPadding(raw, 2 * i + 1),
-                        )
+                        (ffi::tesselBlockSpecGetPadding(raw, 2 * i), ffi::tesselBlockSpecGetPadding(raw, 2 * i + 1))
                     })
                     .collect(),
             })

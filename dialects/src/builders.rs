@@ -13,8 +13,8 @@ use melior::{
     ir::{
         Attribute, Identifier, Location, Operation, Type, Value,
         attribute::{
-            ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
-            IntegerAttribute, TypeAttribute,
+            ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute,
+            TypeAttribute,
         },
         operation::OperationBuilder,
         r#type::IntegerType,
@@ -38,7 +38,8 @@ pub fn load<'c>(
     result: Type<'c>,
     location: Location<'c>,
 ) -> Operation<'c> {
-    let mut attributes = vec![segments(context, &[1, offsets.len(), mask.is_some() as usize, other.is_some() as usize])];
+    let mut attributes =
+        vec![segments(context, &[1, offsets.len(), mask.is_some() as usize, other.is_some() as usize])];
     if let Some(sizes) = sizes {
         attributes.push((Identifier::new(context, "sizes"), DenseI64ArrayAttribute::new(context, sizes).into()));
     }
@@ -119,7 +120,11 @@ pub struct CallSpec<'c, 'a, 's> {
 }
 
 /// `grid.call @kernel grid [...] ins(...) outs(...) ...`.
-pub fn grid_call<'c>(context: &'c Context, call: &CallSpec<'c, '_, '_>, location: Location<'c>) -> Result<Operation<'c>, BlockSpecError> {
+pub fn grid_call<'c>(
+    context: &'c Context,
+    call: &CallSpec<'c, '_, '_>,
+    location: Location<'c>,
+) -> Result<Operation<'c>, BlockSpecError> {
     let specs = |operands: &[(Value, BlockSpec)]| -> Result<Attribute<'c>, BlockSpecError> {
         let specs = operands.iter().map(|(_, spec)| spec.to_attribute(context)).collect::<Result<Vec<_>, _>>()?;
         Ok(ArrayAttribute::new(context, &specs).into())
@@ -139,7 +144,10 @@ pub fn grid_call<'c>(context: &'c Context, call: &CallSpec<'c, '_, '_>, location
         let values: Vec<Attribute> = semantics
             .iter()
             .map(|axis| unsafe {
-                Attribute::from_raw(ffi::tesselDimensionSemanticsGet(context.to_raw(), *axis == AxisSemantics::Arbitrary))
+                Attribute::from_raw(ffi::tesselDimensionSemanticsGet(
+                    context.to_raw(),
+                    *axis == AxisSemantics::Arbitrary,
+                ))
             })
             .collect();
         attributes.push((Identifier::new(context, "semantics"), ArrayAttribute::new(context, &values).into()));

@@ -2,8 +2,7 @@
 #![allow(non_snake_case, missing_docs)]
 
 use mlir_sys::{
-    MlirModule,
-    MlirAffineMap, MlirAttribute, MlirContext, MlirDialectHandle, MlirLocation, MlirLogicalResult,
+    MlirAffineMap, MlirAttribute, MlirContext, MlirDialectHandle, MlirLocation, MlirLogicalResult, MlirModule,
     MlirOperation, MlirPass, MlirPassManager, MlirStringRef,
 };
 use std::ffi::c_void;
@@ -62,8 +61,6 @@ unsafe extern "C" {
     ) -> *mut TesselSourceDiagnostics;
     pub fn tesselSourceDiagnosticsParse(diagnostics: *mut TesselSourceDiagnostics) -> MlirOperation;
     pub fn tesselParseModule(ctx: MlirContext, text: MlirStringRef) -> MlirModule;
-    pub fn tesselSourceDiagnosticsVerify(
-        diagnostics: *mut TesselSourceDiagnostics,
-    ) -> MlirLogicalResult;
+    pub fn tesselSourceDiagnosticsVerify(diagnostics: *mut TesselSourceDiagnostics) -> MlirLogicalResult;
     pub fn tesselSourceDiagnosticsDestroy(diagnostics: *mut TesselSourceDiagnostics);
 }

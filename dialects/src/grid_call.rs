@@ -2,14 +2,14 @@
 
 use crate::{BlockSpec, BlockSpecError, ffi};
 use melior::ir::{
-    Attribute, AttributeLike, OperationRef, Value, ValueLike,
-    attribute::ArrayAttribute, TypeLike,
+    Attribute, AttributeLike, OperationRef, TypeLike, Value, ValueLike,
+    attribute::ArrayAttribute,
     operation::{OperationLike, OperationMutLike, OperationRefMut},
 };
 use mlir_sys::{
-    mlirShapedTypeGetDimSize, mlirShapedTypeGetRank, mlirTypeAttrGetValue,
-    mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirDenseI32ArrayGetElement,
-    mlirDenseI64ArrayGetElement, mlirDenseArrayGetNumElements, mlirIntegerAttrGetValueInt,
+    mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirDenseArrayGetNumElements, mlirDenseI32ArrayGetElement,
+    mlirDenseI64ArrayGetElement, mlirIntegerAttrGetValueInt, mlirShapedTypeGetDimSize, mlirShapedTypeGetRank,
+    mlirTypeAttrGetValue,
 };
 
 /// Iteration semantics of one grid axis.
@@ -56,11 +56,7 @@ impl<'c, 'a> GridCall<'c, 'a> {
     /// Grid sizes, one per axis (empty: one program).
     pub fn grid(&self) -> Vec<i64> {
         let raw = self.operation.attribute("grid").expect("verified grid.call").to_raw();
-        unsafe {
-            (0..mlirDenseArrayGetNumElements(raw))
-                .map(|i| mlirDenseI64ArrayGetElement(raw, i))
-                .collect()
-        }
+        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
     }
 
     fn segment(&self, index: isize) -> std::ops::Range<usize> {
@@ -79,7 +75,9 @@ impl<'c, 'a> GridCall<'c, 'a> {
                 // Verified: a statically shaped memref.
                 let raw_type = value.r#type().to_raw();
                 let shape = unsafe {
-                    (0..mlirShapedTypeGetRank(raw_type)).map(|d| mlirShapedTypeGetDimSize(raw_type, d as isize)).collect()
+                    (0..mlirShapedTypeGetRank(raw_type))
+                        .map(|d| mlirShapedTypeGetDimSize(raw_type, d as isize))
+                        .collect()
                 };
                 let spec = unsafe { Attribute::from_raw(mlirArrayAttrGetElement(specs, i as isize)) };
                 Ok(Operand { value, shape, spec: BlockSpec::from_attribute(spec)? })

@@ -66,7 +66,9 @@ impl RawOp {
         if raw.ptr.is_null() {
             return Vec::new();
         }
-        unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI32ArrayGetElement(raw, i) as usize).collect() }
+        unsafe {
+            (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI32ArrayGetElement(raw, i) as usize).collect()
+        }
     }
 
     /// The first block of region `index` (null when the region is empty).

@@ -24,9 +24,16 @@ fn typed_builders_make_a_verified_kernel() {
 
     let module = Module::new(location);
     let body = Block::new(&[(memref, location), (row, location)]);
-    let loaded = body.append_operation(
-        builders::load(&context, body.argument(0).unwrap().into(), &[], None, None, None, tensor, location),
-    );
+    let loaded = body.append_operation(builders::load(
+        &context,
+        body.argument(0).unwrap().into(),
+        &[],
+        None,
+        None,
+        None,
+        tensor,
+        location,
+    ));
     let sum = body.append_operation(
         block::ReduceOperation::builder(&context, location)
             .kind(Attribute::parse(&context, "0 : i32").unwrap())
@@ -138,7 +145,10 @@ fn block_specs_round_trip_through_attributes() {
         assert_eq!(rebuilt, attribute, "{text}");
         assert_eq!(rebuilt.to_string(), text);
     }
-    let spec = BlockSpec::from_attribute(Attribute::parse(&context, "#grid.block<[squeezed, 2], (d0, d1) -> (d0, d1 + 1)>").unwrap()).unwrap();
+    let spec = BlockSpec::from_attribute(
+        Attribute::parse(&context, "#grid.block<[squeezed, 2], (d0, d1) -> (d0, d1 + 1)>").unwrap(),
+    )
+    .unwrap();
     assert_eq!(spec.block_shape, vec![None, Some(2)]);
     assert_eq!(spec.block_sizes(), vec![1, 2]);
     assert_eq!(spec.indices_at(&[2, 3]), Some(vec![2, 4]));
@@ -151,7 +161,8 @@ fn block_specs_round_trip_through_attributes() {
         sink.borrow_mut().push(diagnostic.to_string());
         true
     });
-    let invalid = BlockSpec { full: false, block_shape: vec![Some(2)], index_map: None, unblocked: false, padding: vec![(1, 1)] };
+    let invalid =
+        BlockSpec { full: false, block_shape: vec![Some(2)], index_map: None, unblocked: false, padding: vec![(1, 1)] };
     assert!(invalid.to_attribute(&context).is_err());
     context.detach_diagnostic_handler(handler);
     assert_eq!(*messages.borrow(), vec!["'pad' is only allowed on an unblocked BlockSpec".to_string()]);
@@ -164,7 +175,12 @@ fn index_maps_evaluate_like_mlir() {
     let d = |p| Box::new(Dim(p));
     let map = IndexMap {
         num_dims: 1,
-        results: vec![FloorDiv(d(0), c(4)), CeilDiv(d(0), c(4)), Mod(d(0), c(4)), Add(Box::new(Mul(d(0), c(-2))), c(3))],
+        results: vec![
+            FloorDiv(d(0), c(4)),
+            CeilDiv(d(0), c(4)),
+            Mod(d(0), c(4)),
+            Add(Box::new(Mul(d(0), c(-2))), c(3)),
+        ],
     };
     assert_eq!(map.eval(&[-5]), Some(vec![-2, -1, 3, 13]));
     assert_eq!(map.eval(&[8]), Some(vec![2, 2, 0, -13]));

@@ -5,8 +5,8 @@ use clap::{Args, ValueEnum};
 use std::{path::PathBuf, process::ExitCode};
 use tessel_lowering::{
     cpu::{self, Padding},
-    rocm,
     emit::{Artifact, emit},
+    rocm,
 };
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -79,7 +79,11 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
             Emit::Llvm => rocm::Output::LlvmIr,
             Emit::Asm => rocm::Output::Assembly,
             Emit::Hsaco => rocm::Output::CodeObject,
-            other => return Err(SourceError::Message(format!("tessel: error: --emit {other:?} is for --target cpu").to_lowercase())),
+            other => {
+                return Err(SourceError::Message(
+                    format!("tessel: error: --emit {other:?} is for --target cpu").to_lowercase(),
+                ));
+            }
         };
         cpu::prepare(&context, &mut module, padding);
         let gpu = options.gpu.resolve(&options.schedule, &module_text);

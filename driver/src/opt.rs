@@ -163,7 +163,11 @@ fn pipeline_from_flags(flags: &[PassFlag]) -> String {
     format!("builtin.module({})", passes.join(","))
 }
 
-fn build_pass_manager<'c>(context: &'c Context, pipeline: &str, print_after_all: bool) -> Result<PassManager<'c>, String> {
+fn build_pass_manager<'c>(
+    context: &'c Context,
+    pipeline: &str,
+    print_after_all: bool,
+) -> Result<PassManager<'c>, String> {
     // Implicit nesting, like mlir-opt: `--some-func-pass` nests under func.func.
     let manager = unsafe { PassManager::from_raw(ffi::tesselPassManagerCreateImplicitNesting(context.to_raw())) };
     parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline).map_err(|error| error.to_string())?;
@@ -187,7 +191,8 @@ fn read_input(input: &str) -> Result<(String, String), String> {
         std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("tessel-opt: error: cannot read stdin: {e}"))?;
         (bytes, "<stdin>".to_string())
     } else {
-        let bytes = std::fs::read(input).map_err(|e| format!("tessel-opt: error: could not open input file '{input}': {e}"))?;
+        let bytes =
+            std::fs::read(input).map_err(|e| format!("tessel-opt: error: could not open input file '{input}': {e}"))?;
         (bytes, input.to_string())
     };
     match String::from_utf8(bytes) {

@@ -4,9 +4,7 @@
 use crate::source::{SourceError, parse_file};
 use clap::Args;
 use melior::ir::{
-    BlockLike, Module, RegionLike, TypeLike, ValueLike,
-    r#type::ShapedTypeLike,
-    operation::OperationLike,
+    BlockLike, Module, RegionLike, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike,
 };
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 use tessel_lowering::cpu::{self, Padding};
@@ -76,7 +74,9 @@ fn parse_arg(text: &str) -> Result<(usize, ArgSource), String> {
     let source = match source {
         "zeros" => ArgSource::Zeros,
         _ if source.starts_with("random:") => ArgSource::Random(
-            source["random:".len()..].parse().map_err(|_| format!("--arg '{text}': the seed must be an unsigned integer"))?,
+            source["random:".len()..]
+                .parse()
+                .map_err(|_| format!("--arg '{text}': the seed must be an unsigned integer"))?,
         ),
         path => ArgSource::Npy(PathBuf::from(path)),
     };
@@ -106,21 +106,31 @@ pub fn run(options: RunOptions) -> ExitCode {
 
 /// The element type and shape of each argument of `entry`.
 /// The memref arguments of `entry`: (type text, element type, shape).
-pub fn signature(module: &Module, entry: &str, file: &str) -> Result<Vec<(String, ElementType, Vec<usize>)>, SourceError> {
+pub fn signature(
+    module: &Module,
+    entry: &str,
+    file: &str,
+) -> Result<Vec<(String, ElementType, Vec<usize>)>, SourceError> {
     let body = module.body();
     let mut op = body.first_operation();
     while let Some(function) = op {
         let is_entry = function.name().as_string_ref().as_str() == Ok("func.func")
             && function.attribute("sym_name").is_ok_and(|name| name.to_string() == format!("\"{entry}\""));
         if is_entry {
-            let region = function.region(0).map_err(|_| SourceError::Message(format!("{file}: error: @{entry} has no body")))?;
-            let block = region.first_block().ok_or_else(|| SourceError::Message(format!("{file}: error: @{entry} has no body")))?;
+            let region =
+                function.region(0).map_err(|_| SourceError::Message(format!("{file}: error: @{entry} has no body")))?;
+            let block = region
+                .first_block()
+                .ok_or_else(|| SourceError::Message(format!("{file}: error: @{entry} has no body")))?;
             return (0..block.argument_count())
                 .map(|i| {
                     let r#type = block.argument(i).unwrap().r#type();
                     let text = r#type.to_string();
                     let located = |why: &str| {
-                        tessel_passes::emit_error(function.location(), &format!("argument #{i} of @{entry} {why}, got {text}"));
+                        tessel_passes::emit_error(
+                            function.location(),
+                            &format!("argument #{i} of @{entry} {why}, got {text}"),
+                        );
                         SourceError::Reported
                     };
                     if !r#type.is_mem_ref() {
@@ -211,7 +221,11 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                 match options.device {
                     Device::RocmEmulated => {
                         cpu::prepare(&context, &mut module, padding);
-                        tessel_lowering::rocm::lower_emulated(&context, &mut module, &options.gpu.resolve(&options.schedule, &module_text))
+                        tessel_lowering::rocm::lower_emulated(
+                            &context,
+                            &mut module,
+                            &options.gpu.resolve(&options.schedule, &module_text),
+                        )
                     }
                     _ => {
                         options.schedule.resolve(&module_text).apply(&context, &mut module);
@@ -241,7 +255,8 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     }
     crate::write_stdout(&printed);
     if let Some(dir) = &options.dump {
-        std::fs::create_dir_all(dir).map_err(|e| SourceError::Message(format!("tessel: error: cannot create '{}': {e}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| SourceError::Message(format!("tessel: error: cannot create '{}': {e}", dir.display())))?;
         for (index, array) in arrays.iter().enumerate() {
             array
                 .write_npy(&dir.join(format!("arg{index}.npy")))
@@ -260,7 +275,9 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
 /// Times calls (one warm-up, then at least 5 and up to 1000 runs or about
 /// one second) and prints the JSON summary line.
 fn bench(jit: &Jit, entry: &str, arrays: &mut [HostArray]) -> Result<(), SourceError> {
-    let call = |arrays: &mut [HostArray]| jit.call(entry, arrays).map_err(|e| SourceError::Message(format!("tessel: error: {e}")));
+    let call = |arrays: &mut [HostArray]| {
+        jit.call(entry, arrays).map_err(|e| SourceError::Message(format!("tessel: error: {e}")))
+    };
     call(arrays)?;
     let mut times = Vec::new();
     let started = Instant::now();

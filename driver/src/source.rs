@@ -17,8 +17,10 @@ pub enum SourceError {
 /// during lowering) are printed as `file:line:col: error: ...`.
 pub fn parse_file<'c>(context: &'c Context, path: &Path) -> Result<(Module<'c>, SourceDiagnostics<'c>), SourceError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| SourceError::Message(format!("tessel: error: cannot read '{name}': {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|_| SourceError::Message(format!("{name}:1:1: error: input is not valid UTF-8 text")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| SourceError::Message(format!("tessel: error: cannot read '{name}': {e}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| SourceError::Message(format!("{name}:1:1: error: input is not valid UTF-8 text")))?;
     let diagnostics = SourceDiagnostics::new(context, &text, &name, false);
     let module = diagnostics.parse().ok_or(SourceError::Reported)?;
     Ok((module, diagnostics))

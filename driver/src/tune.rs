@@ -109,7 +109,11 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
                     (p, false) => format!("/group{p}"),
                     (p, true) => format!("/grouptop{p}"),
                 };
-                let flags = format!("{}{}{group}", if s.pad_tiles { "/pad" } else { "" }, if s.column_major { "/cm" } else { "" });
+                let flags = format!(
+                    "{}{}{group}",
+                    if s.pad_tiles { "/pad" } else { "" },
+                    if s.column_major { "/cm" } else { "" }
+                );
                 let schedule = format!(
                     "{rows}x{columns}/{}/{}/{}/t{}/v{}{flags}",
                     s.num_stages,
@@ -129,7 +133,8 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
                 let s = report.schedule;
                 let cores = if s.matrix_cores { "matrix cores" } else { "FMAs" };
                 let order = if s.column_major { "/column-major" } else { "" };
-                let schedule = format!("{} warps/{} stages/chunk {}/{cores}{order}", s.num_warps, s.num_stages, s.lds_chunk);
+                let schedule =
+                    format!("{} warps/{} stages/chunk {}/{cores}{order}", s.num_warps, s.num_stages, s.lds_chunk);
                 line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
             })
             .map_err(failed)?;

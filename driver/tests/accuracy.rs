@@ -40,7 +40,18 @@ fn sweep(low: f32, high: f32) -> Vec<f32> {
             value = f32::from_bits(value.to_bits() + 1);
         }
     }
-    values.extend([f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 0.0, -0.0, f32::MIN_POSITIVE, 1e-30, -1e-30, 1e-40, 3e-45]);
+    values.extend([
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        0.0,
+        -0.0,
+        f32::MIN_POSITIVE,
+        1e-30,
+        -1e-30,
+        1e-40,
+        3e-45,
+    ]);
     values.extend([f32::MAX, f32::MIN, 1e-7, -1e-7, 1e-4, -1e-4]);
     values
 }
@@ -63,7 +74,11 @@ pub fn accuracy(path: &Path, source: String) -> datatest_stable::Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     let input_path = dir.join("x.npy");
-    let mut writer = npyz::WriteOptions::<f32>::new().default_dtype().shape(&[n as u64]).writer(std::fs::File::create(&input_path)?).begin_nd()?;
+    let mut writer = npyz::WriteOptions::<f32>::new()
+        .default_dtype()
+        .shape(&[n as u64])
+        .writer(std::fs::File::create(&input_path)?)
+        .begin_nd()?;
     writer.extend(inputs.iter().copied())?;
     writer.finish()?;
     let block = 1024;
@@ -85,7 +100,9 @@ pub fn accuracy(path: &Path, source: String) -> datatest_stable::Result<()> {
         .arg(format!("--arg=0={}", input_path.display()))
         .output()?;
     if !output.status.success() {
-        return Err(format!("{}: tessel run failed:\n{}", path.display(), String::from_utf8_lossy(&output.stderr)).into());
+        return Err(
+            format!("{}: tessel run failed:\n{}", path.display(), String::from_utf8_lossy(&output.stderr)).into()
+        );
     }
     let bytes = std::fs::read(dir.join("out/arg1.npy"))?;
     let results: Vec<f32> = npyz::NpyFile::new(&bytes[..])?.into_vec::<f32>()?;

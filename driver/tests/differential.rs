@@ -154,8 +154,9 @@ fn matmul(rng: &mut StdRng) -> Case {
         ),
         "}\n",
     );
-    let text = open + &format!(
-        "func.func @kernel(%x: memref<{bm}x{bk}xf32>, %y: memref<{bk}x{bn}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
+    let text = open
+        + &format!(
+            "func.func @kernel(%x: memref<{bm}x{bk}xf32>, %y: memref<{bk}x{bn}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
          %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
          scf.if %first {{\n%z = arith.constant dense<0.0> : tensor<{bm}x{bn}xf32>\n\
          block.store %z, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\n}}\n\
@@ -168,7 +169,8 @@ fn matmul(rng: &mut StdRng) -> Case {
          grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}xf32>, memref<{k}x{n}xf32>) outs(%o : memref<{m}x{n}xf32>)\n\
          in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
          out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n"
-    ) + close;
+        )
+        + close;
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
         let (x, y) = (&inputs[0], &inputs[1]);
         let mut out = vec![0.0; m * n];
@@ -202,9 +204,8 @@ fn matrix_core_matmul(rng: &mut StdRng) -> Case {
     let warps = [1, 2, 4][rng.random_range(0..3)];
     let stages = rng.random_range(1..=2i64);
     let (input, output, zero) = if float { ("f32", "f32", "0.0") } else { ("i8", "i32", "0") };
-    let description = format!(
-        "{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages"
-    );
+    let description =
+        format!("{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages");
     let text = format!(
         "module attributes {{tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64}} {{\n\
          func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
@@ -265,7 +266,8 @@ fn masked_rows(rng: &mut StdRng) -> Case {
     let bm = rng.random_range(1..=6usize);
     let bool_input = rng.random_bool(0.5);
     let threshold = rng.random_range(0..=n + 1);
-    let other = if float { ["0.0", "1.5", "-2.0"][rng.random_range(0..3)] } else { ["0", "3", "-7"][rng.random_range(0..3)] };
+    let other =
+        if float { ["0.0", "1.5", "-2.0"][rng.random_range(0..3)] } else { ["0", "3", "-7"][rng.random_range(0..3)] };
     let other_value: f64 = other.parse().unwrap();
     let description = format!(
         "masked rows {element} {m}x{n} blocks {bm}x{n} other {other} mask {}",

@@ -191,7 +191,8 @@ impl Lcg {
 fn mutations_never_crash(path: &Path, source: String) -> datatest_stable::Result<()> {
     let bytes = source.as_bytes();
     let mut random = Lcg(bytes.len() as u64 ^ 0x7e55e1);
-    let junk: &[&[u8]] = &[b"}", b"{", b">", b"<", b"[", b"]", b"%", b"@", b"(", b",", b"-1", b"0", b"squeezed", b"#grid.block<", b"x"];
+    let junk: &[&[u8]] =
+        &[b"}", b"{", b">", b"<", b"[", b"]", b"%", b"@", b"(", b",", b"-1", b"0", b"squeezed", b"#grid.block<", b"x"];
     let mut cases: Vec<Vec<u8>> = Vec::new();
     for k in 1..=6 {
         cases.push(bytes[..bytes.len() * k / 7].to_vec());
@@ -219,10 +220,8 @@ fn mutations_never_crash(path: &Path, source: String) -> datatest_stable::Result
         cases.push(mutated);
     }
     for (index, case) in cases.iter().enumerate() {
-        let temp = std::env::temp_dir().join(format!(
-            "tessel-mutation-{}-{index}.mlir",
-            path.file_stem().unwrap().to_string_lossy()
-        ));
+        let temp = std::env::temp_dir()
+            .join(format!("tessel-mutation-{}-{index}.mlir", path.file_stem().unwrap().to_string_lossy()));
         std::fs::write(&temp, case)?;
         for extra in [&[][..], &["--grid-verify-specs"][..]] {
             let status = Command::new(tessel_opt()).arg(&temp).args(extra).output()?.status;
@@ -244,9 +243,9 @@ fn on_device(path: &Path, source: &str, device: &str, skip: &[&str]) -> datatest
     let relative = std::fs::canonicalize(path)?.strip_prefix(&root)?.display().to_string();
     let temp = std::env::temp_dir().join(format!("tessel-lit-{device}")).join(relative.replace('/', "_"));
     std::fs::create_dir_all(temp.parent().unwrap())?;
-    let runs = run_lines(source)
-        .into_iter()
-        .filter(|command| command.contains("tessel run ") && !command.contains("--interpret") && !command.contains("--device"));
+    let runs = run_lines(source).into_iter().filter(|command| {
+        command.contains("tessel run ") && !command.contains("--interpret") && !command.contains("--device")
+    });
     for command in runs {
         let on_device = command.replace("tessel run ", &format!("tessel run --device {device} "));
         let full = substitute(&on_device, &relative, &temp);

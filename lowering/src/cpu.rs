@@ -2,7 +2,11 @@
 
 use melior::{
     Context,
-    ir::{BlockLike, Module, attribute::Attribute, operation::{OperationLike, OperationMutLike}},
+    ir::{
+        BlockLike, Module,
+        attribute::Attribute,
+        operation::{OperationLike, OperationMutLike},
+    },
     pass::PassManager,
     utility::parse_pass_pipeline,
 };

@@ -71,7 +71,8 @@ pub fn bitcode_to_text(bitcode: &[u8]) -> Result<String, EmitError> {
     unsafe {
         let context = LLVMContextCreate();
         let name = CString::new("bitcode").unwrap();
-        let buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode.as_ptr() as *const c_char, bitcode.len(), name.as_ptr());
+        let buffer =
+            LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode.as_ptr() as *const c_char, bitcode.len(), name.as_ptr());
         let mut module = std::ptr::null_mut();
         let failed = LLVMParseBitcodeInContext2(context, buffer, &mut module) != 0;
         LLVMDisposeMemoryBuffer(buffer);

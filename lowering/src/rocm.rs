@@ -9,7 +9,11 @@
 use crate::cpu::{LowerError, run_passes};
 use melior::{
     Context,
-    ir::{BlockLike, Module, attribute::Attribute, operation::{OperationLike, OperationMutLike}},
+    ir::{
+        BlockLike, Module,
+        attribute::Attribute,
+        operation::{OperationLike, OperationMutLike},
+    },
 };
 use mlir_sys::*;
 use std::path::{Path, PathBuf};
@@ -240,7 +244,12 @@ pub enum Output {
 }
 
 /// Lowers `module` for `options.chip` and returns the requested output.
-pub fn compile(context: &Context, module: &mut Module, options: &RocmOptions, output: Output) -> Result<Vec<u8>, LowerError> {
+pub fn compile(
+    context: &Context,
+    module: &mut Module,
+    options: &RocmOptions,
+    output: Output,
+) -> Result<Vec<u8>, LowerError> {
     options.apply(context, module);
     let toolkit = toolkit().map_err(LowerError::Pipeline)?;
     let format = match output {
@@ -289,7 +298,8 @@ pub fn host_program(module: &Module, entry: &str) -> Result<HostProgram, String>
     let function = tessel_dialects::find_symbol(module.as_operation().to_raw(), entry)
         .ok_or_else(|| format!("no function @{entry}"))?;
     let body = RawOp(function).region_block(0);
-    let arguments: Vec<MlirValue> = unsafe { (0..mlirBlockGetNumArguments(body)).map(|i| mlirBlockGetArgument(body, i)).collect() };
+    let arguments: Vec<MlirValue> =
+        unsafe { (0..mlirBlockGetNumArguments(body)).map(|i| mlirBlockGetArgument(body, i)).collect() };
     let mut program = HostProgram::default();
     let mut scratch: Vec<MlirValue> = Vec::new();
     let mut op = unsafe { mlirBlockGetFirstOperation(body) };
@@ -375,7 +385,10 @@ pub fn toolkit() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("TESSEL_ROCM_TOOLKIT") {
         return Ok(PathBuf::from(path));
     }
-    let device_libs = DEVICE_LIBS.iter().map(Path::new).find(|path| path.join("bitcode/ocml.bc").exists())
+    let device_libs = DEVICE_LIBS
+        .iter()
+        .map(Path::new)
+        .find(|path| path.join("bitcode/ocml.bc").exists())
         .ok_or("AMDGPU device libraries not found: install Debian's rocm-device-libs")?;
     let linker = LINKERS.iter().map(Path::new).find(|path| path.exists()).ok_or("ld.lld not found: install lld-22")?;
     let user = std::env::var("USER").unwrap_or_else(|_| "user".into());

@@ -44,20 +44,26 @@ pub static PASS: PassDefinition = PassDefinition {
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let poison = Op(module.to_raw()).has("tessel.poison");
-    template::rewrite_each(module, &pass, PASS.argument, |name| name.starts_with("block."), |operation, name| {
-        let op = Op(operation);
-        match name {
-            "block.load" => load(&op, poison),
-            "block.store" => store(&op),
-            "block.dot" => dot(&op),
-            "block.reduce" => reduce(&op),
-            "block.broadcast" => broadcast(&op),
-            "block.iota" => iota(&op),
-            "block.atomic_rmw" => atomic_rmw(&op),
-            other => Err(format!("no lowering for {other}")),
-        }
-        .map(Some)
-    });
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name.starts_with("block."),
+        |operation, name| {
+            let op = Op(operation);
+            match name {
+                "block.load" => load(&op, poison),
+                "block.store" => store(&op),
+                "block.dot" => dot(&op),
+                "block.reduce" => reduce(&op),
+                "block.broadcast" => broadcast(&op),
+                "block.iota" => iota(&op),
+                "block.atomic_rmw" => atomic_rmw(&op),
+                other => Err(format!("no lowering for {other}")),
+            }
+            .map(Some)
+        },
+    );
 }
 
 use tessel_dialects::RawOp as Op;
@@ -153,7 +159,8 @@ fn predicated_load(op: &Op, poison: bool) -> Lowering {
         params.push(format!("%other: {}", result.element));
         "%other".to_string()
     } else {
-        writeln!(body, "%unset = arith.constant {}", crate::grid_to_loops::padding_constant(&result.element, poison)).unwrap();
+        writeln!(body, "%unset = arith.constant {}", crate::grid_to_loops::padding_constant(&result.element, poison))
+            .unwrap();
         "%unset".to_string()
     };
     let map = identity_map(rank);
@@ -424,7 +431,8 @@ fn identity(kind: i64, element: &str) -> String {
         }
         (_, false) => {
             let bits: u32 = if element == "index" { 64 } else { element[1..].parse().unwrap_or(64) };
-            let (min, max) = if bits == 1 { (-1i128, 0i128) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
+            let (min, max) =
+                if bits == 1 { (-1i128, 0i128) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
             (if kind == 1 { min } else { max }).to_string()
         }
     };
@@ -539,8 +547,12 @@ fn atomic_rmw(op: &Op) -> Lowering {
         value.text
     );
     if has_mask {
-        writeln!(body, "%masks = bufferization.to_buffer %mask read_only : {mask_type} to {}", buffer_text(&value.shape, "i1"))
-            .unwrap();
+        writeln!(
+            body,
+            "%masks = bufferization.to_buffer %mask read_only : {mask_type} to {}",
+            buffer_text(&value.shape, "i1")
+        )
+        .unwrap();
     }
     for (d, size) in value.shape.iter().enumerate() {
         writeln!(body, "%n{d} = arith.constant {size} : index\nscf.for %i{d} = %c0 to %n{d} step %c1 {{").unwrap();
@@ -565,8 +577,12 @@ fn atomic_rmw(op: &Op) -> Lowering {
         value.element
     );
     if has_mask {
-        write!(body, "%m = memref.load %masks[{indices}] : {}\nscf.if %m {{\n{update}}}\n", buffer_text(&value.shape, "i1"))
-            .unwrap();
+        write!(
+            body,
+            "%m = memref.load %masks[{indices}] : {}\nscf.if %m {{\n{update}}}\n",
+            buffer_text(&value.shape, "i1")
+        )
+        .unwrap();
     } else {
         body.push_str(&update);
     }

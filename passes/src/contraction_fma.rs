@@ -21,26 +21,32 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    template::rewrite_each(module, &pass, PASS.argument, |name| name == "arith.addf", |raw, _| {
-        let add = RawOp(raw);
-        let parent = RawOp(unsafe { mlirOperationGetParentOperation(raw) });
-        if parent.name() != "linalg.generic" || !parent.has("tessel.contraction") {
-            return Ok(None);
-        }
-        let (sum, product) = (add.operands()[0], add.operands()[1]);
-        if !unsafe { mlirValueIsAOpResult(product) } {
-            return Ok(None);
-        }
-        let multiply = RawOp(unsafe { mlirOpResultGetOwner(product) });
-        if multiply.name() != "arith.mulf" {
-            return Ok(None);
-        }
-        let element = print_type(unsafe { mlirValueGetType(sum) });
-        let text = format!(
-            "func.func @template(%x: {element}, %y: {element}, %sum: {element}) -> {element} {{\n\
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name == "arith.addf",
+        |raw, _| {
+            let add = RawOp(raw);
+            let parent = RawOp(unsafe { mlirOperationGetParentOperation(raw) });
+            if parent.name() != "linalg.generic" || !parent.has("tessel.contraction") {
+                return Ok(None);
+            }
+            let (sum, product) = (add.operands()[0], add.operands()[1]);
+            if !unsafe { mlirValueIsAOpResult(product) } {
+                return Ok(None);
+            }
+            let multiply = RawOp(unsafe { mlirOpResultGetOwner(product) });
+            if multiply.name() != "arith.mulf" {
+                return Ok(None);
+            }
+            let element = print_type(unsafe { mlirValueGetType(sum) });
+            let text = format!(
+                "func.func @template(%x: {element}, %y: {element}, %sum: {element}) -> {element} {{\n\
              %s = math.fma %x, %y, %sum : {element}\nreturn %s : {element}\n}}"
-        );
-        let operands = multiply.operands();
-        Ok(Some((text, vec![operands[0], operands[1], sum])))
-    });
+            );
+            let operands = multiply.operands();
+            Ok(Some((text, vec![operands[0], operands[1], sum])))
+        },
+    );
 }

@@ -25,18 +25,24 @@ fn contiguous(memref: MlirType) -> bool {
 }
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    template::rewrite_each(module, &pass, PASS.argument, |name| name == "memref.copy", |raw, _| {
-        let operands = RawOp(raw).operands();
-        let types: Vec<MlirType> = operands.iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
-        if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) }) || types.iter().all(|&t| contiguous(t)) {
-            return Ok(None);
-        }
-        let (source, target) = (print_type(types[0]), print_type(types[1]));
-        let text = format!(
-            "func.func @template(%source: {source}, %target: {target}) {{\n\
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name == "memref.copy",
+        |raw, _| {
+            let operands = RawOp(raw).operands();
+            let types: Vec<MlirType> = operands.iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
+            if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) }) || types.iter().all(|&t| contiguous(t)) {
+                return Ok(None);
+            }
+            let (source, target) = (print_type(types[0]), print_type(types[1]));
+            let text = format!(
+                "func.func @template(%source: {source}, %target: {target}) {{\n\
              linalg.copy ins(%source : {source}) outs(%target : {target})\n\
              return\n}}\n"
-        );
-        Ok(Some((text, operands)))
-    });
+            );
+            Ok(Some((text, operands)))
+        },
+    );
 }

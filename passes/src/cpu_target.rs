@@ -56,7 +56,10 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     if threads > 0 {
         for (parallel, _) in collect_operations(module, |name| name == "omp.parallel") {
             if let Err(message) = set_thread_count(parallel, threads) {
-                emit_error(unsafe { OperationRef::from_raw(parallel) }.location(), &format!("tessel-cpu-target: {message}"));
+                emit_error(
+                    unsafe { OperationRef::from_raw(parallel) }.location(),
+                    &format!("tessel-cpu-target: {message}"),
+                );
                 pass.signal_failure();
                 return;
             }
@@ -64,7 +67,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     }
     if bits > 0 {
         let text = format!("[[\"prefer-vector-width\", \"{bits}\"], [\"min-legal-vector-width\", \"0\"]]");
-        let attribute = unsafe { mlirAttributeParseGet(mlirOperationGetContext(module.to_raw()), StringRef::new(&text).to_raw()) };
+        let attribute =
+            unsafe { mlirAttributeParseGet(mlirOperationGetContext(module.to_raw()), StringRef::new(&text).to_raw()) };
         for (function, _) in collect_operations(module, |name| name == "func.func") {
             unsafe { mlirOperationSetAttributeByName(function, StringRef::new("passthrough").to_raw(), attribute) };
         }

@@ -4,9 +4,7 @@ use melior::{StringRef, ir::Location};
 use tessel_dialects::ffi;
 
 fn emit(location: Location, severity: u32, message: &str) {
-    unsafe {
-        ffi::tesselEmitDiagnostic(location.to_raw(), severity, StringRef::new(message).to_raw())
-    }
+    unsafe { ffi::tesselEmitDiagnostic(location.to_raw(), severity, StringRef::new(message).to_raw()) }
 }
 
 pub fn emit_error(location: Location, message: &str) {

@@ -22,7 +22,10 @@ use crate::{
     ir::{any_nested, block_operations, collect_operations, constant_value, erase, region_blocks},
 };
 use melior::{
-    ir::{OperationRef, operation::{OperationLike, WalkOrder, WalkResult}},
+    ir::{
+        OperationRef,
+        operation::{OperationLike, WalkOrder, WalkResult},
+    },
     pass::ExternalPass,
 };
 use mlir_sys::*;
@@ -134,7 +137,8 @@ impl Effects {
                     effects.writes.push(memref(1));
                 }
                 _ => {
-                    let touches_memory = operands.iter().any(|&value| unsafe { mlirTypeIsAMemRef(mlirValueGetType(value)) });
+                    let touches_memory =
+                        operands.iter().any(|&value| unsafe { mlirTypeIsAMemRef(mlirValueGetType(value)) });
                     let name = raw.name();
                     // Views and metadata touch no memory themselves.
                     let view_like = SAME_MEMORY.contains(&name.as_str())
@@ -191,7 +195,10 @@ fn elide_in(block: MlirBlock, launch: MlirOperation) {
     let mut phase = Effects::default();
     let mut phase_has_ops = false;
     let mut removable = Vec::new();
-    let close_phase = |merged: &mut Option<Effects>, phase: Effects, pending: &mut Option<MlirOperation>, removable: &mut Vec<MlirOperation>| {
+    let close_phase = |merged: &mut Option<Effects>,
+                       phase: Effects,
+                       pending: &mut Option<MlirOperation>,
+                       removable: &mut Vec<MlirOperation>| {
         match (merged.as_mut(), pending.take()) {
             (Some(before), Some(barrier)) if !before.conflicts_with(&phase) => {
                 removable.push(barrier);

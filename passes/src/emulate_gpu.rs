@@ -25,7 +25,10 @@ use crate::{
     privatize::{Workgroup, privatize},
     template,
 };
-use melior::{ir::{OperationRef, operation::OperationLike}, pass::ExternalPass};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
 use mlir_sys::*;
 use std::collections::HashSet;
 use tessel_dialects::RawOp;
@@ -118,7 +121,8 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
     let workgroup_ids = block_arguments(forall_body);
     let forall_ops = block_operations(forall_body);
     let placeholder = forall_ops[shared.len()];
-    let locals: Vec<MlirValue> = forall_ops[..shared.len()].iter().map(|&op| unsafe { mlirOperationGetResult(op, 0) }).collect();
+    let locals: Vec<MlirValue> =
+        forall_ops[..shared.len()].iter().map(|&op| unsafe { mlirOperationGetResult(op, 0) }).collect();
 
     // The kernel body moves in; ids and sizes become values of the loops.
     let mut kernel = block_operations(body);
@@ -181,7 +185,9 @@ fn rematerialize_per_item(root: MlirOperation, item_ids: &[MlirValue; 3]) {
     let mut computations = Vec::new();
     unsafe { OperationRef::from_raw(root) }.walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
         let raw = RawOp(nested.to_raw());
-        if is_pure_arithmetic(&raw.name()) && raw.operands().iter().any(|value| per_item.contains(&(value.ptr as usize))) {
+        if is_pure_arithmetic(&raw.name())
+            && raw.operands().iter().any(|value| per_item.contains(&(value.ptr as usize)))
+        {
             per_item.extend(raw.results().iter().map(|value| value.ptr as usize));
             computations.push(nested.to_raw());
         }
@@ -267,7 +273,10 @@ fn run_items(phase: &mut Vec<MlirOperation>, item_ids: &[MlirValue; 3], items: &
         for value in RawOp(op).results() {
             for user in users(value) {
                 if !is_inside(user, loops[0]) {
-                    return Err(format!("a value of '{}' computed per work-item and used after a barrier is not emulated yet", RawOp(op).name()));
+                    return Err(format!(
+                        "a value of '{}' computed per work-item and used after a barrier is not emulated yet",
+                        RawOp(op).name()
+                    ));
                 }
             }
         }

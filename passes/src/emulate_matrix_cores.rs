@@ -20,11 +20,16 @@
 
 use crate::{
     PassDefinition, emit_error,
-    ir::{any_nested, block_arguments, block_operations, collect_operations, erase, inline_template, join, print_type,
-        region_blocks},
+    ir::{
+        any_nested, block_arguments, block_operations, collect_operations, erase, inline_template, join, print_type,
+        region_blocks,
+    },
     matrix_layout::{Family, MatrixInstruction},
 };
-use melior::{ir::{OperationRef, operation::OperationLike}, pass::ExternalPass};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
 use mlir_sys::*;
 use std::{collections::HashSet, fmt::Write};
 use tessel_dialects::RawOp;
@@ -71,9 +76,12 @@ fn read(op: MlirOperation) -> Result<Instruction, String> {
         || ["negateA", "negateB", "negateC", "reducePrecision", "clamp"].iter().any(|attribute| raw.has(attribute))
         || raw.integer("subwordOffset") != 0;
     let blgp = raw.attribute("blgp");
-    let permuted = !blgp.ptr.is_null() && !unsafe { melior::ir::Attribute::from_raw(blgp) }.to_string().contains("none");
+    let permuted =
+        !blgp.ptr.is_null() && !unsafe { melior::ir::Attribute::from_raw(blgp) }.to_string().contains("none");
     if modifiers || permuted {
-        return Err("matrix instructions with broadcast, permutation, negation or reduced precision are not emulated".into());
+        return Err(
+            "matrix instructions with broadcast, permutation, negation or reduced precision are not emulated".into()
+        );
     }
     let types = raw.operands().into_iter().map(|value| unsafe { mlirValueGetType(value) }).collect::<Vec<_>>();
     let element = crate::ir::element_name;
@@ -200,7 +208,8 @@ fn group_in(block: MlirBlock, groups: &mut Vec<Vec<MlirOperation>>) {
     let mut results: HashSet<usize> = HashSet::new();
     for op in block_operations(block) {
         let raw = RawOp(op);
-        let uses_group = any_nested(op, |nested| RawOp(nested).operands().iter().any(|v| results.contains(&(v.ptr as usize))));
+        let uses_group =
+            any_nested(op, |nested| RawOp(nested).operands().iter().any(|v| results.contains(&(v.ptr as usize))));
         let barrier = any_nested(op, |nested| RawOp(nested).name() == "gpu.barrier");
         if uses_group || barrier {
             if !current.is_empty() {
@@ -229,7 +238,8 @@ fn expand(
 ) -> Result<(), String> {
     let inst = &instructions[0];
     let layout = inst.layout;
-    let (lanes, registers, per_lane, k) = (layout.wave_size(), layout.output_elements(), layout.input_elements(), layout.k);
+    let (lanes, registers, per_lane, k) =
+        (layout.wave_size(), layout.output_elements(), layout.input_elements(), layout.k);
     let (result_table, input_table) = tables(&layout);
     let table = |values: &[i64]| format!("dense<[{}]> : vector<{}xi32>", join(values), values.len());
     let memref = print_type(unsafe { mlirValueGetType(exchange) });
@@ -308,7 +318,10 @@ fn expand(
             let step = if instruction.output == "f32" {
                 format!("%next = math.fma {wide_a}, {wide_b}, %sum : f32\n")
             } else {
-                format!("%p = arith.muli {wide_a}, {wide_b} : {o}\n%next = arith.addi %sum, %p : {o}\n", o = instruction.output)
+                format!(
+                    "%p = arith.muli {wide_a}, {wide_b} : {o}\n%next = arith.addi %sum, %p : {o}\n",
+                    o = instruction.output
+                )
             };
             writeln!(
                 t,

@@ -89,9 +89,7 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
         let plain = crate::ir::block_operations(body).into_iter().all(|nested| {
             let name = RawOp(nested).name();
             let flat = unsafe { mlirOperationGetNumRegions(nested) } == 0;
-            flat
-                && !name.starts_with("memref.")
-                && !name.starts_with("vector.")
+            flat && !name.starts_with("memref.") && !name.starts_with("vector.")
         });
         if !plain {
             return None;
@@ -154,7 +152,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let any = "!transform.any_op";
     let mut body = String::new();
     for (index, &(rank, lanes)) in groups.iter().enumerate() {
-        let sizes: Vec<String> = (0..rank).map(|d| if d + 1 == rank { lanes.to_string() } else { "1".into() }).collect();
+        let sizes: Vec<String> =
+            (0..rank).map(|d| if d + 1 == rank { lanes.to_string() } else { "1".into() }).collect();
         write!(
             body,
             "%ops{index} = transform.structured.match ops{{[\"linalg.generic\", \"linalg.copy\", \"linalg.fill\"]}} \

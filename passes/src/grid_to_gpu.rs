@@ -28,14 +28,17 @@
 
 use crate::{
     PassDefinition, emit_error,
-    per_item::PerItem,
     grid_to_loops::ARBITRARY_AXIS,
     ir::{
         any_nested, block_arguments, block_operations, collect_operations, element_bits, erase, find_named,
         inline_template, join, move_before, print_type, region_blocks,
     },
+    per_item::PerItem,
 };
-use melior::{ir::{OperationRef, operation::OperationLike}, pass::ExternalPass};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
@@ -140,7 +143,10 @@ fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, String> {
     for (alloc, _) in allocs {
         let memref = unsafe { mlirValueGetType(mlirOperationGetResult(alloc, 0)) };
         if !unsafe { mlirShapedTypeHasStaticShape(memref) } {
-            return Err(format!("a local buffer of dynamic shape ({}) cannot live in workgroup memory", print_type(memref)));
+            return Err(format!(
+                "a local buffer of dynamic shape ({}) cannot live in workgroup memory",
+                print_type(memref)
+            ));
         }
         let rank = unsafe { mlirShapedTypeGetRank(memref) };
         let elements: i64 = (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(memref, d as isize) }).product();
@@ -211,7 +217,10 @@ fn carried_by(alloc: MlirOperation) -> Result<Option<MlirOperation>, String> {
         };
     }
     if RawOp(parent).name() != "scf.for" {
-        return Err(format!("a local buffer yielded by '{}' cannot be placed in workgroup memory", RawOp(parent).name()));
+        return Err(format!(
+            "a local buffer yielded by '{}' cannot be placed in workgroup memory",
+            RawOp(parent).name()
+        ));
     }
     // The loop's results must not flow into another loop's next iteration.
     for result in RawOp(parent).results() {
@@ -415,7 +424,13 @@ fn bind_thread_ids(launch: MlirOperation, ids: [MlirValue; 3]) {
     let launch_ref = unsafe { OperationRef::from_raw(launch) };
     for (op, _) in collect_operations(launch_ref, |name| name == "gpu.thread_id") {
         let dimension = unsafe { melior::ir::Attribute::from_raw(RawOp(op).attribute("dimension")) }.to_string();
-        let id = if dimension.contains('y') { ids[1] } else if dimension.contains('z') { ids[2] } else { ids[0] };
+        let id = if dimension.contains('y') {
+            ids[1]
+        } else if dimension.contains('z') {
+            ids[2]
+        } else {
+            ids[0]
+        };
         unsafe { mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), id) };
         erase(op);
     }
@@ -599,7 +614,8 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
         (0..rank).map(|d| format!("%i#{d}")).collect()
     };
     for (d, position) in positions.iter().enumerate() {
-        writeln!(ivs, "%s{d} = arith.muli {position}, %st{d} : index\n%iv{d} = arith.addi %lb{d}, %s{d} : index").unwrap();
+        writeln!(ivs, "%s{d} = arith.muli {position}, %st{d} : index\n%iv{d} = arith.addi %lb{d}, %s{d} : index")
+            .unwrap();
     }
     writeln!(ivs, "return {} : {}\n}}", join((0..rank).map(|d| format!("%iv{d}"))), indices(rank)).unwrap();
     let args: Vec<MlirValue> =
@@ -624,8 +640,8 @@ fn remove_redundant_barriers(launch: MlirOperation) {
     for (barrier, _) in collect_operations(unsafe { OperationRef::from_raw(launch) }, |name| name == "gpu.barrier") {
         let next = unsafe { mlirOperationGetNextInBlock(barrier) };
         let next_name = RawOp(next).name();
-        let at_end = next_name == "gpu.terminator"
-            && unsafe { mlirOperationGetParentOperation(barrier) }.ptr == launch.ptr;
+        let at_end =
+            next_name == "gpu.terminator" && unsafe { mlirOperationGetParentOperation(barrier) }.ptr == launch.ptr;
         if next_name == "gpu.barrier" || at_end {
             redundant.push(barrier);
         }

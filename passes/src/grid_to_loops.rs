@@ -27,7 +27,10 @@ use crate::{
 };
 use melior::{
     StringRef,
-    ir::{OperationRef, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}},
+    ir::{
+        OperationRef, ValueLike,
+        operation::{OperationLike, WalkOrder, WalkResult},
+    },
     pass::ExternalPass,
 };
 use mlir_sys::*;
@@ -62,9 +65,10 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     kernels.dedup();
     for kernel in kernels {
         if !is_called(module, &kernel)
-            && let Some(function) = find_symbol(module.to_raw(), &kernel) {
-                unsafe { mlirOperationDestroy(function) };
-            }
+            && let Some(function) = find_symbol(module.to_raw(), &kernel)
+        {
+            unsafe { mlirOperationDestroy(function) };
+        }
     }
 }
 
@@ -221,7 +225,8 @@ fn operand_ref(
     let partial = spec.unblocked || kept.iter().any(|&d| operand.shape[d] % sizes[d] != 0);
     let kernel_shape: Vec<String> = kept.iter().map(|&d| sizes[d].to_string()).collect();
     if !partial {
-        let view_type = memref_text(&kernel_shape, element, Some(&kept.iter().map(|&d| array_strides[d]).collect::<Vec<_>>()));
+        let view_type =
+            memref_text(&kernel_shape, element, Some(&kept.iter().map(|&d| array_strides[d]).collect::<Vec<_>>()));
         writeln!(
             before,
             "%r{index} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {view_type}",
@@ -230,7 +235,14 @@ fn operand_ref(
             join(sizes.iter().map(|_| 1))
         )
         .unwrap();
-        return RefText { offsets, in_bounds, before, after: String::new(), value: format!("%r{index}"), r#type: view_type };
+        return RefText {
+            offsets,
+            in_bounds,
+            before,
+            after: String::new(),
+            value: format!("%r{index}"),
+            r#type: view_type,
+        };
     }
 
     // A local buffer of the block shape holding the in-bounds part.
@@ -287,7 +299,13 @@ fn operand_ref(
     RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type }
 }
 
-fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool, reversed: bool) -> Result<(), String> {
+fn lower_call(
+    module: MlirOperation,
+    call: &GridCall,
+    index: usize,
+    poison: bool,
+    reversed: bool,
+) -> Result<(), String> {
     let context = unsafe { mlirOperationGetContext(call.operation().to_raw()) };
     let inputs = call.inputs().map_err(|e| e.to_string())?;
     let outputs = call.outputs().map_err(|e| e.to_string())?;
@@ -422,7 +440,8 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, poison: bool
         None => body.push_str(&program),
     }
     closers.iter().rev().for_each(|closer| body.push_str(closer));
-    let flag = if guarded { format!("memref.global @{OUT_OF_BOUNDS} : memref<i32> = dense<0>\n") } else { String::new() };
+    let flag =
+        if guarded { format!("memref.global @{OUT_OF_BOUNDS} : memref<i32> = dense<0>\n") } else { String::new() };
     let text = format!(
         "{flag}func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
         join(&call_types),
@@ -501,7 +520,8 @@ fn specialize_kernel(
         };
         set("sym_name", mlirStringAttrGet(context, StringRef::new(name).to_raw()));
         set("sym_visibility", mlirStringAttrGet(context, StringRef::new("private").to_raw()));
-        let parsed: Vec<MlirType> = types.iter().map(|t| mlirTypeParseGet(context, StringRef::new(t).to_raw())).collect();
+        let parsed: Vec<MlirType> =
+            types.iter().map(|t| mlirTypeParseGet(context, StringRef::new(t).to_raw())).collect();
         if parsed.iter().any(|t| t.ptr.is_null()) {
             return Err(format!("bad specialized types {types:?}"));
         }
@@ -527,7 +547,8 @@ fn specialize_kernel(
         });
         for (op, name) in queries {
             let is_program_id = name == "grid.program_id";
-            let axis = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, StringRef::new("axis").to_raw())) as usize;
+            let axis = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, StringRef::new("axis").to_raw()))
+                as usize;
             if is_program_id {
                 let rewriter = mlirIRRewriterCreate(context);
                 mlirRewriterBaseReplaceOpWithValues(rewriter, op, 1, &program_ids[axis]);

@@ -53,7 +53,8 @@ pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
         let argument = unsafe { mlirBlockGetArgument(entry, index as isize) };
         let users: Vec<(MlirOperation, &str)> =
             ops.iter().filter(|(op, _)| uses_value(*op, argument)).map(|(op, name)| (*op, name.as_str())).collect();
-        let loads: Vec<MlirOperation> = users.iter().filter(|(_, name)| *name == "block.load").map(|(op, _)| *op).collect();
+        let loads: Vec<MlirOperation> =
+            users.iter().filter(|(_, name)| *name == "block.load").map(|(op, _)| *op).collect();
         if users.len() == loads.len() {
             if aliasing.no_output_alias {
                 loads.iter().for_each(|&load| set_unit(load, READ_ONLY));
@@ -67,11 +68,7 @@ pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
     }
 }
 
-fn accumulates_in_place(
-    entry: MlirBlock,
-    load: MlirOperation,
-    users: &[(MlirOperation, &str)],
-) -> bool {
+fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOperation, &str)]) -> bool {
     // Positions of the top-level ops.
     let mut position = HashMap::new();
     unsafe {
@@ -118,7 +115,10 @@ fn accumulates_in_place(
             // yielded out of regions), carry the loaded value on.
             for op in [owner, top] {
                 if seen.insert(op.ptr as *const std::ffi::c_void) {
-                    values.extend((0..unsafe { mlirOperationGetNumResults(op) }).map(|i| unsafe { mlirOperationGetResult(op, i) }));
+                    values.extend(
+                        (0..unsafe { mlirOperationGetNumResults(op) })
+                            .map(|i| unsafe { mlirOperationGetResult(op, i) }),
+                    );
                 }
             }
         }

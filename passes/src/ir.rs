@@ -1,6 +1,9 @@
 //! Small IR helpers shared by the passes.
 
-use melior::ir::{OperationRef, operation::{OperationLike, WalkOrder, WalkResult}};
+use melior::ir::{
+    OperationRef,
+    operation::{OperationLike, WalkOrder, WalkResult},
+};
 use mlir_sys::*;
 
 /// The operations nested in `root` whose name satisfies `wanted`, in

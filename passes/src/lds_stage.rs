@@ -79,7 +79,10 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(message) => {
-                    emit_error(unsafe { OperationRef::from_raw(raw) }.location(), &format!("tessel-lds-stage: {message}"));
+                    emit_error(
+                        unsafe { OperationRef::from_raw(raw) }.location(),
+                        &format!("tessel-lds-stage: {message}"),
+                    );
                     pass.signal_failure();
                     return;
                 }

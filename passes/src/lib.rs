@@ -26,9 +26,9 @@ mod in_place;
 mod ir;
 mod lds_stage;
 mod matrix_cores;
+pub mod matrix_layout;
 mod per_item;
 mod privatize;
-pub mod matrix_layout;
 mod registry;
 mod split_reductions;
 mod template;
@@ -40,16 +40,16 @@ mod widen_bf16;
 mod widen_operands;
 
 pub use cpu_model::CpuModel;
-pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
+pub use diagnostics::{emit_error, emit_remark, emit_warning};
+pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use grid_to_loops::GRID_ORDER;
 pub use grid_verify_specs::axis_semantics;
 pub use group_reductions::{GROUP, GROUP_TOP, group_partials};
-pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
 pub use ir::{constant_value, fitting};
 pub use matrix_cores::{CHIP, MATRIX_CORES, instruction_for};
-pub use tessel_tile::{PAD_TILES, default_tile, host_vector_bits};
 pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
+pub use tessel_tile::{PAD_TILES, default_tile, host_vector_bits};
 
 /// Every Tessel pass, in pipeline order.
 pub static PASSES: &[&PassDefinition] = &[

@@ -51,12 +51,14 @@ use crate::{
     ir::{collect_operations, element_name, print_type, strided_view_type},
     lds_stage::{DEFAULT_LDS_CHUNK, LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
     matrix_layout::{
-        Family, MFMA_F32_16X16X4, MFMA_I32_16X16X16_I8, MFMA_I32_16X16X32_I8, MatrixInstruction,
-        WMMA_I32_16X16X16_IU8,
+        Family, MFMA_F32_16X16X4, MFMA_I32_16X16X16_I8, MFMA_I32_16X16X32_I8, MatrixInstruction, WMMA_I32_16X16X16_IU8,
     },
     template,
 };
-use melior::{ir::{OperationRef, operation::OperationLike}, pass::ExternalPass};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
@@ -252,11 +254,7 @@ fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64) -> Option<(i64, 
                 if !fits || tile_rows * tile_columns * registers_per_tile > ACCUMULATOR_REGISTERS {
                     continue;
                 }
-                let score = (
-                    tile_rows * tile_columns,
-                    tile_rows.min(tile_columns),
-                    -(wave_rows - wave_columns).abs(),
-                );
+                let score = (tile_rows * tile_columns, tile_rows.min(tile_columns), -(wave_rows - wave_columns).abs());
                 if best.is_none_or(|(known, _)| score > known) {
                     best = Some((score, (wave_columns, tile_rows, tile_columns)));
                 }
@@ -359,8 +357,12 @@ impl Plan {
         // else one row per register and the B fragment's column.
         for row in 0..self.tile_rows {
             constants.insert(row * 16);
-            writeln!(body, "%tr{row} = arith.addi %row0, {} : index\n%ar{row} = arith.addi %tr{row}, %lo : index", c(row * 16))
-                .unwrap();
+            writeln!(
+                body,
+                "%tr{row} = arith.addi %row0, {} : index\n%ar{row} = arith.addi %tr{row}, %lo : index",
+                c(row * 16)
+            )
+            .unwrap();
             if !self.transposed() {
                 writeln!(body, "%dr{row}_0 = arith.addi %tr{row}, %rfrag : index").unwrap();
                 for register in 1..inst.output_elements() {
@@ -393,8 +395,11 @@ impl Plan {
         // The lane's accumulators, from C.
         for &(row, column) in &tiles {
             if self.transposed() {
-                writeln!(body, "%init{row}_{column} = vector.load %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}")
-                    .unwrap();
+                writeln!(
+                    body,
+                    "%init{row}_{column} = vector.load %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}"
+                )
+                .unwrap();
                 continue;
             }
             let mut elements = Vec::new();
@@ -406,7 +411,8 @@ impl Plan {
                 .unwrap();
                 elements.push(format!("%ci{row}_{column}_{register}"));
             }
-            writeln!(body, "%init{row}_{column} = vector.from_elements {} : {accumulator}", elements.join(", ")).unwrap();
+            writeln!(body, "%init{row}_{column} = vector.from_elements {} : {accumulator}", elements.join(", "))
+                .unwrap();
         }
         // The k-chunk loop: stage, then the matrix instructions; with two
         // stages, chunk c + 1 is staged in the other buffers while chunk c
@@ -453,7 +459,8 @@ impl Plan {
         // The lane's results, to C.
         for (index, &(row, column)) in tiles.iter().enumerate() {
             if self.transposed() {
-                writeln!(body, "vector.store {}, %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}", last[index]).unwrap();
+                writeln!(body, "vector.store {}, %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}", last[index])
+                    .unwrap();
                 continue;
             }
             for register in 0..inst.output_elements() {
@@ -461,8 +468,7 @@ impl Plan {
                     body,
                     "%co{row}_{column}_{register} = vector.extract {}[{register}] : {} from {accumulator}\n\
                      memref.store %co{row}_{column}_{register}, %cs[%dr{row}_{register}, %dc{column}] : {view_c}",
-                    last[index],
-                    self.output
+                    last[index], self.output
                 )
                 .unwrap();
             }
@@ -522,7 +528,8 @@ impl Plan {
             for row in 0..self.tile_rows {
                 let load = if inst.input_elements() == 1 { "memref.load" } else { "vector.load" };
                 let result_type = if inst.input_elements() == 1 { String::new() } else { format!(", {fragment}") };
-                writeln!(body, "%{label}a{step}_{row} = {load} %la{buffer}[%ar{row}, {k}] : {lds_a}{result_type}").unwrap();
+                writeln!(body, "%{label}a{step}_{row} = {load} %la{buffer}[%ar{row}, {k}] : {lds_a}{result_type}")
+                    .unwrap();
             }
             // B fragment: consecutive k of one column (a load per element).
             for column in 0..self.tile_columns {
@@ -563,7 +570,9 @@ impl Plan {
         let (fragment, accumulator) = (self.fragment_type(), self.accumulator_type());
         let shape = format!("{}x{}x{}", inst.m, inst.n, inst.k);
         match inst.family {
-            Family::Mfma => format!("amdgpu.mfma {shape} {a} * {b} + {acc} blgp = none : {fragment}, {fragment}, {accumulator}"),
+            Family::Mfma => {
+                format!("amdgpu.mfma {shape} {a} * {b} + {acc} blgp = none : {fragment}, {fragment}, {accumulator}")
+            }
             Family::Wmma => format!("amdgpu.wmma {shape} {a} * {b} + {acc} : {fragment}, {fragment}, {accumulator}"),
         }
     }

@@ -142,9 +142,7 @@ impl MatrixInstruction {
                 let group = if self.output_bits == 64 { 1 } else { 4 };
                 let groups_per_register = 64 / self.n;
                 let blocks_per_register = (64 + self.m * self.n / group - 1) / (self.m * self.n / group);
-                let register = block * (self.m * self.n / 64)
-                    + (i / (group * groups_per_register)) * group
-                    + i % group;
+                let register = block * (self.m * self.n / 64) + (i / (group * groups_per_register)) * group + i % group;
                 let lane = (block % blocks_per_register) * self.n
                     + ((i / group) % groups_per_register) * blocks_per_register * self.n
                     + j;
@@ -252,7 +250,10 @@ mod tests {
             for i in 0..32 {
                 for j in 0..32 {
                     if block < 2 {
-                        assert_eq!(wide.output_place(i, j, block), ((32 * (i / 4)) % 64 + j, 16 * block + 4 * (i / 8) + i % 4));
+                        assert_eq!(
+                            wide.output_place(i, j, block),
+                            ((32 * (i / 4)) % 64 + j, 16 * block + 4 * (i / 8) + i % 4)
+                        );
                     }
                     if i < 16 && j < 16 {
                         assert_eq!(square.output_place(i, j, block), (16 * (i / 4) + j, 4 * block + i % 4));
@@ -284,8 +285,13 @@ mod tests {
                 }
             }
             // Every entry is held somewhere: the fragments cover A and D.
-            assert_eq!(lanes * instruction.input_elements(), instruction.m * instruction.k * instruction.blocks
-                * if instruction.family == Family::Wmma { lanes / 16 } else { 1 });
+            assert_eq!(
+                lanes * instruction.input_elements(),
+                instruction.m
+                    * instruction.k
+                    * instruction.blocks
+                    * if instruction.family == Family::Wmma { lanes / 16 } else { 1 }
+            );
             assert_eq!(lanes * instruction.output_elements(), instruction.m * instruction.n);
         }
     }

@@ -5,7 +5,10 @@
 //! keeps per-item values per item across barriers.
 
 use crate::ir::{block_arguments, block_operations};
-use melior::ir::{OperationRef, operation::{OperationLike, WalkOrder, WalkResult}};
+use melior::ir::{
+    OperationRef,
+    operation::{OperationLike, WalkOrder, WalkResult},
+};
 use mlir_sys::*;
 use std::collections::HashSet;
 use tessel_dialects::RawOp;
@@ -77,8 +80,11 @@ fn mark(op: MlirOperation, values: &mut HashSet<usize>) {
         }
         "scf.if" => {
             let condition = raw.operands()[0];
-            let branches: Vec<Vec<MlirValue>> =
-                (0..2).map(|region| raw.region_block(region)).filter(|block| !block.ptr.is_null()).map(yielded).collect();
+            let branches: Vec<Vec<MlirValue>> = (0..2)
+                .map(|region| raw.region_block(region))
+                .filter(|block| !block.ptr.is_null())
+                .map(yielded)
+                .collect();
             for (index, &result) in results.iter().enumerate() {
                 if has(values, condition) || branches.iter().any(|out| has(values, out[index])) {
                     values.insert(result.ptr as usize);

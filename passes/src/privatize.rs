@@ -15,8 +15,8 @@
 
 use crate::{
     ir::{
-        ancestor_in, any_nested, block_arguments, block_operations, collect_operations, inline_template, print_type, users,
-        uses,
+        ancestor_in, any_nested, block_arguments, block_operations, collect_operations, inline_template, print_type,
+        users, uses,
     },
     per_item::{PerItem, is_pure_arithmetic},
 };
@@ -75,7 +75,11 @@ fn zero(type_: MlirType) -> Result<String, String> {
             return Err(format!("a per-item value of type {text} kept across a barrier is not emulated"));
         }
     };
-    Ok(if unsafe { mlirTypeIsAVector(type_) } { format!("dense<{scalar}> : {text}") } else { format!("{scalar} : {text}") })
+    Ok(if unsafe { mlirTypeIsAVector(type_) } {
+        format!("dense<{scalar}> : {text}")
+    } else {
+        format!("{scalar} : {text}")
+    })
 }
 
 impl Workgroup {
@@ -141,14 +145,22 @@ impl Workgroup {
     /// A uniform zero of `type_`, before `anchor`.
     fn uniform_zero(&self, type_: MlirType, anchor: MlirOperation) -> Result<MlirValue, String> {
         let element = print_type(type_);
-        let text = format!("func.func @template() -> {element} {{\n%z = arith.constant {}\nreturn %z : {element}\n}}", zero(type_)?);
+        let text = format!(
+            "func.func @template() -> {element} {{\n%z = arith.constant {}\nreturn %z : {element}\n}}",
+            zero(type_)?
+        );
         Ok(inline_template(anchor, &text, &[])?.0[0])
     }
 }
 
 /// Replaces operand `index` of every use of `value` by a load of this
 /// item's slot in `buffer` (right before the user).
-fn load_at_uses(group: &Workgroup, value: MlirValue, buffer: MlirValue, only: impl Fn(MlirOperation) -> bool) -> Result<(), String> {
+fn load_at_uses(
+    group: &Workgroup,
+    value: MlirValue,
+    buffer: MlirValue,
+    only: impl Fn(MlirOperation) -> bool,
+) -> Result<(), String> {
     for (user, index) in uses(value) {
         if only(user) {
             let loaded = group.load(buffer, user)?;

@@ -39,8 +39,17 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 /// Integer combiners, exact in any order.
-const INTEGER_COMBINERS: [&str; 9] =
-    ["arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui"];
+const INTEGER_COMBINERS: [&str; 9] = [
+    "arith.addi",
+    "arith.muli",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "arith.maxsi",
+    "arith.minsi",
+    "arith.maxui",
+    "arith.minui",
+];
 
 /// May the reduction body's combiner be reassociated?
 fn reassociable(op: MlirOperation) -> bool {

@@ -5,16 +5,15 @@
 //! Lowerings stay readable (the IR they produce is written out as IR) and
 //! every template is checked by MLIR's parser and verifiers when it is used.
 
+use melior::StringRef;
+use melior::ir::operation::OperationLike;
 use mlir_sys::{
     MlirBlock, MlirContext, MlirOperation, MlirValue, mlirBlockGetFirstOperation, mlirBlockGetTerminator,
-    mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleDestroy,
-    mlirModuleGetOperation, mlirOperationGetFirstRegion, mlirOperationGetLocation, mlirOperationGetNextInBlock,
-    mlirOperationGetNumOperands, mlirOperationGetOperand, mlirOperationSetLocation, mlirRegionGetFirstBlock,
-    mlirRewriterBaseEraseOp, mlirRewriterBaseInlineBlockBefore, mlirRewriterBaseReplaceOpWithValues,
-    mlirRewriterBaseSetInsertionPointBefore,
+    mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleDestroy, mlirModuleGetOperation,
+    mlirOperationGetFirstRegion, mlirOperationGetLocation, mlirOperationGetNextInBlock, mlirOperationGetNumOperands,
+    mlirOperationGetOperand, mlirOperationSetLocation, mlirRegionGetFirstBlock, mlirRewriterBaseEraseOp,
+    mlirRewriterBaseInlineBlockBefore, mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore,
 };
-use melior::ir::operation::OperationLike;
-use melior::StringRef;
 
 /// Why a template could not be used: a bug in the pass that wrote it.
 #[derive(Debug)]
@@ -45,9 +44,8 @@ pub fn inline_before(
             return Err(TemplateError(format!("no func.func @template in:\n{text}")));
         };
         let terminator = mlirBlockGetTerminator(body);
-        let results: Vec<MlirValue> = (0..mlirOperationGetNumOperands(terminator))
-            .map(|i| mlirOperationGetOperand(terminator, i))
-            .collect();
+        let results: Vec<MlirValue> =
+            (0..mlirOperationGetNumOperands(terminator)).map(|i| mlirOperationGetOperand(terminator, i)).collect();
         // The template's ops take the location of what they replace.
         let location = mlirOperationGetLocation(anchor);
         let mut op = mlirBlockGetFirstOperation(body);
@@ -70,7 +68,12 @@ pub fn inline_before(
 
 /// Replaces `operation` by the template's body; its results by the
 /// template's returned values.
-pub fn replace(context: MlirContext, operation: MlirOperation, text: &str, args: &[MlirValue]) -> Result<(), TemplateError> {
+pub fn replace(
+    context: MlirContext,
+    operation: MlirOperation,
+    text: &str,
+    args: &[MlirValue],
+) -> Result<(), TemplateError> {
     let results = inline_before(context, operation, text, args)?;
     unsafe {
         let rewriter = mlirIRRewriterCreate(context);

@@ -116,7 +116,13 @@ fn depends_on(value: MlirValue, iv: MlirValue, body: MlirBlock) -> bool {
 
 /// Clones the ops of `body` that `value` is computed from (the induction
 /// variable replaced by `iv_value`) before `anchor`; returns the new value.
-fn recompute(value: MlirValue, iv: MlirValue, iv_value: MlirValue, body: MlirBlock, anchor: MlirOperation) -> MlirValue {
+fn recompute(
+    value: MlirValue,
+    iv: MlirValue,
+    iv_value: MlirValue,
+    body: MlirBlock,
+    anchor: MlirOperation,
+) -> MlirValue {
     if value.ptr == iv.ptr {
         return iv_value;
     }
@@ -129,14 +135,16 @@ fn recompute(value: MlirValue, iv: MlirValue, iv_value: MlirValue, body: MlirBlo
             mlirOperationSetOperand(clone, position as isize, *operand);
         }
         mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, clone);
-        let index = (0..mlirOperationGetNumResults(op)).find(|&i| mlirOperationGetResult(op, i).ptr == value.ptr).unwrap();
+        let index =
+            (0..mlirOperationGetNumResults(op)).find(|&i| mlirOperationGetResult(op, i).ptr == value.ptr).unwrap();
         mlirOperationGetResult(clone, index)
     }
 }
 
 /// `%v = arith.constant N : index` before `anchor`.
 fn index_constant(anchor: MlirOperation, value: i64) -> Result<MlirValue, String> {
-    let text = format!("func.func @template() -> index {{\n%v = arith.constant {value} : index\nreturn %v : index\n}}\n");
+    let text =
+        format!("func.func @template() -> index {{\n%v = arith.constant {value} : index\nreturn %v : index\n}}\n");
     let context = unsafe { mlirOperationGetContext(anchor) };
     Ok(template::inline_before(context, anchor, &text, &[]).map_err(|e| e.0)?[0])
 }

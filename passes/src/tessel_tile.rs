@@ -40,7 +40,13 @@
 //! so the packed B panel is N x tile_n and can stay in L1; each output
 //! still accumulates over k in order, chunk after chunk.
 
-use crate::{PassDefinition, cpu_model::CpuModel, emit_error, ir::{collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute}, transform};
+use crate::{
+    PassDefinition,
+    cpu_model::CpuModel,
+    emit_error,
+    ir::{collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute},
+    transform,
+};
 use melior::{
     ir::{OperationRef, operation::OperationLike},
     pass::ExternalPass,

@@ -11,12 +11,12 @@
 //! `tessel.reduction_loop`, so it stays in registers for the whole loop.
 
 use crate::{PassDefinition, emit_error, ir::print_type, template, transform};
-use mlir_sys::mlirValueGetType;
-use tessel_dialects::RawOp;
 use melior::{
     ir::{OperationRef, operation::OperationLike},
     pass::ExternalPass,
 };
+use mlir_sys::mlirValueGetType;
+use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-vectorize",
@@ -50,13 +50,19 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     // `vector.fma` becomes `llvm.intr.fmuladd`, which may round twice where
     // the target lacks FMA; `math.fma` is `llvm.intr.fma`, always fused, so
     // every target computes the same bits as the interpreter.
-    template::rewrite_each(module, &pass, PASS.argument, |name| name == "vector.fma", |raw, _| {
-        let operands = RawOp(raw).operands();
-        let vector = print_type(unsafe { mlirValueGetType(operands[0]) });
-        let text = format!(
-            "func.func @template(%a: {vector}, %b: {vector}, %c: {vector}) -> {vector} {{\n\
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name == "vector.fma",
+        |raw, _| {
+            let operands = RawOp(raw).operands();
+            let vector = print_type(unsafe { mlirValueGetType(operands[0]) });
+            let text = format!(
+                "func.func @template(%a: {vector}, %b: {vector}, %c: {vector}) -> {vector} {{\n\
              %r = math.fma %a, %b, %c : {vector}\nreturn %r : {vector}\n}}\n"
-        );
-        Ok(Some((text, operands)))
-    });
+            );
+            Ok(Some((text, operands)))
+        },
+    );
 }

@@ -5,9 +5,8 @@
 
 use melior::StringRef;
 use mlir_sys::{
-    MlirOperation, mlirModuleDestroy, mlirModuleGetOperation,
-    mlirOperationGetContext, mlirTransformApplyNamedSequence, mlirTransformOptionsCreate,
-    mlirTransformOptionsDestroy,
+    MlirOperation, mlirModuleDestroy, mlirModuleGetOperation, mlirOperationGetContext, mlirTransformApplyNamedSequence,
+    mlirTransformOptionsCreate, mlirTransformOptionsDestroy,
 };
 
 /// Why a script did not apply; the interpreter's diagnostics went to the
@@ -32,7 +31,8 @@ pub fn script(body: &str) -> String {
 /// registers across the loop.
 pub fn patterns_then_hoist(phases: &[&[&str]], loop_marker: &str) -> String {
     let any = "!transform.any_op";
-    let mut steps = format!("%functions = transform.structured.match ops{{[\"func.func\"]}} in %root : ({any}) -> {any}\n");
+    let mut steps =
+        format!("%functions = transform.structured.match ops{{[\"func.func\"]}} in %root : ({any}) -> {any}\n");
     for phase in phases {
         let patterns: String = phase.iter().map(|pattern| format!("  transform.apply_patterns.{pattern}\n")).collect();
         steps.push_str(&format!("transform.apply_patterns to %functions {{\n{patterns}}} : {any}\n"));

@@ -8,7 +8,11 @@
 //! `arith-expand{include-bf16}` would also expand `maximumf`/`minimumf`
 //! into selects that LLVM no longer recognizes as vectorizable reductions.
 
-use crate::{PassDefinition, ir::{element_type, print_type}, template};
+use crate::{
+    PassDefinition,
+    ir::{element_type, print_type},
+    template,
+};
 use melior::{ir::OperationRef, pass::ExternalPass};
 use mlir_sys::*;
 use tessel_dialects::RawOp;
@@ -22,27 +26,33 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    template::rewrite_each(module, &pass, PASS.argument, |name| name == "arith.extf", |raw, _| {
-        let op = RawOp(raw);
-        let (source, target) = unsafe { (mlirValueGetType(op.operands()[0]), mlirValueGetType(op.results()[0])) };
-        let is = |raw: MlirType, name: &str| print_type(element_type(raw)) == name;
-        if !is(source, "bf16") || !is(target, "f32") {
-            return Ok(None);
-        }
-        let (source_text, target_text) = (print_type(source), print_type(target));
-        let retyped = |element: &str| source_text.replace("bf16", element);
-        let (i16_type, i32_type) = (retyped("i16"), retyped("i32"));
-        let shaped = unsafe { mlirTypeIsAShaped(source) };
-        let sixteen = if shaped { format!("dense<16> : {i32_type}") } else { "16 : i32".to_string() };
-        let text = format!(
-            "func.func @template(%x: {source_text}) -> {target_text} {{\n\
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name == "arith.extf",
+        |raw, _| {
+            let op = RawOp(raw);
+            let (source, target) = unsafe { (mlirValueGetType(op.operands()[0]), mlirValueGetType(op.results()[0])) };
+            let is = |raw: MlirType, name: &str| print_type(element_type(raw)) == name;
+            if !is(source, "bf16") || !is(target, "f32") {
+                return Ok(None);
+            }
+            let (source_text, target_text) = (print_type(source), print_type(target));
+            let retyped = |element: &str| source_text.replace("bf16", element);
+            let (i16_type, i32_type) = (retyped("i16"), retyped("i32"));
+            let shaped = unsafe { mlirTypeIsAShaped(source) };
+            let sixteen = if shaped { format!("dense<16> : {i32_type}") } else { "16 : i32".to_string() };
+            let text = format!(
+                "func.func @template(%x: {source_text}) -> {target_text} {{\n\
              %bits = arith.bitcast %x : {source_text} to {i16_type}\n\
              %wide = arith.extui %bits : {i16_type} to {i32_type}\n\
              %sixteen = arith.constant {sixteen}\n\
              %high = arith.shli %wide, %sixteen : {i32_type}\n\
              %f = arith.bitcast %high : {i32_type} to {target_text}\n\
              return %f : {target_text}\n}}\n"
-        );
-        Ok(Some((text, op.operands())))
-    });
+            );
+            Ok(Some((text, op.operands())))
+        },
+    );
 }

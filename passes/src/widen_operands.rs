@@ -33,63 +33,71 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    template::rewrite_each(module, &pass, PASS.argument, |name| name == "linalg.generic", |raw, _| {
-        let op = RawOp(raw);
-        if !op.has("tessel.contraction") || op.operands().len() != 3 || op.results().len() != 1 {
-            return Ok(None);
-        }
-        let types: Vec<MlirType> = op.operands().iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
-        if types.iter().any(|&t| unsafe { !mlirTypeIsARankedTensor(t) }) {
-            return Ok(None);
-        }
-        let (input, output) = (element_name(types[0]), element_name(types[2]));
-        if input == output || element_name(types[1]) != input {
-            return Ok(None);
-        }
-        let float = output.starts_with('f');
-        let extend = if float { "arith.extf" } else { "arith.extsi" };
-        let (multiply, add) = if float { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
-        // Only block.dot's widening multiply-add, as block-to-linalg writes it.
-        let body: Vec<String> =
-            crate::ir::block_operations(op.region_block(0)).into_iter().map(|nested| RawOp(nested).name()).collect();
-        if body != [extend, extend, multiply, add, "linalg.yield"] {
-            return Ok(None);
-        }
-        // The wide type of an operand: its shape, the result's element.
-        let wide = |t: MlirType| {
-            let text = print_type(t);
-            format!("{}x{output}>", text.rsplit_once('x').map_or(text.as_str(), |(shape, _)| shape))
-        };
-        let [ta, tb, tc] = [types[0], types[1], types[2]].map(print_type);
-        let (wa, wb) = (wide(types[0]), wide(types[1]));
-        let rank = unsafe { mlirShapedTypeGetRank(types[0]) } as usize;
-        let (identity, parallel) = (identity_map(rank), parallel_iterators(rank));
-        let widen = |name: &str, from: &str, narrow: &str, to: &str| {
-            format!(
-                "%{name}e = tensor.empty() : {to}\n\
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name == "linalg.generic",
+        |raw, _| {
+            let op = RawOp(raw);
+            if !op.has("tessel.contraction") || op.operands().len() != 3 || op.results().len() != 1 {
+                return Ok(None);
+            }
+            let types: Vec<MlirType> = op.operands().iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
+            if types.iter().any(|&t| unsafe { !mlirTypeIsARankedTensor(t) }) {
+                return Ok(None);
+            }
+            let (input, output) = (element_name(types[0]), element_name(types[2]));
+            if input == output || element_name(types[1]) != input {
+                return Ok(None);
+            }
+            let float = output.starts_with('f');
+            let extend = if float { "arith.extf" } else { "arith.extsi" };
+            let (multiply, add) = if float { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
+            // Only block.dot's widening multiply-add, as block-to-linalg writes it.
+            let body: Vec<String> = crate::ir::block_operations(op.region_block(0))
+                .into_iter()
+                .map(|nested| RawOp(nested).name())
+                .collect();
+            if body != [extend, extend, multiply, add, "linalg.yield"] {
+                return Ok(None);
+            }
+            // The wide type of an operand: its shape, the result's element.
+            let wide = |t: MlirType| {
+                let text = print_type(t);
+                format!("{}x{output}>", text.rsplit_once('x').map_or(text.as_str(), |(shape, _)| shape))
+            };
+            let [ta, tb, tc] = [types[0], types[1], types[2]].map(print_type);
+            let (wa, wb) = (wide(types[0]), wide(types[1]));
+            let rank = unsafe { mlirShapedTypeGetRank(types[0]) } as usize;
+            let (identity, parallel) = (identity_map(rank), parallel_iterators(rank));
+            let widen = |name: &str, from: &str, narrow: &str, to: &str| {
+                format!(
+                    "%{name}e = tensor.empty() : {to}\n\
                  %{name}w = linalg.generic {{indexing_maps = [{identity}, {identity}], iterator_types = [{parallel}]}} \
                  ins(%{name} : {narrow}) outs(%{name}e : {to}) {{\n\
                  ^bb0(%x: {from}, %unused: {output}):\n%w = {extend} %x : {from} to {output}\nlinalg.yield %w : {output}\n\
                  }} -> {to}\n"
-            )
-        };
-        let maps = unsafe { melior::ir::Attribute::from_raw(op.attribute("indexing_maps")) }.to_string();
-        // Iterator kinds print as `#linalg.iterator_type<..>`; the generic
-        // form takes strings.
-        let iterators = unsafe { melior::ir::Attribute::from_raw(op.attribute("iterator_types")) }
-            .to_string()
-            .replace("#linalg.iterator_type<parallel>", "\"parallel\"")
-            .replace("#linalg.iterator_type<reduction>", "\"reduction\"");
-        let text = format!(
-            "func.func @template(%a: {ta}, %b: {tb}, %c: {tc}) -> {tc} {{\n{}{}\
+                )
+            };
+            let maps = unsafe { melior::ir::Attribute::from_raw(op.attribute("indexing_maps")) }.to_string();
+            // Iterator kinds print as `#linalg.iterator_type<..>`; the generic
+            // form takes strings.
+            let iterators = unsafe { melior::ir::Attribute::from_raw(op.attribute("iterator_types")) }
+                .to_string()
+                .replace("#linalg.iterator_type<parallel>", "\"parallel\"")
+                .replace("#linalg.iterator_type<reduction>", "\"reduction\"");
+            let text = format!(
+                "func.func @template(%a: {ta}, %b: {tb}, %c: {tc}) -> {tc} {{\n{}{}\
              %r = linalg.generic {{indexing_maps = {maps}, iterator_types = {iterators}, tessel.contraction}} \
              ins(%aw, %bw : {wa}, {wb}) outs(%c : {tc}) {{\n\
              ^bb0(%x: {output}, %y: {output}, %s: {output}):\n\
              %p = {multiply} %x, %y : {output}\n%t = {add} %s, %p : {output}\nlinalg.yield %t : {output}\n\
              }} -> {tc}\nreturn %r : {tc}\n}}",
-            widen("a", &input, &ta, &wa),
-            widen("b", &input, &tb, &wb),
-        );
-        Ok(Some((text, op.operands())))
-    });
+                widen("a", &input, &ta, &wa),
+                widen("b", &input, &tb, &wb),
+            );
+            Ok(Some((text, op.operands())))
+        },
+    );
 }

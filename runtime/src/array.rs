@@ -1,8 +1,8 @@
 //! Host arrays: typed, row-major, 8-byte aligned storage.
 
 use half::{bf16, f16};
-use rand::{Rng, SeedableRng, rngs::StdRng};
 use npyz::WriterBuilder;
+use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::{io::BufReader, path::Path};
 
 /// Element types of Tessel arrays.
@@ -278,7 +278,8 @@ impl HostArray {
 
     /// Writes a C-order `.npy` file.
     pub fn write_npy(&self, path: &Path) -> Result<(), ArrayError> {
-        let write_error = |e: std::io::Error| ArrayError::Write { path: path.display().to_string(), message: e.to_string() };
+        let write_error =
+            |e: std::io::Error| ArrayError::Write { path: path.display().to_string(), message: e.to_string() };
         let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(write_error)?);
         let shape: Vec<u64> = self.shape.iter().map(|&d| d as u64).collect();
         let bytes = self.bytes();
@@ -286,7 +287,12 @@ impl HostArray {
         let chunks = bytes.chunks_exact(size);
         macro_rules! write_as {
             ($t:ty, $convert:expr) => {{
-                let mut writer = npyz::WriteOptions::<$t>::new().default_dtype().shape(&shape).writer(file).begin_nd().map_err(write_error)?;
+                let mut writer = npyz::WriteOptions::<$t>::new()
+                    .default_dtype()
+                    .shape(&shape)
+                    .writer(file)
+                    .begin_nd()
+                    .map_err(write_error)?;
                 for chunk in chunks {
                     writer.push(&$convert(chunk)).map_err(write_error)?;
                 }
@@ -302,7 +308,9 @@ impl HostArray {
             ElementType::I8 => write_as!(i8, |c: &[u8]| c[0] as i8),
             ElementType::I16 => write_as!(i16, |c: &[u8]| i16::from_le_bytes([c[0], c[1]])),
             ElementType::I32 => write_as!(i32, |c: &[u8]| i32::from_le_bytes(c.try_into().unwrap())),
-            ElementType::I64 | ElementType::Index => write_as!(i64, |c: &[u8]| i64::from_le_bytes(c.try_into().unwrap())),
+            ElementType::I64 | ElementType::Index => {
+                write_as!(i64, |c: &[u8]| i64::from_le_bytes(c.try_into().unwrap()))
+            }
         }
     }
 }
@@ -313,7 +321,10 @@ fn shape_text(shape: &[usize]) -> String {
     if shape.is_empty() { "1".into() } else { shape.iter().map(usize::to_string).collect::<Vec<_>>().join("x") }
 }
 
-fn le_bytes<T, const N: usize>(values: std::io::Result<Vec<T>>, to_bytes: impl Fn(T) -> [u8; N]) -> std::io::Result<Vec<u8>> {
+fn le_bytes<T, const N: usize>(
+    values: std::io::Result<Vec<T>>,
+    to_bytes: impl Fn(T) -> [u8; N],
+) -> std::io::Result<Vec<u8>> {
     Ok(values?.into_iter().flat_map(to_bytes).collect())
 }
 

@@ -94,7 +94,8 @@ mod launcher {
             let message = unsafe { CStr::from_ptr(hipGetErrorString(status)) }.to_string_lossy().into_owned();
             return Err(HipError::NoDevice(message));
         }
-        check("hipGetDeviceCount", unsafe { hipGetDeviceCount(&mut count) }).map_err(|e| HipError::NoDevice(e.to_string()))?;
+        check("hipGetDeviceCount", unsafe { hipGetDeviceCount(&mut count) })
+            .map_err(|e| HipError::NoDevice(e.to_string()))?;
         if count < 1 {
             return Err(HipError::NoDevice("hipGetDeviceCount found none".into()));
         }
@@ -136,7 +137,12 @@ mod launcher {
                 let buffer = DeviceBuffer::new(array.bytes().len())?;
                 let bytes = array.bytes();
                 check("hipMemcpy", unsafe {
-                    hipMemcpy(buffer.0, bytes.as_ptr() as *const c_void, bytes.len(), hipMemcpyKind::hipMemcpyHostToDevice)
+                    hipMemcpy(
+                        buffer.0,
+                        bytes.as_ptr() as *const c_void,
+                        bytes.len(),
+                        hipMemcpyKind::hipMemcpyHostToDevice,
+                    )
                 })?;
                 buffers.push(buffer);
             }
@@ -149,14 +155,17 @@ mod launcher {
             if has_flag {
                 check("hipMemset", unsafe { hipMemset(flag, 0, flag_bytes) })?;
             }
-            let scratch: Vec<DeviceBuffer> = program.scratch.iter().map(|&bytes| DeviceBuffer::new(bytes)).collect::<Result<_, _>>()?;
+            let scratch: Vec<DeviceBuffer> =
+                program.scratch.iter().map(|&bytes| DeviceBuffer::new(bytes)).collect::<Result<_, _>>()?;
             let mut times = Vec::new();
             for _ in 0..repeats.max(1) {
                 let started = std::time::Instant::now();
                 for launch in &program.launches {
                     let name = CString::new(launch.kernel.as_str()).expect("kernel names have no NUL");
                     let mut function: hipFunction_t = std::ptr::null_mut();
-                    check("hipModuleGetFunction", unsafe { hipModuleGetFunction(&mut function, module, name.as_ptr()) })?;
+                    check("hipModuleGetFunction", unsafe {
+                        hipModuleGetFunction(&mut function, module, name.as_ptr())
+                    })?;
                     // Kernel arguments: one bare pointer each, packed as the
                     // kernarg segment lays them out.
                     let mut pointers: Vec<u64> = launch
@@ -179,7 +188,19 @@ mod launcher {
                     let [gx, gy, gz] = launch.grid;
                     let [bx, by, bz] = launch.workgroup;
                     check("hipModuleLaunchKernel", unsafe {
-                        hipModuleLaunchKernel(function, gx, gy, gz, bx, by, bz, 0, std::ptr::null_mut(), std::ptr::null_mut(), extra.as_mut_ptr())
+                        hipModuleLaunchKernel(
+                            function,
+                            gx,
+                            gy,
+                            gz,
+                            bx,
+                            by,
+                            bz,
+                            0,
+                            std::ptr::null_mut(),
+                            std::ptr::null_mut(),
+                            extra.as_mut_ptr(),
+                        )
                     })?;
                 }
                 check("hipDeviceSynchronize", unsafe { hipDeviceSynchronize() })?;
@@ -197,7 +218,12 @@ mod launcher {
             for (array, buffer) in arrays.iter_mut().zip(&buffers) {
                 let bytes = array.bytes_mut();
                 check("hipMemcpy", unsafe {
-                    hipMemcpy(bytes.as_mut_ptr() as *mut c_void, buffer.0, bytes.len(), hipMemcpyKind::hipMemcpyDeviceToHost)
+                    hipMemcpy(
+                        bytes.as_mut_ptr() as *mut c_void,
+                        buffer.0,
+                        bytes.len(),
+                        hipMemcpyKind::hipMemcpyDeviceToHost,
+                    )
                 })?;
             }
             Ok(times)

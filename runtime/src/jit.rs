@@ -3,8 +3,8 @@
 use crate::HostArray;
 use melior::{StringRef, ir::Module};
 use mlir_sys::{
-    MlirExecutionEngine, mlirExecutionEngineCreate, mlirExecutionEngineDestroy,
-    mlirExecutionEngineInvokePacked, mlirExecutionEngineLookup, mlirExecutionEngineLookupPacked, mlirStringRefCreateFromCString,
+    MlirExecutionEngine, mlirExecutionEngineCreate, mlirExecutionEngineDestroy, mlirExecutionEngineInvokePacked,
+    mlirExecutionEngineLookup, mlirExecutionEngineLookupPacked, mlirStringRefCreateFromCString,
 };
 use std::ffi::c_void;
 
@@ -35,7 +35,8 @@ pub struct Jit {
 impl Jit {
     pub fn new(module: &Module, optimization_level: usize) -> Result<Self, JitError> {
         // The C API hands these to LLVM as C strings: keep them NUL-terminated.
-        let paths: Vec<std::ffi::CString> = LIBRARIES.iter().map(|path| std::ffi::CString::new(*path).unwrap()).collect();
+        let paths: Vec<std::ffi::CString> =
+            LIBRARIES.iter().map(|path| std::ffi::CString::new(*path).unwrap()).collect();
         let libraries: Vec<_> =
             paths.iter().map(|path| unsafe { mlirStringRefCreateFromCString(path.as_ptr()) }).collect();
         let engine = unsafe {
@@ -80,13 +81,15 @@ impl Jit {
         let mut arguments: Vec<*mut c_void> = pointers.iter_mut().map(|p| (p as *mut *mut c_void).cast()).collect();
         // Compiled code raises this flag for blocks it could only check at run
         // time (see grid-to-loops).
-        let flag = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) } as *mut i32;
+        let flag =
+            unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) } as *mut i32;
         if !flag.is_null() {
             unsafe { flag.write(0) };
         }
         // InvokePacked adds the `_mlir_ciface_` prefix itself.
-        let result =
-            unsafe { mlirExecutionEngineInvokePacked(self.engine, StringRef::new(entry).to_raw(), arguments.as_mut_ptr()) };
+        let result = unsafe {
+            mlirExecutionEngineInvokePacked(self.engine, StringRef::new(entry).to_raw(), arguments.as_mut_ptr())
+        };
         if result.value == 0 {
             return Err(JitError::Call(entry.to_string()));
         }

@@ -107,7 +107,16 @@ fn format_axis(
                 s.push_str(&separator);
             }
             s.push_str(indent);
-            s.push_str(&format_axis(shape, strides, axis + 1, base + i * strides[axis], &next_indent, next_width, summarize, text));
+            s.push_str(&format_axis(
+                shape,
+                strides,
+                axis + 1,
+                base + i * strides[axis],
+                &next_indent,
+                next_width,
+                summarize,
+                text,
+            ));
             if k + 1 < items.len() {
                 s.push_str(&separator);
             }
@@ -136,7 +145,7 @@ fn float_text(shortest: String, value: f64) -> String {
     if value.is_infinite() {
         return if value > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    
+
     match shortest.find('.') {
         Some(dot) if shortest.len() - dot - 1 > 8 => {
             let rounded = format!("{value:.8}");

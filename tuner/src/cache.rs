@@ -78,11 +78,15 @@ impl Cache {
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Lookup::Miss,
-            Err(error) => return Lookup::Corrupt(format!("ignoring unreadable cache entry {}: {error}", path.display())),
+            Err(error) => {
+                return Lookup::Corrupt(format!("ignoring unreadable cache entry {}: {error}", path.display()));
+            }
         };
         match serde_json::from_str::<Entry<S>>(&text) {
             Ok(entry) if valid(&entry) && entry.best_s.is_finite() => Lookup::Hit(entry),
-            Ok(_) => Lookup::Corrupt(format!("ignoring cache entry {}: its schedule is not in this space", path.display())),
+            Ok(_) => {
+                Lookup::Corrupt(format!("ignoring cache entry {}: its schedule is not in this space", path.display()))
+            }
             Err(error) => Lookup::Corrupt(format!("ignoring corrupt cache entry {}: {error}", path.display())),
         }
     }
@@ -90,12 +94,8 @@ impl Cache {
     /// Writes `entry` atomically (temporary file, then rename).
     pub fn put<S: Serialize>(&self, key: &str, entry: &Entry<S>) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        let unique = format!(
-            ".{key}.{}.{:?}.tmp",
-            std::process::id(),
-            std::thread::current().id()
-        )
-        .replace(['(', ')'], "");
+        let unique =
+            format!(".{key}.{}.{:?}.tmp", std::process::id(), std::thread::current().id()).replace(['(', ')'], "");
         let temporary = self.dir.join(unique);
         std::fs::write(&temporary, serde_json::to_string_pretty(entry)?)?;
         std::fs::rename(&temporary, self.path(key))
@@ -155,7 +155,8 @@ mod tests {
             }
         });
         assert!(matches!(Cache::new(dir.path()).get(&key, legal), Lookup::Hit(_)));
-        let leftovers = std::fs::read_dir(dir.path()).unwrap().filter(|e| e.as_ref().unwrap().path().extension().unwrap() == "tmp");
+        let leftovers =
+            std::fs::read_dir(dir.path()).unwrap().filter(|e| e.as_ref().unwrap().path().extension().unwrap() == "tmp");
         assert_eq!(leftovers.count(), 0);
     }
 }

@@ -87,7 +87,11 @@ fn target(chip: Chip) -> String {
 
 /// The cached ROCm schedule of `module_text` for `chip`, if tuned before
 /// (`Err`: a corrupt entry, ignored).
-pub fn cached_schedule(module_text: &str, chip: Chip, cache_dir: &std::path::Path) -> Result<Option<GpuSchedule>, String> {
+pub fn cached_schedule(
+    module_text: &str,
+    chip: Chip,
+    cache_dir: &std::path::Path,
+) -> Result<Option<GpuSchedule>, String> {
     let key = cache::key(module_text, &target(chip), GPU_SPACE);
     match Cache::new(cache_dir).get(&key, |entry: &Entry<GpuSchedule>| entry.schedule.is_legal(chip)) {
         Lookup::Hit(entry) => Ok(Some(entry.schedule)),
@@ -190,55 +194,63 @@ pub fn tune_gpu(
     let start = GpuSchedule::default_for(chip);
     let default = compile(module_text, entry, start, chip).map_err(TuneError::DefaultFailed)?;
     let mut reference = None;
-    let default_s = time(&default, &inputs, &mut reference).seconds().ok_or_else(|| {
-        TuneError::DefaultFailed("the default schedule did not run on the GPU".into())
-    })?;
+    let default_s = time(&default, &inputs, &mut reference)
+        .seconds()
+        .ok_or_else(|| TuneError::DefaultFailed("the default schedule did not run on the GPU".into()))?;
     let deadline = started + options.budget;
     let mut measured = 1;
     let mut timings: Vec<(GpuSchedule, f64)> = Vec::new();
     let knobs = knobs_of(module_text, chip);
-    let found = beam_search(start, options.beam, 64, crate::PATIENCE, |s: &GpuSchedule| s.neighbours(chip, knobs), |batch: &[GpuSchedule]| {
-        if batch.first() == Some(&start) {
-            return vec![Some(default_s)];
-        }
-        let mut costs = Vec::new();
-        for &schedule in batch {
-            if Instant::now() >= deadline {
-                break;
+    let found = beam_search(
+        start,
+        options.beam,
+        64,
+        crate::PATIENCE,
+        |s: &GpuSchedule| s.neighbours(chip, knobs),
+        |batch: &[GpuSchedule]| {
+            if batch.first() == Some(&start) {
+                return vec![Some(default_s)];
             }
-            let outcome = match compile(module_text, entry, schedule, chip) {
-                Ok(compiled) => time(&compiled, &inputs, &mut reference),
-                Err(why) => Outcome::Failed(why),
-            };
-            if let Some(seconds) = outcome.seconds() {
-                measured += 1;
-                timings.push((schedule, seconds));
+            let mut costs = Vec::new();
+            for &schedule in batch {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                let outcome = match compile(module_text, entry, schedule, chip) {
+                    Ok(compiled) => time(&compiled, &inputs, &mut reference),
+                    Err(why) => Outcome::Failed(why),
+                };
+                if let Some(seconds) = outcome.seconds() {
+                    measured += 1;
+                    timings.push((schedule, seconds));
+                }
+                let best_s = timings.iter().map(|t| t.1).fold(default_s, f64::min);
+                progress(Progress { schedule, outcome: &outcome, best_s, measured, elapsed: started.elapsed() });
+                costs.push(outcome.seconds());
             }
-            let best_s = timings.iter().map(|t| t.1).fold(default_s, f64::min);
-            progress(Progress { schedule, outcome: &outcome, best_s, measured, elapsed: started.elapsed() });
-            costs.push(outcome.seconds());
-        }
-        costs
-    })
+            costs
+        },
+    )
     .expect("the default schedule was measured");
     // Confirm the winner against the default, alternately.
     let (mut best, mut best_s, mut default_again) = (start, default_s, default_s);
     if found.schedule != start
-        && let Ok(winner) = compile(module_text, entry, found.schedule, chip) {
-            let (mut defaults, mut winners) = (Vec::new(), Vec::new());
-            for _ in 0..3 {
-                defaults.extend(time(&default, &inputs, &mut reference).seconds());
-                winners.extend(time(&winner, &inputs, &mut reference).seconds());
-            }
-            if let (Some(d), Some(w)) = (crate::measure::median(defaults), crate::measure::median(winners)) {
-                default_again = d;
-                if w < d {
-                    (best, best_s) = (found.schedule, w);
-                } else {
-                    best_s = d;
-                }
+        && let Ok(winner) = compile(module_text, entry, found.schedule, chip)
+    {
+        let (mut defaults, mut winners) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            defaults.extend(time(&default, &inputs, &mut reference).seconds());
+            winners.extend(time(&winner, &inputs, &mut reference).seconds());
+        }
+        if let (Some(d), Some(w)) = (crate::measure::median(defaults), crate::measure::median(winners)) {
+            default_again = d;
+            if w < d {
+                (best, best_s) = (found.schedule, w);
+            } else {
+                best_s = d;
             }
         }
+    }
     let tuned = TunedGpu {
         default_s: default_again,
         best_s,

@@ -170,7 +170,9 @@ pub fn tune(
     let cache = Cache::new(&options.cache_dir);
     let key = cache::key(module_text, "cpu", space::SPACE);
     let mut warnings = Vec::new();
-    if let Some(answer) = from_cache(&cache, &key, options.use_cache, |entry: &Entry| entry.schedule.is_legal(), &mut warnings) {
+    if let Some(answer) =
+        from_cache(&cache, &key, options.use_cache, |entry: &Entry| entry.schedule.is_legal(), &mut warnings)
+    {
         return Ok(answer);
     }
     let started = Instant::now();
@@ -222,33 +224,41 @@ pub fn tune(
     let mut measured = 1;
     let mut timings: Vec<(CpuSchedule, f64)> = Vec::new();
     progress(Progress { schedule: start, outcome: &default, best_s: default_s, measured, elapsed: started.elapsed() });
-    let found = beam_search(start, options.beam, 64, PATIENCE, |schedule: &CpuSchedule| space.neighbours(schedule), |batch: &[CpuSchedule]| {
-        if batch.first() == Some(&start) {
-            return vec![Some(default_s)];
-        }
-        measurer.deadline = started + options.budget.saturating_sub(reserve(&measurer));
-        if Instant::now() >= measurer.deadline {
-            return Vec::new();
-        }
-        let outcomes = measurer.measure(batch);
-        for (schedule, outcome) in batch.iter().zip(&outcomes) {
-            if let Outcome::Timed(seconds) = outcome {
-                timings.push((*schedule, *seconds));
+    let found = beam_search(
+        start,
+        options.beam,
+        64,
+        PATIENCE,
+        |schedule: &CpuSchedule| space.neighbours(schedule),
+        |batch: &[CpuSchedule]| {
+            if batch.first() == Some(&start) {
+                return vec![Some(default_s)];
             }
-            if outcome.seconds().is_some() {
-                measured += 1;
+            measurer.deadline = started + options.budget.saturating_sub(reserve(&measurer));
+            if Instant::now() >= measurer.deadline {
+                return Vec::new();
             }
-            let best_s = measurer.best;
-            progress(Progress { schedule: *schedule, outcome, best_s, measured, elapsed: started.elapsed() });
-        }
-        // Slow candidates lose; skipped ones were never measured.
-        outcomes.iter().map(Outcome::seconds).collect()
-    })
+            let outcomes = measurer.measure(batch);
+            for (schedule, outcome) in batch.iter().zip(&outcomes) {
+                if let Outcome::Timed(seconds) = outcome {
+                    timings.push((*schedule, *seconds));
+                }
+                if outcome.seconds().is_some() {
+                    measured += 1;
+                }
+                let best_s = measurer.best;
+                progress(Progress { schedule: *schedule, outcome, best_s, measured, elapsed: started.elapsed() });
+            }
+            // Slow candidates lose; skipped ones were never measured.
+            outcomes.iter().map(Outcome::seconds).collect()
+        },
+    )
     .expect("the default schedule was measured");
     // The search's numbers come from different moments of a drifting
     // machine: its few best are re-timed against the default, in turn,
     // and the fastest then wins (the default if none beats it).
-    let mut finalists: Vec<(CpuSchedule, f64)> = timings.into_iter().filter(|(schedule, _)| *schedule != start).collect();
+    let mut finalists: Vec<(CpuSchedule, f64)> =
+        timings.into_iter().filter(|(schedule, _)| *schedule != start).collect();
     finalists.sort_by(|a, b| a.1.total_cmp(&b.1));
     finalists.truncate(FINALISTS);
     let (mut best, mut default_s, mut best_s) = (start, default_s, default_s);
@@ -286,7 +296,9 @@ pub fn tune(
 /// The cached schedule of `module_text` on the CPU, if tuned before:
 /// `Ok(None)` on a miss, `Err(warning)` for a corrupt entry (ignored).
 pub fn cached_schedule(module_text: &str, cache_dir: &std::path::Path) -> Result<Option<CpuSchedule>, String> {
-    match Cache::new(cache_dir).get(&cache::key(module_text, "cpu", space::SPACE), |entry: &Entry| entry.schedule.is_legal()) {
+    match Cache::new(cache_dir)
+        .get(&cache::key(module_text, "cpu", space::SPACE), |entry: &Entry| entry.schedule.is_legal())
+    {
         Lookup::Hit(entry) => Ok(Some(entry.schedule)),
         Lookup::Miss => Ok(None),
         Lookup::Corrupt(why) => Err(why),
@@ -312,7 +324,14 @@ pub struct Found<S> {
 /// far (1: tinygrad's rule; more rides out measurement noise and plateaus),
 /// and when the batch result is empty (the budget is spent). `None` if even
 /// `start` fails.
-pub fn beam_search<S, N, C>(start: S, width: usize, rounds: usize, patience: usize, neighbours: N, mut cost: C) -> Option<Found<S>>
+pub fn beam_search<S, N, C>(
+    start: S,
+    width: usize,
+    rounds: usize,
+    patience: usize,
+    neighbours: N,
+    mut cost: C,
+) -> Option<Found<S>>
 where
     S: Clone + Eq + Hash,
     N: Fn(&S) -> Vec<S>,
@@ -482,15 +501,27 @@ mod tests {
     #[test]
     fn stops_when_nothing_improves() {
         // Already optimal: one round of neighbours, then stop.
-        let found =
-            beam_search((4, 64, 2), 4, 20, 1, neighbours, each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })))
-                .unwrap();
+        let found = beam_search(
+            (4, 64, 2),
+            4,
+            20,
+            1,
+            neighbours,
+            each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })),
+        )
+        .unwrap();
         assert_eq!(found.schedule, (4, 64, 2));
         assert_eq!(found.measured, 1 + neighbours(&(4, 64, 2)).len());
         // With patience, the search walks on past a plateau: more rounds.
-        let patient =
-            beam_search((4, 64, 2), 4, 20, 3, neighbours, each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })))
-                .unwrap();
+        let patient = beam_search(
+            (4, 64, 2),
+            4,
+            20,
+            3,
+            neighbours,
+            each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })),
+        )
+        .unwrap();
         assert_eq!(patient.schedule, (4, 64, 2));
         assert!(patient.measured > found.measured);
     }
@@ -551,7 +582,10 @@ mod tests {
                 "no measured group_top={top} candidate: {grouped:?}"
             );
         }
-        assert!(grouped.iter().all(|(_, outcome)| !matches!(outcome, Outcome::Wrong(_) | Outcome::Failed(_))), "{grouped:?}");
+        assert!(
+            grouped.iter().all(|(_, outcome)| !matches!(outcome, Outcome::Wrong(_) | Outcome::Failed(_))),
+            "{grouped:?}"
+        );
         assert!(tuned.best.is_legal());
     }
 }

@@ -230,7 +230,10 @@ mod tests {
 
     #[test]
     fn a_candidate_computing_something_else_is_rejected() {
-        let inputs = vec![HostArray::random(ElementType::F32, &[256], 1).unwrap(), HostArray::zeros(ElementType::F32, &[256]).unwrap()];
+        let inputs = vec![
+            HostArray::random(ElementType::F32, &[256], 1).unwrap(),
+            HostArray::zeros(ElementType::F32, &[256]).unwrap(),
+        ];
         let mut measurer = Measurer {
             module_text: scale("2.0"),
             entry: "scale".into(),

@@ -14,7 +14,11 @@
 //! reductions, whose order is unspecified (the guard checks them within
 //! `--check`'s tolerance), so the search only ever trades speed.
 
-use melior::ir::{Module, OperationRef, TypeLike, ValueLike, operation::{OperationLike, WalkOrder, WalkResult}, r#type::{RankedTensorType, ShapedTypeLike}};
+use melior::ir::{
+    Module, OperationRef, TypeLike, ValueLike,
+    operation::{OperationLike, WalkOrder, WalkResult},
+    r#type::{RankedTensorType, ShapedTypeLike},
+};
 use serde::{Deserialize, Serialize};
 use tessel_lowering::cpu::Schedule;
 // The passes' own rule for shrinking sizes to divisors, so normalized
@@ -141,7 +145,8 @@ impl CpuSchedule {
             && K_CHUNKS.contains(&self.k_chunk)
             && K_UNROLLS.contains(&self.k_unroll)
             && (0..=host_cores()).contains(&self.num_threads)
-            && (self.vector_bits == 0 || (matches!(self.vector_bits, 256 | 512) && self.vector_bits <= host_vectors().0))
+            && (self.vector_bits == 0
+                || (matches!(self.vector_bits, 256 | 512) && self.vector_bits <= host_vectors().0))
             && (self.group == 0 || (2..=MAX_GROUP).contains(&self.group))
             && self.fits_registers()
     }
@@ -331,17 +336,23 @@ impl Space {
         };
         let Some(&[m, n, k]) = self.contractions.first() else {
             let default = CpuSchedule::host_default();
-            return CpuSchedule { register_tile: default.register_tile, k_chunk: 0, k_unroll: 1, pad_tiles: false, ..schedule };
+            return CpuSchedule {
+                register_tile: default.register_tile,
+                k_chunk: 0,
+                k_unroll: 1,
+                pad_tiles: false,
+                ..schedule
+            };
         };
         let [rows, columns] = schedule.register_tile;
-        let chunk = if schedule.k_chunk > 0 && fitting(k, schedule.k_chunk) < k { fitting(k, schedule.k_chunk) } else { 0 };
+        let chunk =
+            if schedule.k_chunk > 0 && fitting(k, schedule.k_chunk) < k { fitting(k, schedule.k_chunk) } else { 0 };
         let unroll = fitting(if chunk > 0 { chunk } else { k }, schedule.k_unroll);
         // Padded tiles keep their size (up to the block's); where they
         // divide the block anyway, padding changes nothing.
         let (padded_rows, padded_columns) = (rows.min(m), columns.min(n));
         let pads = schedule.pad_tiles && (m % padded_rows != 0 || n % padded_columns != 0);
-        let register_tile =
-            if pads { [padded_rows, padded_columns] } else { [fitting(m, rows), fitting(n, columns)] };
+        let register_tile = if pads { [padded_rows, padded_columns] } else { [fitting(m, rows), fitting(n, columns)] };
         CpuSchedule { register_tile, k_chunk: chunk, k_unroll: unroll, pad_tiles: pads, ..schedule }
     }
 
@@ -384,7 +395,13 @@ mod tests {
 
     #[test]
     fn neighbours_are_distinct_normalized_and_fit() {
-        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true, arbitrary_axis: true, reductions: vec![] };
+        let space = Space {
+            contractions: vec![[256, 256, 256]],
+            default_tile: None,
+            multi_axis_grid: true,
+            arbitrary_axis: true,
+            reductions: vec![],
+        };
         let start = space.start();
         assert!(start.is_legal());
         let next = space.neighbours(&start);
@@ -397,10 +414,38 @@ mod tests {
 
     #[test]
     fn equivalent_schedules_normalize_alike() {
-        let space = Space { contractions: vec![[16, 16, 256]], default_tile: None, multi_axis_grid: false, arbitrary_axis: true, reductions: vec![] };
+        let space = Space {
+            contractions: vec![[16, 16, 256]],
+            default_tile: None,
+            multi_axis_grid: false,
+            arbitrary_axis: true,
+            reductions: vec![],
+        };
         let (lanes, _) = host_vectors();
-        let a = CpuSchedule { register_tile: [8, 4 * lanes], num_stages: 1, k_chunk: 512, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false, group: 0, group_top: false };
-        let b = CpuSchedule { register_tile: [8, 2 * lanes], num_stages: 1, k_chunk: 0, k_unroll: 1, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false, group: 0, group_top: false };
+        let a = CpuSchedule {
+            register_tile: [8, 4 * lanes],
+            num_stages: 1,
+            k_chunk: 512,
+            k_unroll: 1,
+            num_threads: 0,
+            vector_bits: 0,
+            pad_tiles: false,
+            column_major: false,
+            group: 0,
+            group_top: false,
+        };
+        let b = CpuSchedule {
+            register_tile: [8, 2 * lanes],
+            num_stages: 1,
+            k_chunk: 0,
+            k_unroll: 1,
+            num_threads: 0,
+            vector_bits: 0,
+            pad_tiles: false,
+            column_major: false,
+            group: 0,
+            group_top: false,
+        };
         assert_eq!(space.normalize(a), space.normalize(b));
         // No contraction: only the pipeline depth matters.
         let none = Space::default();
@@ -411,7 +456,18 @@ mod tests {
     fn spilling_and_partial_vector_tiles_are_illegal() {
         let (bits, registers) = host_vectors();
         let lanes = bits / 32;
-        let legal = CpuSchedule { register_tile: [4, lanes], num_stages: 1, k_chunk: 64, k_unroll: 2, num_threads: 0, vector_bits: 0, pad_tiles: false, column_major: false, group: 0, group_top: false };
+        let legal = CpuSchedule {
+            register_tile: [4, lanes],
+            num_stages: 1,
+            k_chunk: 64,
+            k_unroll: 2,
+            num_threads: 0,
+            vector_bits: 0,
+            pad_tiles: false,
+            column_major: false,
+            group: 0,
+            group_top: false,
+        };
         assert!(legal.is_legal());
         assert!(!CpuSchedule { register_tile: [registers, 2 * lanes], ..legal }.is_legal());
         assert!(!CpuSchedule { register_tile: [4, lanes + 1], ..legal }.is_legal());
@@ -435,20 +491,38 @@ mod tests {
         let lanes = bits / 32;
         let tile = CpuSchedule { register_tile: [4, 2 * lanes], pad_tiles: true, ..CpuSchedule::host_default() };
         // 100 rows and columns: 4 divides 100, 2 vectors do not: padded.
-        let odd = Space { contractions: vec![[100, 100, 64]], default_tile: None, multi_axis_grid: false, arbitrary_axis: true, reductions: vec![] };
+        let odd = Space {
+            contractions: vec![[100, 100, 64]],
+            default_tile: None,
+            multi_axis_grid: false,
+            arbitrary_axis: true,
+            reductions: vec![],
+        };
         assert_eq!(odd.normalize(tile).register_tile, [4, 2 * lanes]);
         assert!(odd.normalize(tile).pad_tiles);
         // Without padding the tile shrinks to divisors of 100.
         assert_eq!(odd.normalize(CpuSchedule { pad_tiles: false, ..tile }).register_tile[1], fitting(100, 2 * lanes));
         // Where the tile divides, padding is the same schedule.
-        let even = Space { contractions: vec![[256, 256, 64]], default_tile: None, multi_axis_grid: false, arbitrary_axis: true, reductions: vec![] };
+        let even = Space {
+            contractions: vec![[256, 256, 64]],
+            default_tile: None,
+            multi_axis_grid: false,
+            arbitrary_axis: true,
+            reductions: vec![],
+        };
         assert_eq!(even.normalize(tile), even.normalize(CpuSchedule { pad_tiles: false, ..tile }));
         assert!(odd.neighbours(&odd.start()).iter().any(|s| s.pad_tiles));
     }
 
     #[test]
     fn width_and_thread_actions_stay_in_the_space() {
-        let space = Space { contractions: vec![[256, 256, 256]], default_tile: None, multi_axis_grid: true, arbitrary_axis: true, reductions: vec![] };
+        let space = Space {
+            contractions: vec![[256, 256, 256]],
+            default_tile: None,
+            multi_axis_grid: true,
+            arbitrary_axis: true,
+            reductions: vec![],
+        };
         let start = space.start();
         let next = space.neighbours(&start);
         // A narrower width, keeping the tile's columns (more vectors) or

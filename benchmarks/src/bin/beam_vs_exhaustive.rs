@@ -78,9 +78,14 @@ fn main() {
     assert!(default[0].seconds().is_some(), "the default failed: {default:?}");
 
     let beam_started = Instant::now();
-    let found = beam_search(start, WIDTH, 64, 3, |s: &CpuSchedule| neighbours(lanes, s), |batch: &[CpuSchedule]| {
-        measurer.measure(batch).iter().map(measure::Outcome::seconds).collect()
-    })
+    let found = beam_search(
+        start,
+        WIDTH,
+        64,
+        3,
+        |s: &CpuSchedule| neighbours(lanes, s),
+        |batch: &[CpuSchedule]| measurer.measure(batch).iter().map(measure::Outcome::seconds).collect(),
+    )
     .expect("the default was measured");
     let beam_s = beam_started.elapsed().as_secs_f64();
 
@@ -96,7 +101,8 @@ fn main() {
         .expect("some schedule ran");
 
     // The two winners re-timed in turn (the same schedule when they agree).
-    let jits: Vec<_> = [found.schedule, best].iter().map(|s| measure::compile(&module_text, *s).expect("compiles")).collect();
+    let jits: Vec<_> =
+        [found.schedule, best].iter().map(|s| measure::compile(&module_text, *s).expect("compiles")).collect();
     let medians = measurer.confirm(&[&jits[0], &jits[1]], CONFIRM_ROUNDS).expect("re-timing");
     let ratio = medians[0] / medians[1];
     let verdict = if ratio <= 1.05 { "within 5%" } else { "NOT within 5%" };

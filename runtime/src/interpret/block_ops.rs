@@ -71,7 +71,8 @@ impl Interpreter {
                 let segments = op.segments();
                 let (element, shape) = result_type.unwrap();
                 let id = buffer(&operands[0])?;
-                let offsets: Vec<i64> = operands[1..1 + segments[1]].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
+                let offsets: Vec<i64> =
+                    operands[1..1 + segments[1]].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
                 let mask = (segments[2] == 1).then(|| tensor(&operands[1 + segments[1]])).transpose()?;
                 let other = (segments[3] == 1).then(|| scalar(&operands[operands.len() - 1])).transpose()?;
                 let source = &self.buffers[id];
@@ -102,7 +103,8 @@ impl Interpreter {
                 let segments = op.segments();
                 let value = tensor(&operands[0])?.clone();
                 let id = buffer(&operands[1])?;
-                let offsets: Vec<i64> = operands[2..2 + segments[2]].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
+                let offsets: Vec<i64> =
+                    operands[2..2 + segments[2]].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
                 let mask = (segments[3] == 1).then(|| tensor(&operands[operands.len() - 1])).transpose()?;
                 let atomic = (name == "block.atomic_rmw").then(|| op.integer("kind"));
                 let target = &mut self.buffers[id];
@@ -147,7 +149,9 @@ impl Interpreter {
                     Some(acc) => tensor(acc)?.data.clone(),
                     None => vec![normalize(element, Num::I(0)); batches * m * n],
                 };
-                let eval = |name, args: &[Num]| super::elementwise::evaluate(name, element, element, 0, args).map_err(super::InterpretError);
+                let eval = |name, args: &[Num]| {
+                    super::elementwise::evaluate(name, element, element, 0, args).map_err(super::InterpretError)
+                };
                 // One step of the sum: a fused multiply-add for floats (one
                 // rounding, as the compiled FMA outer products), wrapping
                 // integer arithmetic otherwise.
@@ -184,8 +188,12 @@ impl Interpreter {
                 let mut k = 0;
                 let mut outcome = Ok(());
                 for_each_index(&input.shape, |index| {
-                    let kept: Vec<usize> =
-                        index.iter().enumerate().filter(|(d, _)| !dims.contains(&(*d as i64))).map(|(_, &i)| i).collect();
+                    let kept: Vec<usize> = index
+                        .iter()
+                        .enumerate()
+                        .filter(|(d, _)| !dims.contains(&(*d as i64)))
+                        .map(|(_, &i)| i)
+                        .collect();
                     let out = linear(&kept, &strides);
                     match combine(kind, element, input.data[k], data[out]) {
                         Ok(v) => data[out] = v,
@@ -234,9 +242,13 @@ impl Interpreter {
             }
             "tensor.extract" => {
                 let input = tensor(&operands[0])?;
-                let index: Vec<usize> = operands[1..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
+                let index: Vec<usize> =
+                    operands[1..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
                 let at = linear(&index, &Tensor::strides(&input.shape));
-                Val::Scalar(input.element, *input.data.get(at).ok_or_else(|| super::InterpretError("tensor.extract out of bounds".into()))?)
+                Val::Scalar(
+                    input.element,
+                    *input.data.get(at).ok_or_else(|| super::InterpretError("tensor.extract out of bounds".into()))?,
+                )
             }
             "tensor.from_elements" => {
                 let (element, shape) = result_type.unwrap();
@@ -249,15 +261,19 @@ impl Interpreter {
             "memref.load" => {
                 let id = buffer(&operands[0])?;
                 let source = &self.buffers[id];
-                let index: Vec<usize> = operands[1..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
-                let at = ref_index(&source.shape, &[], &index).ok_or_else(|| super::InterpretError("memref.load out of bounds".into()))?;
+                let index: Vec<usize> =
+                    operands[1..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
+                let at = ref_index(&source.shape, &[], &index)
+                    .ok_or_else(|| super::InterpretError("memref.load out of bounds".into()))?;
                 Val::Scalar(source.element, read(source, at))
             }
             "memref.store" => {
                 let id = buffer(&operands[1])?;
-                let index: Vec<usize> = operands[2..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
+                let index: Vec<usize> =
+                    operands[2..].iter().map(|v| scalar(v).map(|n| n.i() as usize)).collect::<Result<_>>()?;
                 let target = &mut self.buffers[id];
-                let at = ref_index(&target.shape, &[], &index).ok_or_else(|| super::InterpretError("memref.store out of bounds".into()))?;
+                let at = ref_index(&target.shape, &[], &index)
+                    .ok_or_else(|| super::InterpretError("memref.store out of bounds".into()))?;
                 write(target, at, scalar(&operands[0])?);
                 return Ok(None);
             }

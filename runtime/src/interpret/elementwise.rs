@@ -79,7 +79,13 @@ fn compare_floats(predicate: i64, a: f64, b: f64) -> Option<bool> {
 /// type (the first operand's), `output` the result's; `predicate` is the
 /// comparison predicate when there is one. `Err` names what is not
 /// supported or undefined.
-pub fn evaluate(name: &str, input: ElementType, output: ElementType, predicate: i64, args: &[Num]) -> Result<Num, String> {
+pub fn evaluate(
+    name: &str,
+    input: ElementType,
+    output: ElementType,
+    predicate: i64,
+    args: &[Num],
+) -> Result<Num, String> {
     let f = |i: usize| args[i].f();
     let i = |k: usize| args[k].i();
     let u = |k: usize| unsigned(input, args[k].i());
@@ -193,7 +199,10 @@ mod tests {
         assert_eq!(eval("arith.ceildivsi", ElementType::I32, &[Num::I(7), Num::I(2)]), Num::I(4));
         assert_eq!(eval("arith.divui", ElementType::I8, &[Num::I(-1), Num::I(2)]), Num::I(127));
         assert!(evaluate("arith.divsi", ElementType::I32, ElementType::I32, 0, &[Num::I(1), Num::I(0)]).is_err());
-        assert_eq!(evaluate("arith.cmpi", ElementType::I8, ElementType::I1, 6, &[Num::I(-1), Num::I(1)]).unwrap(), Num::I(0));
+        assert_eq!(
+            evaluate("arith.cmpi", ElementType::I8, ElementType::I1, 6, &[Num::I(-1), Num::I(1)]).unwrap(),
+            Num::I(0)
+        );
     }
 
     #[test]
@@ -202,7 +211,13 @@ mod tests {
         assert_eq!(third, Num::F((1.0f32 / 3.0f32) as f64));
         let max = eval("arith.maximumf", ElementType::F32, &[Num::F(f64::NAN), Num::F(1.0)]);
         assert!(max.f().is_nan());
-        assert_eq!(eval("arith.maximumf", ElementType::F32, &[Num::F(-0.0), Num::F(0.0)]).f().to_bits(), 0.0f64.to_bits());
-        assert_eq!(evaluate("arith.cmpf", ElementType::F32, ElementType::I1, 11, &[Num::F(f64::NAN), Num::F(0.0)]).unwrap(), Num::I(1));
+        assert_eq!(
+            eval("arith.maximumf", ElementType::F32, &[Num::F(-0.0), Num::F(0.0)]).f().to_bits(),
+            0.0f64.to_bits()
+        );
+        assert_eq!(
+            evaluate("arith.cmpf", ElementType::F32, ElementType::I1, 11, &[Num::F(f64::NAN), Num::F(0.0)]).unwrap(),
+            Num::I(1)
+        );
     }
 }

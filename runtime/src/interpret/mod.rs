@@ -112,8 +112,13 @@ pub(crate) fn type_info(r#type: MlirType) -> Result<(ElementType, Vec<usize>)> {
     unsafe {
         if mlirTypeIsAShaped(r#type) {
             let element = melior::ir::Type::from_raw(mlirShapedTypeGetElementType(r#type)).to_string();
-            let shape = (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize).collect();
-            return Ok((ElementType::from_mlir(&element).ok_or_else(|| InterpretError(format!("unsupported type {text}")))?, shape));
+            let shape = (0..mlirShapedTypeGetRank(r#type))
+                .map(|d| mlirShapedTypeGetDimSize(r#type, d as isize) as usize)
+                .collect();
+            return Ok((
+                ElementType::from_mlir(&element).ok_or_else(|| InterpretError(format!("unsupported type {text}")))?,
+                shape,
+            ));
         }
     }
     Ok((ElementType::from_mlir(&text).ok_or_else(|| InterpretError(format!("unsupported type {text}")))?, Vec::new()))
@@ -129,7 +134,10 @@ pub(crate) struct Env(HashMap<usize, Val>);
 
 impl Env {
     pub fn get(&self, value: MlirValue) -> Result<Val> {
-        self.0.get(&(value.ptr as usize)).cloned().ok_or_else(|| InterpretError("use of a value the interpreter did not define".into()))
+        self.0
+            .get(&(value.ptr as usize))
+            .cloned()
+            .ok_or_else(|| InterpretError("use of a value the interpreter did not define".into()))
     }
     pub fn set(&mut self, value: MlirValue, val: Val) {
         self.0.insert(value.ptr as usize, val);
@@ -203,14 +211,16 @@ impl Interpreter {
             "grid.call" => self.grid_call(op, &operands)?,
             "grid.program_id" | "grid.num_programs" => {
                 let axis = op.integer("axis") as usize;
-                let (id, size) = *self.grid.get(axis).ok_or_else(|| InterpretError("grid query outside a kernel".into()))?;
+                let (id, size) =
+                    *self.grid.get(axis).ok_or_else(|| InterpretError("grid query outside a kernel".into()))?;
                 let value = if name == "grid.program_id" { id } else { size };
                 set_result(env, Val::Scalar(ElementType::Index, Num::I(value)));
             }
             "arith.constant" => set_result(env, constant(op)?),
             "arith.select" => set_result(env, select(op, &operands)?),
             "scf.for" => {
-                let (lower, upper, step) = (scalar(&operands[0])?.i(), scalar(&operands[1])?.i(), scalar(&operands[2])?.i());
+                let (lower, upper, step) =
+                    (scalar(&operands[0])?.i(), scalar(&operands[1])?.i(), scalar(&operands[2])?.i());
                 if step <= 0 {
                     return fail("scf.for needs a positive step");
                 }
@@ -376,7 +386,8 @@ impl Interpreter {
             // linearizes like the full block shape.
             let kernel_shape: Vec<usize> = spec.block_shape.iter().flatten().map(|&s| s as usize).collect();
             let source = &self.buffers[array];
-            let mut block = HostArray::zeros(source.element, &kernel_shape).map_err(|e| InterpretError(format!("block: {e}")))?;
+            let mut block =
+                HostArray::zeros(source.element, &kernel_shape).map_err(|e| InterpretError(format!("block: {e}")))?;
             copy_block(source, &mut block, spec, &starts, true);
             windows.push(Some(starts));
             arguments.push(Val::Ref(self.buffers.len()));

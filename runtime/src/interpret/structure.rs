@@ -26,7 +26,8 @@ fn slice_of(op: &Op, dynamic: &[Val]) -> Result<[Vec<usize>; 3]> {
             .into_iter()
             .map(|value| {
                 let value = if value == DYNAMIC {
-                    scalar(dynamic.next().ok_or_else(|| super::InterpretError(format!("{name}: missing operand")))?)?.i()
+                    scalar(dynamic.next().ok_or_else(|| super::InterpretError(format!("{name}: missing operand")))?)?
+                        .i()
                 } else {
                     value
                 };
