@@ -30,3 +30,11 @@ if ! command -v cargo >/dev/null; then
   echo "setup: cargo not found; install a Rust toolchain (1.85 or newer) with rustup" >&2
   exit 1
 fi
+# CI checks formatting and lints before the tests.
+for component in rustfmt clippy; do
+  subcommand=${component/rustfmt/fmt}
+  if ! cargo "$subcommand" --version >/dev/null 2>&1; then
+    echo "setup: adding the Rust component $component" >&2
+    rustup component add "$component"
+  fi
+done
