@@ -200,35 +200,63 @@ fn while_buffer_is_safe(alloc: MlirOperation, loop_op: MlirOperation) -> bool {
     })
 }
 
-/// The loop that yields `alloc`'s buffer to its next iteration, if any.
+/// Whether `value` is passed on by the terminator of `owner`'s own region
+/// (to its next iteration), directly or as the result of conditionals
+/// (`scf.if`, `scf.index_switch`) that yield it.
+fn reaches_terminator_of(value: MlirValue, owner: MlirOperation) -> bool {
+    crate::ir::users(value).into_iter().any(|user| {
+        if !matches!(RawOp(user).name().as_str(), "scf.yield" | "scf.condition") {
+            return false;
+        }
+        let yielded_by = unsafe { mlirOperationGetParentOperation(user) };
+        if yielded_by.ptr == owner.ptr {
+            return true;
+        }
+        matches!(RawOp(yielded_by).name().as_str(), "scf.if" | "scf.index_switch")
+            && RawOp(user)
+                .operands()
+                .into_iter()
+                .zip(RawOp(yielded_by).results())
+                .any(|(operand, result)| operand.ptr == value.ptr && reaches_terminator_of(result, owner))
+    })
+}
+
+/// The loop that carries `alloc`'s buffer to its next iteration, if any.
+/// (A conditional that yields the buffer only forwards it: the loop that
+/// matters is the nearest enclosing op that is not a conditional; a
+/// program nest carries nothing from one program to the next.)
 fn carried_by(alloc: MlirOperation) -> Result<Option<MlirOperation>, String> {
     let buffer = unsafe { mlirOperationGetResult(alloc, 0) };
     let parent = unsafe { mlirOperationGetParentOperation(alloc) };
-    let passes_on = |user: MlirOperation| matches!(RawOp(user).name().as_str(), "scf.yield" | "scf.condition");
-    let yielded = crate::ir::users(buffer).into_iter().any(passes_on);
-    if !yielded {
+    let mut owner = parent;
+    while matches!(RawOp(owner).name().as_str(), "scf.if" | "scf.index_switch") {
+        owner = unsafe { mlirOperationGetParentOperation(owner) };
+    }
+    if !reaches_terminator_of(buffer, owner) {
         return Ok(None);
     }
-    if RawOp(parent).name() == "scf.while" {
-        return if while_buffer_is_safe(alloc, parent) {
-            Ok(None)
-        } else {
-            Err("a buffer an 'scf.while' passes straight back to the region that made it cannot be placed in workgroup memory yet".into())
-        };
-    }
-    if RawOp(parent).name() != "scf.for" {
-        return Err(format!(
-            "a local buffer yielded by '{}' cannot be placed in workgroup memory",
-            RawOp(parent).name()
-        ));
-    }
-    // The loop's results must not flow into another loop's next iteration.
-    for result in RawOp(parent).results() {
-        if crate::ir::users(result).into_iter().any(|user| RawOp(user).name() == "scf.yield") {
-            return Err("buffers carried through nested loops cannot be placed in workgroup memory yet".into());
+    match RawOp(owner).name().as_str() {
+        "scf.while" if owner.ptr == parent.ptr => {
+            if while_buffer_is_safe(alloc, owner) {
+                Ok(None)
+            } else {
+                Err("a buffer an 'scf.while' passes straight back to the region that made it cannot be placed in \
+                     workgroup memory yet"
+                    .into())
+            }
         }
+        "scf.for" => {
+            // The loop's results must not flow into another loop's next
+            // iteration.
+            for result in RawOp(owner).results() {
+                if crate::ir::users(result).into_iter().any(|user| RawOp(user).name() == "scf.yield") {
+                    return Err("buffers carried through nested loops cannot be placed in workgroup memory yet".into());
+                }
+            }
+            Ok(Some(owner))
+        }
+        other => Err(format!("a local buffer carried by '{other}' cannot be placed in workgroup memory yet")),
     }
-    Ok(Some(parent))
 }
 
 /// The launch for one program nest; the nest's ops move into it.
