@@ -315,6 +315,17 @@ fn host_program(path: &Path, _source: String) -> datatest_stable::Result<()> {
     }
     // Softmax's 8x4096 f32 temporary (128 KiB) does not fit LDS: global
     // scratch, a slice per program (512 of them), passed to the kernel.
+    // An output revisited along an outer axis: the ordered axis is a host
+    // loop, unrolled into three launches of the two programs, each passing
+    // its step.
+    let outer_text = std::fs::read_to_string(repo_root().join("test/e2e/outer-axis-revisits.mlir"))?;
+    let outer = launches_of(&outer_text, "main")?;
+    let steps: Vec<Vec<LaunchArg>> = outer.launches.iter().map(|launch| launch.args.clone()).collect();
+    let expected_steps: Vec<Vec<LaunchArg>> =
+        (0..3).map(|k| vec![LaunchArg::Index(k), LaunchArg::Array(0), LaunchArg::Array(1)]).collect();
+    if steps != expected_steps || outer.launches.iter().any(|launch| launch.grid != [2, 1, 1]) {
+        return Err(format!("@main's host program (outer-axis-revisits.mlir): {outer:?}").into());
+    }
     let softmax_text = std::fs::read_to_string(repo_root().join("examples/softmax_4096.mlir"))?;
     let softmax = launches_of(&softmax_text, "softmax_4096")?;
     let args = softmax.launches.first().map(|launch| launch.args.clone()).unwrap_or_default();

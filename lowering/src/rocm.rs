@@ -294,24 +294,72 @@ fn constant_u32(value: MlirValue) -> Result<u32, String> {
 }
 
 /// The launches and scratch buffers of the lowered host function `entry`.
+/// Host loops with constant bounds (ordered grid axes around parallel
+/// programs) are unrolled into their launches, in order, each passing its
+/// step as an index argument.
 pub fn host_program(module: &Module, entry: &str) -> Result<HostProgram, String> {
     let function = tessel_dialects::find_symbol(module.as_operation().to_raw(), entry)
         .ok_or_else(|| format!("no function @{entry}"))?;
     let body = RawOp(function).region_block(0);
-    let arguments: Vec<MlirValue> =
-        unsafe { (0..mlirBlockGetNumArguments(body)).map(|i| mlirBlockGetArgument(body, i)).collect() };
-    let mut program = HostProgram::default();
-    let mut scratch: Vec<MlirValue> = Vec::new();
-    let mut op = unsafe { mlirBlockGetFirstOperation(body) };
-    while !op.ptr.is_null() {
+    let mut walk = HostWalk {
+        arguments: unsafe { (0..mlirBlockGetNumArguments(body)).map(|i| mlirBlockGetArgument(body, i)).collect() },
+        scratch: Vec::new(),
+        steps: Vec::new(),
+        program: HostProgram::default(),
+    };
+    walk.block(body)?;
+    Ok(walk.program)
+}
+
+/// What `host_program` knows while walking the host code.
+struct HostWalk {
+    arguments: Vec<MlirValue>,
+    scratch: Vec<MlirValue>,
+    /// Induction variables of the host loops being unrolled, with their
+    /// current values.
+    steps: Vec<(MlirValue, i64)>,
+    program: HostProgram,
+}
+
+impl HostWalk {
+    fn block(&mut self, block: MlirBlock) -> Result<(), String> {
+        let mut op = unsafe { mlirBlockGetFirstOperation(block) };
+        while !op.ptr.is_null() {
+            self.operation(op)?;
+            op = unsafe { mlirOperationGetNextInBlock(op) };
+        }
+        Ok(())
+    }
+
+    fn operation(&mut self, op: MlirOperation) -> Result<(), String> {
         let raw = RawOp(op);
         match raw.name().as_str() {
-            "arith.constant" | "gpu.dealloc" | "func.return" => {}
-            "gpu.alloc" => {
+            "arith.constant" | "gpu.dealloc" | "func.return" | "scf.yield" => {}
+            "gpu.alloc" if self.steps.is_empty() => {
                 let memref = unsafe { mlirValueGetType(raw.results()[0]) };
                 let bytes = unsafe { mlirShapedTypeGetDimSize(memref, 0) };
-                program.scratch.push(bytes as usize);
-                scratch.push(raw.results()[0]);
+                self.program.scratch.push(bytes as usize);
+                self.scratch.push(raw.results()[0]);
+            }
+            "scf.for" => {
+                let operands = raw.operands();
+                let bound = |value: MlirValue| -> Result<i64, String> {
+                    let attribute = tessel_passes::constant_value(value).ok_or("host loop bounds must be constants")?;
+                    Ok(unsafe { mlirIntegerAttrGetValueInt(attribute) })
+                };
+                let (lower, upper, step) = (bound(operands[0])?, bound(operands[1])?, bound(operands[2])?);
+                if step <= 0 || operands.len() > 3 {
+                    return Err("host loops must count up and carry no values".into());
+                }
+                let body = raw.region_block(0);
+                let iv = unsafe { mlirBlockGetArgument(body, 0) };
+                let mut value = lower;
+                while value < upper {
+                    self.steps.push((iv, value));
+                    self.block(body)?;
+                    self.steps.pop();
+                    value += step;
+                }
             }
             "gpu.launch_func" => {
                 // asyncDependencies, grid x y z, block x y z, cluster x y z,
@@ -323,27 +371,27 @@ pub fn host_program(module: &Module, entry: &str) -> Result<HostProgram, String>
                 let grid = [size(1)?, size(2)?, size(3)?];
                 let workgroup = [size(4)?, size(5)?, size(6)?];
                 let kernel_operands = &operands[start(11)..start(11) + segments[11]];
-                let args = kernel_operands
-                    .iter()
-                    .map(|value| {
-                        if let Some(index) = arguments.iter().position(|argument| argument.ptr == value.ptr) {
-                            Ok(LaunchArg::Array(index))
-                        } else if let Some(index) = scratch.iter().position(|buffer| buffer.ptr == value.ptr) {
-                            Ok(LaunchArg::Scratch(index))
-                        } else {
-                            Err("a kernel argument is neither an array nor scratch".to_string())
-                        }
-                    })
-                    .collect::<Result<_, _>>()?;
+                let args = kernel_operands.iter().map(|value| self.argument(*value)).collect::<Result<_, _>>()?;
                 let kernel = unsafe { melior::ir::Attribute::from_raw(raw.attribute("kernel")) }.to_string();
                 let kernel = kernel.rsplit("::@").next().unwrap_or("").trim_start_matches('@').to_string();
-                program.launches.push(Launch { kernel, grid, workgroup, args });
+                self.program.launches.push(Launch { kernel, grid, workgroup, args });
             }
             other => return Err(format!("the HIP launcher does not run host operation '{other}'")),
         }
-        op = unsafe { mlirOperationGetNextInBlock(op) };
+        Ok(())
     }
-    Ok(program)
+
+    fn argument(&self, value: MlirValue) -> Result<LaunchArg, String> {
+        if let Some(index) = self.arguments.iter().position(|argument| argument.ptr == value.ptr) {
+            Ok(LaunchArg::Array(index))
+        } else if let Some(index) = self.scratch.iter().position(|buffer| buffer.ptr == value.ptr) {
+            Ok(LaunchArg::Scratch(index))
+        } else if let Some(&(_, step)) = self.steps.iter().find(|(iv, _)| iv.ptr == value.ptr) {
+            Ok(LaunchArg::Index(step))
+        } else {
+            Err("a kernel argument is neither an array, scratch nor a host loop's step".to_string())
+        }
+    }
 }
 
 /// The contents of the (single) `gpu.binary`'s object.

@@ -78,15 +78,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let mut nests = Vec::new();
     for (function, _) in collect_operations(module, |name| name == "func.func") {
         let body = RawOp(function).region_block(0);
-        if body.ptr.is_null() {
-            continue;
-        }
-        for op in block_operations(body) {
-            let raw = RawOp(op);
-            let name = raw.name();
-            if name == "scf.forall" || (name == "scf.for" && raw.has(ARBITRARY_AXIS)) {
-                nests.push(op);
-            }
+        if !body.ptr.is_null() {
+            program_nests(body, &mut nests);
         }
     }
     for nest in nests {
@@ -97,6 +90,29 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             emit_error(location, &format!("grid-to-gpu: {message}"));
             pass.signal_failure();
             return;
+        }
+    }
+}
+
+/// The program nests of `body`, each to become one launch: a grid's
+/// parallel programs (`scf.forall`), or an ordered (arbitrary) axis run by
+/// one workgroup. An ordered axis around parallel programs (an output
+/// revisited along an outer axis) stays a loop on the host around ordered
+/// launches of the programs.
+fn program_nests(body: MlirBlock, nests: &mut Vec<MlirOperation>) {
+    for op in block_operations(body) {
+        let raw = RawOp(op);
+        match raw.name().as_str() {
+            "scf.forall" => nests.push(op),
+            "scf.for" if raw.has(ARBITRARY_AXIS) => {
+                let inner = raw.region_block(0);
+                if block_operations(inner).into_iter().any(|nested| RawOp(nested).name() == "scf.forall") {
+                    program_nests(inner, nests);
+                } else {
+                    nests.push(op);
+                }
+            }
+            _ => {}
         }
     }
 }

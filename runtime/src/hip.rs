@@ -7,12 +7,14 @@
 //! grid, workgroup size and arguments. The launcher copies the arrays to
 //! the device, runs the launches and copies every array back.
 
-/// A kernel argument: one of the entry function's arrays, or a scratch
-/// buffer of the program.
+/// A kernel argument: one of the entry function's arrays, a scratch
+/// buffer of the program, or an index (the step of an ordered grid axis
+/// the host loops over).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LaunchArg {
     Array(usize),
     Scratch(usize),
+    Index(i64),
 }
 
 /// One `gpu.launch_func`.
@@ -166,14 +168,15 @@ mod launcher {
                     check("hipModuleGetFunction", unsafe {
                         hipModuleGetFunction(&mut function, module, name.as_ptr())
                     })?;
-                    // Kernel arguments: one bare pointer each, packed as the
-                    // kernarg segment lays them out.
+                    // Kernel arguments: a bare pointer or an index, 8 bytes
+                    // each, packed as the kernarg segment lays them out.
                     let mut pointers: Vec<u64> = launch
                         .args
                         .iter()
                         .map(|arg| match *arg {
                             LaunchArg::Array(index) => buffers[index].0 as u64,
                             LaunchArg::Scratch(index) => scratch[index].0 as u64,
+                            LaunchArg::Index(value) => value as u64,
                         })
                         .collect();
                     let mut size = pointers.len() * 8;
