@@ -34,20 +34,26 @@ fn elementwise(rng: &mut StdRng) -> Case {
     let constant_y = rng.random_bool(0.3);
     let revisits = if rng.random_bool(0.4) { rng.random_range(2..=3usize) } else { 1 };
     let threshold = rng.random_bool(0.4).then(|| rng.random_range(0..=n + 1));
+    // The revisit axis innermost, or outermost (semantics [arbitrary,
+    // parallel, parallel]: ordered launches on the GPU).
+    let outer = revisits > 1 && rng.random_bool(0.5);
     let description = format!(
-        "{element} {m}x{n} blocks {bm}x{bn} transposed={transposed} constant_y={constant_y} revisits={revisits} mask={threshold:?}"
+        "{element} {m}x{n} blocks {bm}x{bn} transposed={transposed} constant_y={constant_y} revisits={revisits} \
+         outer={outer} mask={threshold:?}"
     );
 
-    // Grid axes (i over rows, j over columns), maybe swapped; a trailing
-    // revisit axis.
+    // Grid axes (i over rows, j over columns), maybe swapped; a revisit
+    // axis last or first.
     let mut grid = if transposed { vec![gn, gm] } else { vec![gm, gn] };
-    let (i_axis, j_axis) = if transposed { (1, 0) } else { (0, 1) };
-    let mut dims = vec!["d0".to_string(), "d1".to_string()];
-    if revisits > 1 {
+    let (mut i_axis, mut j_axis) = if transposed { (1, 0) } else { (0, 1) };
+    let mut revisit_axis = 2;
+    if revisits > 1 && outer {
+        grid.insert(0, revisits);
+        (i_axis, j_axis, revisit_axis) = (i_axis + 1, j_axis + 1, 0);
+    } else if revisits > 1 {
         grid.push(revisits);
-        dims.push("d2".into());
     }
-    let dims = dims.join(", ");
+    let dims = (0..grid.len()).map(|d| format!("d{d}")).collect::<Vec<_>>().join(", ");
     let (di, dj) = (format!("d{i_axis}"), format!("d{j_axis}"));
     let block = format!("{bm}x{bn}x{element}");
     let array = format!("memref<{m}x{n}x{element}>");
@@ -86,7 +92,7 @@ fn elementwise(rng: &mut StdRng) -> Case {
     let stored = if revisits > 1 {
         write!(
             kernel,
-            "%k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+            "%k = grid.program_id {revisit_axis}\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
              scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{block}>\nblock.store %z, %o{mask} : tensor<{block}>, memref<{block}>\n}}\n\
              %old = block.load %o : memref<{block}> -> tensor<{block}>\n%sum = {add} %old, %v : tensor<{block}>\n"
         )
@@ -269,8 +275,11 @@ fn masked_rows(rng: &mut StdRng) -> Case {
     let other =
         if float { ["0.0", "1.5", "-2.0"][rng.random_range(0..3)] } else { ["0", "3", "-7"][rng.random_range(0..3)] };
     let other_value: f64 = other.parse().unwrap();
+    // Program 0's block doubled by an scf.if yielding block values (with a
+    // partial last block, the padded output is one of the values).
+    let conditional = rng.random_bool(0.5);
     let description = format!(
-        "masked rows {element} {m}x{n} blocks {bm}x{n} other {other} mask {}",
+        "masked rows {element} {m}x{n} blocks {bm}x{n} other {other} mask {} conditional={conditional}",
         if bool_input { "from a bool array".to_string() } else { format!("column < {threshold}") }
     );
     let block = format!("{bm}x{n}x{element}");
@@ -299,8 +308,26 @@ fn masked_rows(rng: &mut StdRng) -> Case {
     write!(
         kernel,
         "%other = arith.constant {other} : {element}\n\
-         %q = block.load %x mask %m other %other : memref<{block}> -> tensor<{block}>\n\
-         %r = block.reduce sum %q dims [1] : tensor<{block}> -> tensor<{bm}x{element}>\n\
+         %{loaded} = block.load %x mask %m other %other : memref<{block}> -> tensor<{block}>\n",
+        loaded = if conditional { "loaded" } else { "q" }
+    )
+    .unwrap();
+    let (mul, two) = if float { ("arith.mulf", "2.0") } else { ("arith.muli", "2") };
+    if conditional {
+        write!(
+            kernel,
+            "%p = grid.program_id 0\n%c0 = arith.constant 0 : index\n%is_first = arith.cmpi eq, %p, %c0 : index\n\
+             %q = scf.if %is_first -> tensor<{block}> {{\n\
+             %two = arith.constant dense<{two}> : tensor<{block}>\n\
+             %doubled = {mul} %loaded, %two : tensor<{block}>\n\
+             scf.yield %doubled : tensor<{block}>\n\
+             }} else {{\nscf.yield %loaded : tensor<{block}>\n}}\n"
+        )
+        .unwrap();
+    }
+    write!(
+        kernel,
+        "%r = block.reduce sum %q dims [1] : tensor<{block}> -> tensor<{bm}x{element}>\n\
          block.store %r, %s : tensor<{bm}x{element}>, memref<{bm}x{element}>\n\
          block.store %q, %o mask %m : tensor<{block}>, memref<{block}>\n\
          return\n}}\n"
@@ -329,7 +356,8 @@ fn masked_rows(rng: &mut StdRng) -> Case {
         for r in 0..m {
             let (mut float_sum, mut integer_sum) = (0.0f32, 0i32);
             for c in 0..n {
-                let value = if on(r, c) { x[r * n + c] } else { other_value };
+                let loaded = if on(r, c) { x[r * n + c] } else { other_value };
+                let value = if conditional && r < bm { loaded * 2.0 } else { loaded };
                 float_sum += value as f32;
                 integer_sum = integer_sum.wrapping_add(value as i32);
                 if on(r, c) {
@@ -366,7 +394,7 @@ fn read_npy(path: &Path) -> Result<Vec<f64>, String> {
 }
 
 /// Runs `count` configurations from `seed` (the file holds `seed = N` and
-/// `count = N` lines).
+/// `count = N` lines), times `TESSEL_DIFFERENTIAL_SCALE`.
 pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> {
     let field = |name: &str| -> u64 {
         source
@@ -374,7 +402,13 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             .find_map(|line| line.strip_prefix(name)?.trim().strip_prefix('=')?.trim().parse().ok())
             .unwrap_or_else(|| panic!("{}: missing '{name} = N'", path.display()))
     };
-    let (seed, count) = (field("seed"), field("count"));
+    // TESSEL_DIFFERENTIAL_SCALE=K runs K times as many cases per batch (a
+    // longer hunt; batches' seeds are a million apart).
+    let scale = match std::env::var("TESSEL_DIFFERENTIAL_SCALE") {
+        Ok(text) => text.parse::<u64>().map_err(|_| format!("TESSEL_DIFFERENTIAL_SCALE={text}: expected a count"))?,
+        Err(_) => 1,
+    };
+    let (seed, count) = (field("seed"), field("count") * scale);
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
