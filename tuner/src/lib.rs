@@ -500,28 +500,17 @@ mod tests {
 
     #[test]
     fn stops_when_nothing_improves() {
-        // Already optimal: one round of neighbours, then stop.
-        let found = beam_search(
-            (4, 64, 2),
-            4,
-            20,
-            1,
-            neighbours,
-            each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })),
-        )
-        .unwrap();
+        // The start is already optimal.
+        let search = |patience| {
+            let cost = each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 }));
+            beam_search((4, 64, 2), 4, 20, patience, neighbours, cost).unwrap()
+        };
+        // One round of neighbours, then stop.
+        let found = search(1);
         assert_eq!(found.schedule, (4, 64, 2));
         assert_eq!(found.measured, 1 + neighbours(&(4, 64, 2)).len());
         // With patience, the search walks on past a plateau: more rounds.
-        let patient = beam_search(
-            (4, 64, 2),
-            4,
-            20,
-            3,
-            neighbours,
-            each(|t: &Tile| Some(if *t == (4, 64, 2) { 0.0 } else { 1.0 })),
-        )
-        .unwrap();
+        let patient = search(3);
         assert_eq!(patient.schedule, (4, 64, 2));
         assert!(patient.measured > found.measured);
     }

@@ -434,18 +434,7 @@ mod tests {
             group: 0,
             group_top: false,
         };
-        let b = CpuSchedule {
-            register_tile: [8, 2 * lanes],
-            num_stages: 1,
-            k_chunk: 0,
-            k_unroll: 1,
-            num_threads: 0,
-            vector_bits: 0,
-            pad_tiles: false,
-            column_major: false,
-            group: 0,
-            group_top: false,
-        };
+        let b = CpuSchedule { register_tile: [8, 2 * lanes], k_chunk: 0, ..a };
         assert_eq!(space.normalize(a), space.normalize(b));
         // No contraction: only the pipeline depth matters.
         let none = Space::default();
