@@ -13,6 +13,11 @@ mod raw_op;
 pub mod source;
 mod symbols;
 pub use raw_op::RawOp;
+
+/// The public i32 global that compiled code sets when a program's block has
+/// no element in bounds (grid-to-loops defines it; the CPU and HIP runtimes
+/// read and report it).
+pub const OUT_OF_BOUNDS_FLAG: &str = "__tessel_out_of_bounds";
 pub use symbols::{combiner, find_symbol};
 #[cfg(test)]
 mod tests;

@@ -35,7 +35,7 @@ use melior::{
 };
 use mlir_sys::*;
 use std::fmt::Write;
-use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, Operand, RawOp, find_symbol};
+use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, OUT_OF_BOUNDS_FLAG, Operand, RawOp, find_symbol};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-loops",
@@ -431,7 +431,7 @@ fn lower_call(
             write!(
                 body,
                 "scf.if {all} {{\n{program}}} else {{\n\
-                 %flag = memref.get_global @{OUT_OF_BOUNDS} : memref<i32>\n\
+                 %flag = memref.get_global @{OUT_OF_BOUNDS_FLAG} : memref<i32>\n\
                  %raised = arith.constant 1 : i32\n\
                  memref.store %raised, %flag[] : memref<i32>\n}}\n"
             )
@@ -441,7 +441,7 @@ fn lower_call(
     }
     closers.iter().rev().for_each(|closer| body.push_str(closer));
     let flag =
-        if guarded { format!("memref.global @{OUT_OF_BOUNDS} : memref<i32> = dense<0>\n") } else { String::new() };
+        if guarded { format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>\n") } else { String::new() };
     let text = format!(
         "{flag}func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
         join(&call_types),
@@ -477,17 +477,13 @@ pub const ARBITRARY_AXIS: &str = "tessel.arbitrary_axis";
 /// what they compute (the tuner's loop-order knob).
 pub const GRID_ORDER: &str = "tessel.grid_order";
 
-/// The public i32 global that compiled code sets when a program's block has
-/// no element in bounds (the runtime reads and reports it).
-pub const OUT_OF_BOUNDS: &str = "__tessel_out_of_bounds";
-
 /// Adds the error flag's definition to the module, once.
 fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), String> {
-    if find_symbol(module, OUT_OF_BOUNDS).is_some() {
+    if find_symbol(module, OUT_OF_BOUNDS_FLAG).is_some() {
         return Ok(());
     }
     unsafe {
-        let text = format!("memref.global @{OUT_OF_BOUNDS} : memref<i32> = dense<0>");
+        let text = format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>");
         let parsed = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(&text).to_raw());
         if parsed.ptr.is_null() {
             return Err("cannot define the error flag".into());

@@ -150,7 +150,7 @@ mod launcher {
             }
             // The flag kernels raise for blocks only checkable at run time
             // (grid-to-loops; a device global in the code object).
-            let flag_name = CString::new("__tessel_out_of_bounds").expect("no NUL");
+            let flag_name = CString::new(tessel_dialects::OUT_OF_BOUNDS_FLAG).expect("no NUL");
             let (mut flag, mut flag_bytes): (hipDeviceptr_t, usize) = (std::ptr::null_mut(), 0);
             let has_flag = unsafe { hipModuleGetGlobal(&mut flag, &mut flag_bytes, module, flag_name.as_ptr()) }
                 == hipError_t::hipSuccess;

@@ -8,8 +8,7 @@ use mlir_sys::{
 };
 use std::ffi::c_void;
 
-/// The error flag grid-to-loops defines (`__tessel_out_of_bounds`).
-const OUT_OF_BOUNDS_FLAG: &str = "__tessel_out_of_bounds";
+use tessel_dialects::OUT_OF_BOUNDS_FLAG;
 
 /// Runtime libraries the compiled code calls into: OpenMP for the parallel
 /// grid, MLIR's C runner utilities for strided `memref.copy`.
