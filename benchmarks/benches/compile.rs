@@ -44,7 +44,7 @@ fn compile_stages(c: &mut Criterion) {
             let mut module = Module::parse(&context, &source).expect("parses");
             cpu::lower(&context, &mut module, Padding::Zero).expect("lowers");
             let out = std::env::temp_dir().join(format!("tessel-bench-{name}.o"));
-            b.iter(|| emit(&module, Artifact::Object, &out).expect("emits"))
+            b.iter(|| emit(&module, Artifact::Object, &out, Default::default()).expect("emits"))
         });
         group.finish();
     }

@@ -5,11 +5,12 @@ use clap::{Args, ValueEnum};
 use std::{path::PathBuf, process::ExitCode};
 use tessel_lowering::{
     cpu::{self, Padding},
-    emit::{Artifact, emit},
+    emit::{Artifact, CodeTarget, emit},
     rocm,
 };
+use tessel_passes::CpuModel;
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Target {
     /// The host CPU, all cores.
     Cpu,
@@ -48,6 +49,15 @@ pub struct CompileOptions {
     /// Pad partial blocks with NaN / the integer minimum instead of zeros.
     #[arg(long)]
     poison: bool,
+    /// The CPU to generate code for, as LLVM names it (x86-64-v3, znver3,
+    /// sapphirerapids, neoverse-v2, ...; default: the host). Register tiles
+    /// follow its vector width and registers.
+    #[arg(long, value_name = "NAME")]
+    cpu: Option<String>,
+    /// The target triple, for objects and assembly for another
+    /// architecture (e.g. aarch64-linux-gnu; default: the host's).
+    #[arg(long, value_name = "TRIPLE")]
+    target_triple: Option<String>,
     #[command(flatten)]
     schedule: crate::ScheduleOptions,
     #[command(flatten)]
@@ -55,6 +65,21 @@ pub struct CompileOptions {
 }
 
 pub fn compile(options: CompileOptions) -> ExitCode {
+    if (options.cpu.is_some() || options.target_triple.is_some()) && options.target != Target::Cpu {
+        eprintln!("tessel: error: --cpu and --target-triple are for --target cpu");
+        return ExitCode::from(2);
+    }
+    if options.target_triple.is_some() || options.cpu.is_some() {
+        let cpu = options.cpu.as_deref().unwrap_or("generic");
+        if tessel_passes::CpuModel::named(options.target_triple.as_deref(), cpu).is_none() {
+            eprintln!(
+                "tessel: error: unknown CPU '{cpu}' for {} (LLVM names such as x86-64-v3, znver3, sapphirerapids; \
+                 any CPU on aarch64)",
+                options.target_triple.as_deref().unwrap_or("x86_64")
+            );
+            return ExitCode::from(2);
+        }
+    }
     match compile_checked(&options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(SourceError::Reported) => ExitCode::from(1),
@@ -94,6 +119,12 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
         return std::fs::write(&options.output, bytes).map_err(|e| failed(&e));
     }
     options.schedule.resolve(&module_text).apply(&context, &mut module);
+    let target = CodeTarget { triple: options.target_triple.as_deref(), cpu: options.cpu.as_deref() };
+    if let Some(model) =
+        target.cpu.or(target.triple.map(|_| "generic")).and_then(|cpu| CpuModel::named(target.triple, cpu))
+    {
+        record_model(&context, &mut module, model);
+    }
     cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
     let artifact = match options.emit.unwrap_or(Emit::Obj) {
         Emit::Hsaco => return Err(SourceError::Message("tessel: error: --emit hsaco needs --target rocm".into())),
@@ -106,5 +137,17 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
         Emit::Obj => Artifact::Object,
         Emit::So => Artifact::SharedLibrary,
     };
-    emit(&module, artifact, &options.output).map_err(|e| failed(&e))
+    emit(&module, artifact, &options.output, target).map_err(|e| failed(&e))
+}
+
+/// Register tiles for the named CPU: its vector registers, and its vector
+/// width unless `--vector-bits` chose one.
+fn record_model(context: &melior::Context, module: &mut melior::ir::Module, model: CpuModel) {
+    use melior::ir::operation::{OperationLike, OperationMutLike};
+    let mut operation = module.as_operation_mut();
+    let integer = |value: i64| melior::ir::Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
+    if operation.attribute(tessel_passes::VECTOR_BITS).is_err() {
+        operation.set_attribute(tessel_passes::VECTOR_BITS, integer(model.vector_bits));
+    }
+    operation.set_attribute(tessel_passes::VECTOR_REGISTERS, integer(model.vector_registers));
 }

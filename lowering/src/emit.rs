@@ -54,6 +54,10 @@ unsafe extern "C" {
     fn LLVMInitializeX86Target();
     fn LLVMInitializeX86TargetMC();
     fn LLVMInitializeX86AsmPrinter();
+    fn LLVMInitializeAArch64TargetInfo();
+    fn LLVMInitializeAArch64Target();
+    fn LLVMInitializeAArch64TargetMC();
+    fn LLVMInitializeAArch64AsmPrinter();
     fn mlirTranslateModuleToLLVMIR(module: mlir_sys::MlirOperation, context: Handle) -> Handle;
     fn LLVMCreateMemoryBufferWithMemoryRangeCopy(data: *const c_char, length: usize, name: *const c_char) -> Handle;
     fn LLVMDisposeMemoryBuffer(buffer: Handle);
@@ -113,7 +117,22 @@ unsafe fn message(text: *mut c_char) -> String {
     owned
 }
 
-/// An LLVM module for the host, optimized at O3, and its target machine.
+/// What code is generated for: the host, or `cpu` (LLVM's name) on
+/// `triple` (default: the host's triple).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CodeTarget<'a> {
+    pub triple: Option<&'a str>,
+    pub cpu: Option<&'a str>,
+}
+
+impl CodeTarget<'_> {
+    /// Whether the code runs on this machine's architecture.
+    pub fn is_host_arch(&self) -> bool {
+        self.triple.is_none_or(|triple| triple.starts_with(std::env::consts::ARCH))
+    }
+}
+
+/// An LLVM module for its target, optimized at O3, and its target machine.
 struct HostModule {
     context: Handle,
     module: Handle,
@@ -121,35 +140,50 @@ struct HostModule {
 }
 
 impl HostModule {
-    fn new(lowered: &Module) -> Result<Self, EmitError> {
+    fn new(lowered: &Module, target_of: CodeTarget) -> Result<Self, EmitError> {
+        let text =
+            |value: Option<&str>| value.map(|value| CString::new(value).map_err(|e| EmitError::Llvm(e.to_string())));
+        let (triple_name, cpu_name) = (text(target_of.triple).transpose()?, text(target_of.cpu).transpose()?);
         unsafe {
             LLVMInitializeX86TargetInfo();
             LLVMInitializeX86Target();
             LLVMInitializeX86TargetMC();
             LLVMInitializeX86AsmPrinter();
+            LLVMInitializeAArch64TargetInfo();
+            LLVMInitializeAArch64Target();
+            LLVMInitializeAArch64TargetMC();
+            LLVMInitializeAArch64AsmPrinter();
             let context = LLVMContextCreate();
             let module = mlirTranslateModuleToLLVMIR(lowered.as_operation().to_raw(), context);
             if module.is_null() {
                 LLVMContextDispose(context);
                 return Err(EmitError::Translate);
             }
-            let triple = LLVMGetDefaultTargetTriple();
+            let host_triple = LLVMGetDefaultTargetTriple();
+            let triple = triple_name.as_ref().map_or(host_triple as *const c_char, |name| name.as_ptr());
             let mut target = std::ptr::null_mut();
             let mut error = std::ptr::null_mut();
             if LLVMGetTargetFromTriple(triple, &mut target, &mut error) != 0 {
-                LLVMDisposeMessage(triple);
+                LLVMDisposeMessage(host_triple);
                 LLVMDisposeModule(module);
                 LLVMContextDispose(context);
                 return Err(EmitError::Llvm(message(error)));
             }
-            let (cpu, features) = (LLVMGetHostCPUName(), LLVMGetHostCPUFeatures());
+            // A named CPU brings its own features; the host's are detected.
+            let (host_cpu, host_features) = (LLVMGetHostCPUName(), LLVMGetHostCPUFeatures());
+            let empty = c"";
+            let (cpu, features) = match &cpu_name {
+                Some(name) => (name.as_ptr(), empty.as_ptr()),
+                None if triple_name.is_some() => (c"generic".as_ptr(), empty.as_ptr()),
+                None => (host_cpu as *const c_char, host_features as *const c_char),
+            };
             // Aggressive optimization, position-independent code (for .so).
             let machine = LLVMCreateTargetMachine(target, triple, cpu, features, 3, 2, 0);
             LLVMSetTarget(module, triple);
             let layout = LLVMCreateTargetDataLayout(machine);
             LLVMSetModuleDataLayout(module, layout);
             LLVMDisposeTargetData(layout);
-            for text in [triple, cpu, features] {
+            for text in [host_triple, host_cpu, host_features] {
                 LLVMDisposeMessage(text);
             }
             let host = HostModule { context, module, machine };
@@ -192,8 +226,14 @@ impl Drop for HostModule {
 /// links against LLVM 22's OpenMP runtime and MLIR's C runner utilities
 /// (found through an rpath) and exports `_mlir_ciface_<name>` per public
 /// function.
-pub fn emit(lowered: &Module, artifact: Artifact, path: &Path) -> Result<(), EmitError> {
-    let host = HostModule::new(lowered)?;
+pub fn emit(lowered: &Module, artifact: Artifact, path: &Path, target: CodeTarget) -> Result<(), EmitError> {
+    if artifact == Artifact::SharedLibrary && !target.is_host_arch() {
+        return Err(EmitError::Link(format!(
+            "shared libraries are linked for this machine's architecture only, not {}; emit obj instead",
+            target.triple.unwrap_or("?")
+        )));
+    }
+    let host = HostModule::new(lowered, target)?;
     match artifact {
         Artifact::LlvmIr => {
             let text = unsafe { message(LLVMPrintModuleToString(host.module)) };

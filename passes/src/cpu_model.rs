@@ -19,6 +19,55 @@ pub struct CpuModel {
     pub vector_registers: i64,
 }
 
+/// Module attribute: vector registers of the CPU code is generated for
+/// (`tessel compile --cpu`; default: the host's).
+pub const VECTOR_REGISTERS: &str = "tessel.vector_registers";
+
+/// x86 CPUs (LLVM's names) with AVX-512: 512-bit vectors, 32 registers.
+const AVX512_CPUS: &[&str] = &[
+    "x86-64-v4",
+    "skylake-avx512",
+    "cascadelake",
+    "cooperlake",
+    "cannonlake",
+    "icelake-client",
+    "icelake-server",
+    "tigerlake",
+    "rocketlake",
+    "sapphirerapids",
+    "emeraldrapids",
+    "graniterapids",
+    "graniterapids-d",
+    "diamondrapids",
+    "znver4",
+    "znver5",
+];
+
+/// x86 CPUs with AVX (most with AVX2 and FMA): 256-bit vectors, 16
+/// registers.
+const AVX_CPUS: &[&str] = &[
+    "x86-64-v3",
+    "sandybridge",
+    "ivybridge",
+    "haswell",
+    "broadwell",
+    "skylake",
+    "alderlake",
+    "raptorlake",
+    "meteorlake",
+    "arrowlake",
+    "arrowlake-s",
+    "lunarlake",
+    "gracemont",
+    "znver1",
+    "znver2",
+    "znver3",
+    "bdver4",
+];
+
+/// x86 CPUs with SSE only: 128-bit vectors, 16 registers.
+const SSE_CPUS: &[&str] = &["x86-64", "x86-64-v2", "nehalem", "westmere", "core2", "btver1", "generic"];
+
 /// Rows of the default register tile at most (measured best on AVX-512:
 /// 4 x 4 vectors against 8 x 2, 2 x 8 and 16 x 2 on the 2048 matmul).
 const DEFAULT_ROWS: i64 = 4;
@@ -46,6 +95,29 @@ impl CpuModel {
         #[cfg(not(target_arch = "x86_64"))]
         {
             CpuModel { vector_bits: 128, vector_registers: 32 }
+        }
+    }
+
+    /// The model of the CPU LLVM calls `cpu` on `triple` (an x86-64 triple
+    /// when `None`); `None` for a CPU this table does not know. AArch64
+    /// CPUs get NEON's 128-bit vectors and 32 registers.
+    pub fn named(triple: Option<&str>, cpu: &str) -> Option<Self> {
+        let arch = triple.map_or("x86_64", |triple| triple.split('-').next().unwrap_or(""));
+        match arch {
+            "x86_64" => {
+                let (bits, registers) = if AVX512_CPUS.contains(&cpu) {
+                    (512, 32)
+                } else if AVX_CPUS.contains(&cpu) {
+                    (256, 16)
+                } else if SSE_CPUS.contains(&cpu) {
+                    (128, 16)
+                } else {
+                    return None;
+                };
+                Some(CpuModel { vector_bits: bits, vector_registers: registers })
+            }
+            "aarch64" | "arm64" => Some(CpuModel { vector_bits: 128, vector_registers: 32 }),
+            _ => None,
         }
     }
 
@@ -85,6 +157,10 @@ mod tests {
         assert_eq!(avx512.default_tile(256, 32), (4, 32));
         assert_eq!(avx2.default_tile(256, 32), (2, 32));
         assert_eq!(avx2.default_tile(256, 64), (2, 16));
+        assert_eq!(CpuModel::named(None, "x86-64-v3"), Some(avx2));
+        assert_eq!(CpuModel::named(None, "sapphirerapids"), Some(avx512));
+        assert_eq!(CpuModel::named(Some("aarch64-linux-gnu"), "neoverse-v2").map(|m| m.vector_registers), Some(32));
+        assert_eq!(CpuModel::named(None, "no-such-cpu"), None);
         for model in [avx512, avx2, CpuModel::x86(false, false)] {
             let (rows, vectors) = model.default_tile_vectors();
             assert!(model.fits(rows, vectors), "{model:?}: the default {rows}x{vectors} does not fit");

@@ -39,7 +39,7 @@ mod transform;
 mod widen_bf16;
 mod widen_operands;
 
-pub use cpu_model::CpuModel;
+pub use cpu_model::{CpuModel, VECTOR_REGISTERS};
 pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
 pub use diagnostics::{emit_error, emit_remark, emit_warning};
 pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};

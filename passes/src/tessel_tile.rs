@@ -95,8 +95,19 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         return;
     }
     let k_chunk = RawOp(module.to_raw()).integer("tessel.k_chunk");
-    // Vectors of `tessel.vector_bits` (tessel-cpu-target), else the host's.
+    // Vectors of `tessel.vector_bits` (tessel-cpu-target), else the host's;
+    // the registers of the CPU code is for (`tessel compile --cpu`).
     let vector_bits = RawOp(module.to_raw()).integer_or(crate::cpu_target::VECTOR_BITS, host_vector_bits());
+    let host = CpuModel::host();
+    let model = CpuModel {
+        vector_bits,
+        vector_registers: RawOp(module.to_raw()).integer_or(crate::cpu_model::VECTOR_REGISTERS, host.vector_registers),
+    };
+    if model.vector_registers < 2 {
+        emit_error(module.location(), "tessel-tile: tessel.vector_registers must be at least 2");
+        pass.signal_failure();
+        return;
+    }
     let k_unroll = match RawOp(module.to_raw()).integer("tessel.k_unroll") {
         0 => 1,
         unroll => unroll,
@@ -123,7 +134,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
-            _ => default_tile(element_type(result), vector_bits),
+            _ => model.default_tile(vector_bits, element_bits(element_type(result))),
         };
         let size = |extent: i64, wanted: i64| if pad_tiles { wanted.min(extent) } else { fitting(extent, wanted) };
         let (m, n) = (size(rows, want_m), size(columns, want_n));
