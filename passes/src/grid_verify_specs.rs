@@ -9,13 +9,63 @@
 //! (the output block is revisited, so the axis must run in order), else
 //! `parallel`. Written semantics are kept; a `parallel` axis along which an
 //! output block is revisited gets a warning (programs would race on it).
+//!
+//! Buffers the compiled code allocates for a call (scratch, and local
+//! copies of blocks) must fit a process's address space: beyond it the
+//! allocation cannot succeed and the kernel would crash at its first
+//! access, so they are located errors here.
 
-use crate::{PassDefinition, emit_error, emit_warning, ir::collect_operations};
+use crate::{
+    PassDefinition, emit_error, emit_warning,
+    ir::{collect_operations, element_bits},
+};
 use melior::{
-    ir::{OperationRef, operation::OperationLike},
+    ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike},
     pass::ExternalPass,
 };
 use tessel_dialects::{AxisSemantics, GridCall, MAX_ENUMERATED_PROGRAMS, Operand};
+
+/// Bytes a user process can address on x86-64 and AArch64 (47 bits):
+/// no buffer larger than this can be allocated.
+const ADDRESSABLE_BYTES: i64 = 1 << 47;
+
+/// Bytes of a buffer of `shape` with `bits`-bit elements, if addressable.
+fn addressable_bytes(shape: &[i64], bits: i64) -> Option<i64> {
+    shape
+        .iter()
+        .try_fold((bits + 7) / 8, |bytes, &extent| bytes.checked_mul(extent.max(0)))
+        .filter(|&bytes| bytes <= ADDRESSABLE_BYTES)
+}
+
+/// The call's scratch buffers and local block copies that no process could
+/// allocate, as messages.
+fn unallocatable_buffers(call: &GridCall, operands: &[(&str, &Vec<Operand>)]) -> Vec<String> {
+    let mut messages = Vec::new();
+    let context = unsafe { call.operation().context().to_ref() };
+    for (index, text) in call.scratch_types().iter().enumerate() {
+        let Some(r#type) = melior::ir::Type::parse(context, text) else { continue };
+        let Ok(memref) = melior::ir::r#type::MemRefType::try_from(r#type) else { continue };
+        let shape: Vec<i64> = (0..memref.rank())
+            .map(|d| match memref.dim_size(d) {
+                Ok(melior::ir::r#type::DimSize::Static(size)) => size as i64,
+                _ => 0,
+            })
+            .collect();
+        if addressable_bytes(&shape, element_bits(memref.element().to_raw())).is_none() {
+            messages.push(format!("scratch #{index} ({text}) is too large to allocate"));
+        }
+    }
+    for (role, operands) in operands {
+        for (index, operand) in operands.iter().enumerate() {
+            let element = unsafe { mlir_sys::mlirShapedTypeGetElementType(operand.value.r#type().to_raw()) };
+            let bits = element_bits(element);
+            if !operand.spec.full && addressable_bytes(&operand.spec.block_sizes(), bits).is_none() {
+                messages.push(format!("the block of {role} #{index} is too large to allocate"));
+            }
+        }
+    }
+    messages
+}
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-verify-specs",
@@ -47,6 +97,10 @@ fn verify_call(call: &GridCall) -> bool {
     };
     let grid = call.grid();
     let mut ok = true;
+    for message in unallocatable_buffers(call, &[("input", &inputs), ("output", &outputs)]) {
+        emit_error(location, &message);
+        ok = false;
+    }
     for (role, operands) in [("input", &inputs), ("output", &outputs)] {
         for (index, operand) in operands.iter().enumerate() {
             if let Err(message) = check_bounds(&grid, operand) {

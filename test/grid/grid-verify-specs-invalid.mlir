@@ -53,3 +53,25 @@ func.func @f(%o: memref<1048576xf32>) {
       in_specs [] out_specs [#grid.block<[4], (i) -> (i)>]
   return
 }
+
+// -----
+
+// Buffers the compiled code would allocate beyond a process's address
+// space (128 TiB) could never be allocated: scratch, and local block copies.
+func.func @k(%x: memref<8xf32>, %o: memref<8xf32>, %s: memref<1000000000x1000000xf32>) { return }
+func.func @f(%x: memref<8xf32>, %o: memref<8xf32>) {
+  // expected-error @+1 {{scratch #0 (memref<1000000000x1000000xf32>) is too large to allocate}}
+  grid.call @k grid [1] ins(%x : memref<8xf32>) outs(%o : memref<8xf32>) scratch(memref<1000000000x1000000xf32>)
+      in_specs [#grid.block<[8], (i) -> (i)>] out_specs [#grid.block<[8], (i) -> (i)>]
+  return
+}
+
+// -----
+
+func.func @k(%x: memref<100000000000x100000000xf32>, %o: memref<8xf32>) { return }
+func.func @f(%x: memref<100000000000x100000000xf32>, %o: memref<8xf32>) {
+  // expected-error @+1 {{the block of input #0 is too large to allocate}}
+  grid.call @k grid [1] ins(%x : memref<100000000000x100000000xf32>) outs(%o : memref<8xf32>)
+      in_specs [#grid.block<[100000000000, 100000000], (i) -> (0, 0)>] out_specs [#grid.block<[8], (i) -> (i)>]
+  return
+}
