@@ -65,22 +65,14 @@ pub struct CompileOptions {
 }
 
 pub fn compile(options: CompileOptions) -> ExitCode {
-    if (options.cpu.is_some() || options.target_triple.is_some()) && options.target != Target::Cpu {
-        eprintln!("tessel: error: --cpu and --target-triple are for --target cpu");
-        return ExitCode::from(2);
-    }
-    if options.target_triple.is_some() || options.cpu.is_some() {
-        let cpu = options.cpu.as_deref().unwrap_or("generic");
-        if tessel_passes::CpuModel::named(options.target_triple.as_deref(), cpu).is_none() {
-            eprintln!(
-                "tessel: error: unknown CPU '{cpu}' for {} (LLVM names such as x86-64-v3, znver3, sapphirerapids; \
-                 any CPU on aarch64)",
-                options.target_triple.as_deref().unwrap_or("x86_64")
-            );
+    let model = match named_model(&options) {
+        Ok(model) => model,
+        Err(usage) => {
+            eprintln!("tessel: error: {usage}");
             return ExitCode::from(2);
         }
-    }
-    match compile_checked(&options) {
+    };
+    match compile_checked(&options, model) {
         Ok(()) => ExitCode::SUCCESS,
         Err(SourceError::Reported) => ExitCode::from(1),
         Err(SourceError::Message(message)) => {
@@ -90,7 +82,25 @@ pub fn compile(options: CompileOptions) -> ExitCode {
     }
 }
 
-fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
+/// The model of the CPU `--cpu`/`--target-triple` name (`None`: the host);
+/// an unknown CPU, or the flags without `--target cpu`, is a usage error.
+fn named_model(options: &CompileOptions) -> Result<Option<CpuModel>, String> {
+    if options.cpu.is_none() && options.target_triple.is_none() {
+        return Ok(None);
+    }
+    if options.target != Target::Cpu {
+        return Err("--cpu and --target-triple are for --target cpu".into());
+    }
+    let cpu = options.cpu.as_deref().unwrap_or("generic");
+    CpuModel::named(options.target_triple.as_deref(), cpu).map(Some).ok_or_else(|| {
+        format!(
+            "unknown CPU '{cpu}' for {} (LLVM names such as x86-64-v3, znver3, sapphirerapids; any CPU on aarch64)",
+            options.target_triple.as_deref().unwrap_or("x86_64")
+        )
+    })
+}
+
+fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<(), SourceError> {
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let (mut module, _diagnostics) = parse_file(&context, &options.file)?;
@@ -120,9 +130,7 @@ fn compile_checked(options: &CompileOptions) -> Result<(), SourceError> {
     }
     options.schedule.resolve(&module_text).apply(&context, &mut module);
     let target = CodeTarget { triple: options.target_triple.as_deref(), cpu: options.cpu.as_deref() };
-    if let Some(model) =
-        target.cpu.or(target.triple.map(|_| "generic")).and_then(|cpu| CpuModel::named(target.triple, cpu))
-    {
+    if let Some(model) = model {
         record_model(&context, &mut module, model);
     }
     cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;

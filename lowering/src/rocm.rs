@@ -288,9 +288,15 @@ pub fn compile_for_launch(
     Ok((object, program))
 }
 
+/// The value of an integer constant of the host code; `what` says what
+/// must be constant.
+fn constant_i64(value: MlirValue, what: &str) -> Result<i64, String> {
+    let attribute = tessel_passes::constant_value(value).ok_or_else(|| format!("{what} must be constants"))?;
+    Ok(unsafe { mlirIntegerAttrGetValueInt(attribute) })
+}
+
 fn constant_u32(value: MlirValue) -> Result<u32, String> {
-    let attribute = tessel_passes::constant_value(value).ok_or("launch sizes must be constants")?;
-    Ok(unsafe { mlirIntegerAttrGetValueInt(attribute) } as u32)
+    constant_i64(value, "launch sizes").map(|size| size as u32)
 }
 
 /// The launches and scratch buffers of the lowered host function `entry`.
@@ -343,10 +349,7 @@ impl HostWalk {
             }
             "scf.for" => {
                 let operands = raw.operands();
-                let bound = |value: MlirValue| -> Result<i64, String> {
-                    let attribute = tessel_passes::constant_value(value).ok_or("host loop bounds must be constants")?;
-                    Ok(unsafe { mlirIntegerAttrGetValueInt(attribute) })
-                };
+                let bound = |value: MlirValue| constant_i64(value, "host loop bounds");
                 let (lower, upper, step) = (bound(operands[0])?, bound(operands[1])?, bound(operands[2])?);
                 if step <= 0 || operands.len() > 3 {
                     return Err("host loops must count up and carry no values".into());

@@ -44,7 +44,7 @@ const AVX512_CPUS: &[&str] = &[
 ];
 
 /// x86 CPUs with AVX (most with AVX2 and FMA): 256-bit vectors, 16
-/// registers.
+/// registers (modelled as AVX2's).
 const AVX_CPUS: &[&str] = &[
     "x86-64-v3",
     "sandybridge",
@@ -76,8 +76,11 @@ const DEFAULT_ROWS: i64 = 4;
 const DEFAULT_VECTORS: i64 = 4;
 
 impl CpuModel {
-    /// The model of an x86 CPU with (or without) AVX-512 and AVX2; other
-    /// CPUs get 128-bit vectors and 32 registers (NEON).
+    /// AArch64's NEON: 128-bit vectors, 32 registers.
+    pub const NEON: CpuModel = CpuModel { vector_bits: 128, vector_registers: 32 };
+
+    /// The model of an x86 CPU with (or without) AVX-512 and AVX2 (SSE
+    /// only: 128-bit vectors, 16 registers).
     pub fn x86(avx512: bool, avx2: bool) -> Self {
         match (avx512, avx2) {
             (true, _) => CpuModel { vector_bits: 512, vector_registers: 32 },
@@ -94,7 +97,7 @@ impl CpuModel {
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            CpuModel { vector_bits: 128, vector_registers: 32 }
+            CpuModel::NEON
         }
     }
 
@@ -104,19 +107,10 @@ impl CpuModel {
     pub fn named(triple: Option<&str>, cpu: &str) -> Option<Self> {
         let arch = triple.map_or("x86_64", |triple| triple.split('-').next().unwrap_or(""));
         match arch {
-            "x86_64" => {
-                let (bits, registers) = if AVX512_CPUS.contains(&cpu) {
-                    (512, 32)
-                } else if AVX_CPUS.contains(&cpu) {
-                    (256, 16)
-                } else if SSE_CPUS.contains(&cpu) {
-                    (128, 16)
-                } else {
-                    return None;
-                };
-                Some(CpuModel { vector_bits: bits, vector_registers: registers })
-            }
-            "aarch64" | "arm64" => Some(CpuModel { vector_bits: 128, vector_registers: 32 }),
+            "x86_64" if AVX512_CPUS.contains(&cpu) => Some(CpuModel::x86(true, true)),
+            "x86_64" if AVX_CPUS.contains(&cpu) => Some(CpuModel::x86(false, true)),
+            "x86_64" if SSE_CPUS.contains(&cpu) => Some(CpuModel::x86(false, false)),
+            "aarch64" | "arm64" => Some(CpuModel::NEON),
             _ => None,
         }
     }

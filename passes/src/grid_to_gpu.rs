@@ -216,6 +216,11 @@ fn while_buffer_is_safe(alloc: MlirOperation, loop_op: MlirOperation) -> bool {
     })
 }
 
+/// Ops that run one of their regions and pass its values on as results.
+fn is_conditional(op: MlirOperation) -> bool {
+    matches!(RawOp(op).name().as_str(), "scf.if" | "scf.index_switch")
+}
+
 /// Whether `value` is passed on by the terminator of `owner`'s own region
 /// (to its next iteration), directly or as the result of conditionals
 /// (`scf.if`, `scf.index_switch`) that yield it.
@@ -228,7 +233,7 @@ fn reaches_terminator_of(value: MlirValue, owner: MlirOperation) -> bool {
         if yielded_by.ptr == owner.ptr {
             return true;
         }
-        matches!(RawOp(yielded_by).name().as_str(), "scf.if" | "scf.index_switch")
+        is_conditional(yielded_by)
             && RawOp(user)
                 .operands()
                 .into_iter()
@@ -245,7 +250,7 @@ fn carried_by(alloc: MlirOperation) -> Result<Option<MlirOperation>, String> {
     let buffer = unsafe { mlirOperationGetResult(alloc, 0) };
     let parent = unsafe { mlirOperationGetParentOperation(alloc) };
     let mut owner = parent;
-    while matches!(RawOp(owner).name().as_str(), "scf.if" | "scf.index_switch") {
+    while is_conditional(owner) {
         owner = unsafe { mlirOperationGetParentOperation(owner) };
     }
     if !reaches_terminator_of(buffer, owner) {

@@ -97,8 +97,8 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
     let k_chunk = RawOp(module.to_raw()).integer("tessel.k_chunk");
     // Vectors of `tessel.vector_bits` (tessel-cpu-target), else the host's;
     // the registers of the CPU code is for (`tessel compile --cpu`).
-    let vector_bits = RawOp(module.to_raw()).integer_or(crate::cpu_target::VECTOR_BITS, host_vector_bits());
     let host = CpuModel::host();
+    let vector_bits = RawOp(module.to_raw()).integer_or(crate::cpu_target::VECTOR_BITS, host.vector_bits);
     let model = CpuModel {
         vector_bits,
         vector_registers: RawOp(module.to_raw()).integer_or(crate::cpu_model::VECTOR_REGISTERS, host.vector_registers),

@@ -1,18 +1,11 @@
 //! The interpreter's `block`, `tensor` and `memref` ops.
 
 use super::{
-    Interpreter, Op, Result, fail, scalar,
+    Interpreter, Op, Result, fail, scalar, tensor,
     value::{Num, Tensor, Val, for_each_index, normalize, poison, read, write},
     value_type,
 };
 use crate::ElementType;
-
-fn tensor(val: &Val) -> Result<&Tensor> {
-    match val {
-        Val::Tensor(t) => Ok(t),
-        _ => fail("expected a tensor"),
-    }
-}
 
 fn buffer(val: &Val) -> Result<usize> {
     match val {

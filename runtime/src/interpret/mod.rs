@@ -151,6 +151,13 @@ pub(crate) fn scalar(val: &Val) -> Result<Num> {
     }
 }
 
+fn tensor(val: &Val) -> Result<&Tensor> {
+    match val {
+        Val::Tensor(t) => Ok(t),
+        _ => fail("expected a tensor"),
+    }
+}
+
 impl Interpreter {
     fn call(&mut self, function: MlirOperation, arguments: Vec<Val>) -> Result<Vec<Val>> {
         let block = Op(function).region_block(0);

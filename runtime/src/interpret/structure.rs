@@ -2,19 +2,12 @@
 //! `linalg.transpose`, `tensor.extract_slice`, `tensor.insert_slice`.
 
 use super::{
-    Op, Result, fail, scalar,
+    Op, Result, fail, scalar, tensor,
     value::{Tensor, Val, for_each_index},
 };
 
 /// MLIR's marker of a dynamic entry in `static_offsets` and friends.
 const DYNAMIC: i64 = i64::MIN;
-
-fn tensor(val: &Val) -> Result<&Tensor> {
-    match val {
-        Val::Tensor(t) => Ok(t),
-        _ => fail("expected a tensor"),
-    }
-}
 
 /// Offsets, sizes and strides of a slice op: its `static_*` attributes,
 /// dynamic entries taken in order from `dynamic` (the operands after the
