@@ -6,73 +6,87 @@
 //! flags and `--pass-pipeline` strings reach Tessel passes like upstream
 //! ones (in `tessel-opt` and in any pass manager of the process).
 
-mod block_to_linalg;
-mod contraction_fma;
-mod copies_to_linalg;
-mod cpu_model;
-mod cpu_target;
-mod diagnostics;
-mod elide_barriers;
-mod emulate_gpu;
-mod emulate_matrix_cores;
-mod fast_math;
-mod gather_kernels;
-mod gpu_vectorize;
-mod grid_to_gpu;
-mod grid_to_loops;
-mod grid_verify_specs;
-mod group_reductions;
-mod in_place;
-mod ir;
-mod lds_stage;
-mod matrix_cores;
-pub mod matrix_layout;
-mod per_item;
-mod privatize;
-mod registry;
-mod split_reductions;
-mod template;
-mod tessel_pipeline;
-mod tessel_tile;
-mod tessel_vectorize;
-mod transform;
-mod widen_bf16;
-mod widen_operands;
+mod block;
+mod cpu;
+mod emulate;
+mod gpu;
+mod grid;
+mod support;
+mod transforms;
 
-pub use cpu_model::{CpuModel, VECTOR_REGISTERS};
-pub use cpu_target::{NUM_THREADS, VECTOR_BITS};
-pub use diagnostics::{emit_error, emit_remark, emit_warning};
-pub use grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
-pub use grid_to_loops::GRID_ORDER;
-pub use grid_verify_specs::axis_semantics;
-pub use group_reductions::{GROUP, GROUP_TOP, group_partials};
-pub use ir::{constant_value, fitting};
-pub use matrix_cores::{CHIP, MATRIX_CORES, instruction_for};
-pub use registry::{PassDefinition, create_pass, is_registered, register_passes};
-pub use tessel_tile::{PAD_TILES, default_tile, host_vector_bits};
+pub use cpu::cpu_model::{CpuModel, VECTOR_REGISTERS};
+pub use cpu::tessel_cpu_target::{NUM_THREADS, VECTOR_BITS};
+pub use cpu::tessel_group_reductions::{GROUP, GROUP_TOP, group_partials};
+pub use cpu::tessel_tile::{PAD_TILES, default_tile, host_vector_bits};
+pub use gpu::grid_to_gpu::{NUM_WARPS, WAVE_SIZE, WORKGROUP_MEMORY};
+pub use gpu::matrix_layout;
+pub use gpu::tessel_matrix_cores::{CHIP, MATRIX_CORES, instruction_for};
+pub use grid::grid_to_loops::GRID_ORDER;
+pub use grid::grid_verify_specs::axis_semantics;
+pub use support::diagnostics::{emit_error, emit_remark, emit_warning};
+pub use support::ir::{constant_value, fitting};
+pub use support::registry::{PassDefinition, create_pass, is_registered, register_passes};
 
 /// Every Tessel pass, in pipeline order.
 pub static PASSES: &[&PassDefinition] = &[
-    &grid_verify_specs::PASS,
-    &grid_to_loops::PASS,
-    &tessel_pipeline::PASS,
-    &block_to_linalg::PASS,
-    &widen_operands::PASS,
-    &tessel_tile::PASS,
-    &tessel_vectorize::PASS,
-    &group_reductions::PASS,
-    &copies_to_linalg::PASS,
-    &fast_math::PASS,
-    &widen_bf16::PASS,
-    &cpu_target::PASS,
-    &contraction_fma::PASS,
-    &split_reductions::PASS,
-    &matrix_cores::PASS,
-    &lds_stage::PASS,
-    &gpu_vectorize::PASS,
-    &grid_to_gpu::PASS,
-    &elide_barriers::PASS,
-    &gather_kernels::PASS,
-    &emulate_matrix_cores::PASS,
-    &emulate_gpu::PASS,
+    &grid::grid_verify_specs::PASS,
+    &grid::grid_to_loops::PASS,
+    &grid::tessel_prefetch::PASS,
+    &grid::tessel_prefetch::DEPRECATED_ALIAS,
+    &block::block_to_linalg::PASS,
+    &cpu::tessel_widen_operands::PASS,
+    &cpu::tessel_tile::PASS,
+    &cpu::tessel_vectorize::PASS,
+    &cpu::tessel_group_reductions::PASS,
+    &transforms::tessel_copies_to_linalg::PASS,
+    &cpu::tessel_fast_math::PASS,
+    &cpu::tessel_widen_bf16::PASS,
+    &cpu::tessel_cpu_target::PASS,
+    &gpu::tessel_contraction_fma::PASS,
+    &transforms::tessel_split_reductions::PASS,
+    &gpu::tessel_matrix_cores::PASS,
+    &gpu::tessel_lds_stage::PASS,
+    &gpu::tessel_gpu_vectorize::PASS,
+    &gpu::grid_to_gpu::PASS,
+    &gpu::tessel_elide_barriers::PASS,
+    &gpu::tessel_gather_kernels::PASS,
+    &emulate::tessel_emulate_matrix_cores::PASS,
+    &emulate::tessel_emulate_gpu::PASS,
 ];
+
+#[cfg(test)]
+mod layout_tests {
+    use std::path::Path;
+
+    /// The house rule (CONTRIBUTING.md): each pass lives in
+    /// `passes/src/<group>/<argument>.rs` (dashes as underscores), its lit
+    /// test at `test/<group>/<argument>.mlir`, and no pass at the root.
+    #[test]
+    fn every_pass_is_filed_under_its_group_and_argument() {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test");
+        for definition in super::PASSES {
+            if definition.description.starts_with("Deprecated alias") {
+                continue;
+            }
+            let file = format!("{}.rs", definition.argument.replace('-', "_"));
+            let groups: Vec<_> = std::fs::read_dir(&source)
+                .unwrap()
+                .map(|entry| entry.unwrap().path())
+                .filter(|path| path.join(&file).is_file())
+                .collect();
+            assert_eq!(groups.len(), 1, "{} should be in exactly one group directory", file);
+            let text = std::fs::read_to_string(groups[0].join(&file)).unwrap();
+            assert!(text.contains(&format!("argument: \"{}\"", definition.argument)), "{file} defines another pass");
+            let group = groups[0].file_name().unwrap().to_str().unwrap();
+            let lit = tests.join(group).join(format!("{}.mlir", definition.argument));
+            assert!(lit.is_file(), "the lit test of {} belongs at {}", definition.argument, lit.display());
+        }
+        let at_root: Vec<_> = std::fs::read_dir(&source)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.is_file() && path.file_name().unwrap() != "lib.rs")
+            .collect();
+        assert!(at_root.is_empty(), "only lib.rs belongs at the root of passes/src: {at_root:?}");
+    }
+}

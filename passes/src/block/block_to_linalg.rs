@@ -1,0 +1,596 @@
+//! `block-to-linalg`: block ops to linalg, tensor, memref and bufferization
+//! ops, ready for one-shot bufferization.
+//!
+//! - `block.load` copies the ref (or a `memref.subview` window of it) into a
+//!   fresh buffer viewed as a tensor: later stores to the ref cannot change
+//!   a loaded value. Loads grid-to-loops marked `tessel.read_only` (refs
+//!   nothing writes during the call) read the ref in place, and those marked
+//!   `tessel.in_place` (an accumulator stored back once) are updated where
+//!   they live (see in_place.rs). A mask selects
+//!   `other` where it is false.
+//! - `block.store` materializes the value in the ref (or window); a mask
+//!   first merges the value with the ref's current contents; a splat
+//!   constant is a `linalg.fill`.
+//! - A masked load or store of a window (`pl.ds`: a dynamic offset, so the
+//!   window may reach past the ref, the mask guarding the rest) is
+//!   predicated: a `linalg.generic` over the window whose body reads
+//!   (writes) an element only where the mask holds (`scf.if`), so nothing
+//!   out of bounds is touched and masked-off elements are left alone — on
+//!   GPUs each work-item's access is predicated.
+//! - `block.dot` is a `linalg.generic` contraction marked
+//!   `tessel.contraction` (loops i, j, k), accumulating into zeros or `acc`,
+//!   operands widened to the result type first.
+//! - `block.reduce` is `linalg.reduce` from the combiner's identity.
+//! - `block.broadcast` and `block.iota` are `linalg.generic`s.
+//! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
+
+use crate::{
+    PassDefinition,
+    grid::in_place,
+    support::ir::{constant_value, identity_map, join, map_dims, parallel_iterators, print_type},
+    support::template,
+};
+use melior::ir::OperationRef;
+use melior::pass::ExternalPass;
+use mlir_sys::*;
+use std::fmt::Write;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "block-to-linalg",
+    name: "BlockToLinalg",
+    description: "Lower block ops to linalg, tensor, memref and bufferization ops",
+    anchor: "builtin.module",
+    run,
+};
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let poison = Op(module.to_raw()).has("tessel.poison");
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name.starts_with("block."),
+        |operation, name| {
+            let op = Op(operation);
+            match name {
+                "block.load" => load(&op, poison),
+                "block.store" => store(&op),
+                "block.dot" => dot(&op),
+                "block.reduce" => reduce(&op),
+                "block.broadcast" => broadcast(&op),
+                "block.iota" => iota(&op),
+                "block.atomic_rmw" => atomic_rmw(&op),
+                other => Err(format!("no lowering for {other}")),
+            }
+            .map(Some)
+        },
+    );
+}
+
+use tessel_dialects::RawOp as Op;
+
+/// A shaped type, printed and taken apart.
+struct Shaped {
+    text: String,
+    shape: Vec<i64>,
+    element: String,
+    raw: MlirType,
+}
+
+fn shaped(raw: MlirType) -> Shaped {
+    unsafe {
+        Shaped {
+            text: print_type(raw),
+            shape: (0..mlirShapedTypeGetRank(raw)).map(|d| mlirShapedTypeGetDimSize(raw, d as isize)).collect(),
+            element: print_type(mlirShapedTypeGetElementType(raw)),
+            raw,
+        }
+    }
+}
+
+/// The shaped type of operand `i` / of the (first) result.
+fn operand_type(op: &Op, i: usize) -> Shaped {
+    shaped(unsafe { mlirValueGetType(op.operands()[i]) })
+}
+
+fn result_type(op: &Op) -> Shaped {
+    shaped(unsafe { mlirValueGetType(op.results()[0]) })
+}
+
+fn is_float(element: &str) -> bool {
+    element.starts_with('f') || element == "bf16"
+}
+
+fn tensor_text(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
+    format!("tensor<{dims}{element}>")
+}
+
+fn buffer_text(shape: &[i64], element: &str) -> String {
+    let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
+    format!("memref<{dims}{element}>")
+}
+
+/// `%view` = the window of `%ref` at `%o<d>` with `sizes`, or `%ref` itself.
+fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, String) {
+    let Some(sizes) = sizes else {
+        return ("%ref".into(), r#ref.text.clone());
+    };
+    let rank = r#ref.shape.len();
+    let mut strides = vec![0i64; rank];
+    let mut offset = 0i64;
+    unsafe { mlirMemRefTypeGetStridesAndOffset(r#ref.raw, strides.as_mut_ptr(), &mut offset) };
+    let dims: String = sizes.iter().map(|size| format!("{size}x")).collect();
+    let view = format!("memref<{dims}{}, strided<[{}], offset: ?>>", r#ref.element, join(&strides));
+    writeln!(
+        out,
+        "%view = memref.subview %ref[{}] [{}] [{}] : {} to {view}",
+        join((0..rank).map(|d| format!("%o{d}"))),
+        join(sizes),
+        join(sizes.iter().map(|_| 1)),
+        r#ref.text
+    )
+    .unwrap();
+    ("%view".into(), view)
+}
+
+type Lowering = Result<template::Rewrite, String>;
+
+/// `%p<d>` = `%o<d>` + the generic's index `d`, for predicated accesses.
+fn window_indices(body: &mut String, rank: usize) -> String {
+    for d in 0..rank {
+        writeln!(body, "%i{d} = linalg.index {d} : index\n%p{d} = arith.addi %o{d}, %i{d} : index").unwrap();
+    }
+    join((0..rank).map(|d| format!("%p{d}")))
+}
+
+/// A masked load of a window: each element read only where the mask holds.
+fn predicated_load(op: &Op, poison: bool) -> Lowering {
+    let segments = op.segments();
+    let (offsets, has_other) = (segments[1], segments[3] == 1);
+    let r#ref = operand_type(op, 0);
+    let result = result_type(op);
+    let rank = result.shape.len();
+    let mask_type = tensor_text(&result.shape, "i1");
+    let mut params = vec![format!("%ref: {}", r#ref.text)];
+    params.extend((0..offsets).map(|d| format!("%o{d}: index")));
+    params.push(format!("%mask: {mask_type}"));
+    let mut body = String::new();
+    let off = if has_other {
+        params.push(format!("%other: {}", result.element));
+        "%other".to_string()
+    } else {
+        writeln!(
+            body,
+            "%unset = arith.constant {}",
+            crate::grid::grid_to_loops::padding_constant(&result.element, poison)
+        )
+        .unwrap();
+        "%unset".to_string()
+    };
+    let map = identity_map(rank);
+    write!(
+        body,
+        "%empty = tensor.empty() : {result}\n\
+         %r = linalg.generic {{indexing_maps = [{map}, {map}], iterator_types = [{iterators}]}} \
+         ins(%mask : {mask_type}) outs(%empty : {result}) {{\n^bb0(%m: i1, %unused: {e}):\n",
+        result = result.text,
+        iterators = parallel_iterators(rank),
+        e = result.element
+    )
+    .unwrap();
+    let at = window_indices(&mut body, rank);
+    write!(
+        body,
+        "%v = scf.if %m -> ({e}) {{\n%l = memref.load %ref[{at}] : {ref_type}\nscf.yield %l : {e}\n}} else {{\n\
+         scf.yield {off} : {e}\n}}\nlinalg.yield %v : {e}\n}} -> {result}\n",
+        e = result.element,
+        ref_type = r#ref.text,
+        result = result.text
+    )
+    .unwrap();
+    let text = format!(
+        "func.func @template({}) -> {result} {{\n{body}return %r : {result}\n}}",
+        join(&params),
+        result = result.text
+    );
+    Ok((text, op.operands()))
+}
+
+/// A masked store to a window: each element written only where the mask
+/// holds. The generic's own result (the mask) is unused; its body's
+/// stores are what it is for.
+fn predicated_store(op: &Op) -> Lowering {
+    let value = operand_type(op, 0);
+    let r#ref = operand_type(op, 1);
+    let rank = value.shape.len();
+    let mask_type = tensor_text(&value.shape, "i1");
+    let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
+    params.extend((0..rank).map(|d| format!("%o{d}: index")));
+    params.push(format!("%mask: {mask_type}"));
+    let map = identity_map(rank);
+    let mut body = format!(
+        "%empty = tensor.empty() : {mask_type}\n\
+         %done = linalg.generic {{indexing_maps = [{map}, {map}, {map}], iterator_types = [{iterators}]}} \
+         ins(%value, %mask : {value_type}, {mask_type}) outs(%empty : {mask_type}) {{\n\
+         ^bb0(%x: {e}, %m: i1, %unused: i1):\n",
+        iterators = parallel_iterators(rank),
+        value_type = value.text,
+        e = value.element
+    );
+    let at = window_indices(&mut body, rank);
+    write!(
+        body,
+        "scf.if %m {{\nmemref.store %x, %ref[{at}] : {ref_type}\n}}\nlinalg.yield %m : i1\n}} -> {mask_type}\n",
+        ref_type = r#ref.text
+    )
+    .unwrap();
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+}
+
+fn load(op: &Op, poison: bool) -> Lowering {
+    let segments = op.segments();
+    let (offsets, has_mask, has_other) = (segments[1], segments[2] == 1, segments[3] == 1);
+    if has_mask && offsets > 0 {
+        return predicated_load(op, poison);
+    }
+    let r#ref = operand_type(op, 0);
+    let result = result_type(op);
+    let mut params = vec![format!("%ref: {}", r#ref.text)];
+    params.extend((0..offsets).map(|d| format!("%o{d}: index")));
+    let mask_type = tensor_text(&result.shape, "i1");
+    if has_mask {
+        params.push(format!("%mask: {mask_type}"));
+    }
+    if has_other {
+        params.push(format!("%other: {}", result.element));
+    }
+    let mut body = String::new();
+    let sizes = (offsets > 0).then(|| op.integers("sizes"));
+    let (source, source_type) = window(&mut body, &r#ref, sizes.as_deref());
+    if op.has(in_place::READ_ONLY) {
+        // Nothing writes the ref while the kernel runs: read it in place.
+        writeln!(body, "%t = bufferization.to_tensor {source} restrict : {source_type} to {}", result.text).unwrap();
+    } else if op.has(in_place::IN_PLACE) {
+        // An accumulator stored back once: update the block where it lives.
+        writeln!(body, "%t = bufferization.to_tensor {source} restrict writable : {source_type} to {}", result.text)
+            .unwrap();
+    } else {
+        let buffer = buffer_text(&result.shape, &result.element);
+        write!(
+            body,
+            "%buf = memref.alloc() : {buffer}\n\
+             memref.copy {source}, %buf : {source_type} to {buffer}\n\
+             %t = bufferization.to_tensor %buf restrict writable : {buffer} to {}\n",
+            result.text
+        )
+        .unwrap();
+    }
+    let value = if has_other {
+        write!(
+            body,
+            "%fill = tensor.splat %other : {result}\n%r = arith.select %mask, %t, %fill : {mask_type}, {result}\n",
+            result = result.text
+        )
+        .unwrap();
+        "%r"
+    } else {
+        "%t"
+    };
+    let text = format!(
+        "func.func @template({}) -> {result} {{\n{body}return {value} : {result}\n}}",
+        join(&params),
+        result = result.text
+    );
+    Ok((text, op.operands()))
+}
+
+fn store(op: &Op) -> Lowering {
+    let segments = op.segments();
+    let (offsets, has_mask) = (segments[2], segments[3] == 1);
+    if has_mask && offsets > 0 {
+        return predicated_store(op);
+    }
+    let value = operand_type(op, 0);
+    let r#ref = operand_type(op, 1);
+    let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
+    params.extend((0..offsets).map(|d| format!("%o{d}: index")));
+    let mask_type = tensor_text(&value.shape, "i1");
+    if has_mask {
+        params.push(format!("%mask: {mask_type}"));
+    }
+    let mut body = String::new();
+    let (target, target_type) = window(&mut body, &r#ref, (offsets > 0).then_some(&value.shape[..]));
+    if let (false, Some(scalar)) = (has_mask, splat_constant(op.operands()[0])) {
+        // Storing a splat constant fills the target: no constant buffer to
+        // copy from.
+        write!(
+            body,
+            "%scalar = arith.constant {scalar}\n\
+             linalg.fill ins(%scalar : {e}) outs({target} : {target_type})\n",
+            e = value.element
+        )
+        .unwrap();
+        return Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()));
+    }
+    let stored = if has_mask {
+        let buffer = buffer_text(&value.shape, &value.element);
+        write!(
+            body,
+            "%buf = memref.alloc() : {buffer}\n\
+             memref.copy {target}, %buf : {target_type} to {buffer}\n\
+             %old = bufferization.to_tensor %buf restrict writable : {buffer} to {t}\n\
+             %merged = arith.select %mask, %value, %old : {mask_type}, {t}\n",
+            t = value.text
+        )
+        .unwrap();
+        "%merged"
+    } else {
+        "%value"
+    };
+    writeln!(
+        body,
+        "bufferization.materialize_in_destination {stored} in restrict writable {target} : ({}, {target_type}) -> ()",
+        value.text
+    )
+    .unwrap();
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+}
+
+/// The element of a splat `arith.constant` tensor, printed with its type.
+fn splat_constant(value: MlirValue) -> Option<String> {
+    let attribute = constant_value(value)?;
+    unsafe {
+        (mlirAttributeIsADenseElements(attribute) && mlirDenseElementsAttrIsSplat(attribute))
+            .then(|| melior::ir::Attribute::from_raw(mlirDenseElementsAttrGetSplatValue(attribute)).to_string())
+    }
+}
+
+fn zero(element: &str) -> String {
+    if is_float(element) { format!("0.0 : {element}") } else { format!("0 : {element}") }
+}
+
+fn dot(op: &Op) -> Lowering {
+    let (lhs, rhs, result) = (operand_type(op, 0), operand_type(op, 1), result_type(op));
+    let has_acc = op.operands().len() == 3;
+    let r = &result.text;
+    let mut params = vec![format!("%a: {}", lhs.text), format!("%b: {}", rhs.text)];
+    let mut body = String::new();
+    let init = if has_acc {
+        params.push(format!("%acc: {r}"));
+        "%acc"
+    } else {
+        write!(
+            body,
+            "%zero = arith.constant {}\n%empty = tensor.empty() : {r}\n\
+             %init = linalg.fill ins(%zero : {e}) outs(%empty : {r}) -> {r}\n",
+            zero(&result.element),
+            e = result.element
+        )
+        .unwrap();
+        "%init"
+    };
+    // The canonical contraction, loops (batch,) i, j, k: `tessel-tile` and
+    // `tessel-vectorize` recognise it by the `tessel.contraction` marker and
+    // turn it into register tiles of FMA outer products. Each result element
+    // sums over k in order, one fused multiply-add per step (the meaning
+    // every schedule keeps).
+    let (maps, iterators) = if lhs.shape.len() == 3 {
+        (
+            "affine_map<(b, i, j, k) -> (b, i, k)>, affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, i, j)>",
+            "\"parallel\", \"parallel\", \"parallel\", \"reduction\"",
+        )
+    } else {
+        (
+            "affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>",
+            "\"parallel\", \"parallel\", \"reduction\"",
+        )
+    };
+    // Narrower operands widen to the result type before multiplying.
+    let (input, output) = (&lhs.element, &result.element);
+    let widen = |value: &str| -> String {
+        if input == output {
+            String::new()
+        } else if is_float(output) {
+            format!("%{value}w = arith.extf %{value} : {input} to {output}\n")
+        } else {
+            format!("%{value}w = arith.extsi %{value} : {input} to {output}\n")
+        }
+    };
+    let wide = |value: &str| if input == output { format!("%{value}") } else { format!("%{value}w") };
+    let (multiply, add) = if is_float(output) { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
+    write!(
+        body,
+        "%c = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}], tessel.contraction}} \
+         ins(%a, %b : {}, {}) outs({init} : {r}) {{\n\
+         ^bb0(%x: {input}, %y: {input}, %sum: {output}):\n{}{}\
+         %p = {multiply} {}, {} : {output}\n\
+         %s = {add} %sum, %p : {output}\n\
+         linalg.yield %s : {output}\n}} -> {r}\n",
+        lhs.text,
+        rhs.text,
+        widen("x"),
+        widen("y"),
+        wide("x"),
+        wide("y"),
+    )
+    .unwrap();
+    Ok((format!("func.func @template({}) -> {r} {{\n{body}return %c : {r}\n}}", join(&params)), op.operands()))
+}
+
+/// The identity of a reduction or atomic combiner, as `value : type`.
+fn identity(kind: i64, element: &str) -> String {
+    let float = is_float(element);
+    let text = match (kind, float) {
+        (0, _) => return zero(element),
+        (_, true) if kind == 3 => "1.0".to_string(),
+        (3, false) => "1".to_string(),
+        (_, true) => {
+            let (negative, positive) = match element {
+                "f64" => ("0xFFF0000000000000", "0x7FF0000000000000"),
+                "f16" => ("0xFC00", "0x7C00"),
+                "bf16" => ("0xFF80", "0x7F80"),
+                _ => ("0xFF800000", "0x7F800000"),
+            };
+            (if kind == 1 { negative } else { positive }).to_string()
+        }
+        (_, false) => {
+            let bits: u32 = if element == "index" { 64 } else { element[1..].parse().unwrap_or(64) };
+            let (min, max) =
+                if bits == 1 { (-1i128, 0i128) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
+            (if kind == 1 { min } else { max }).to_string()
+        }
+    };
+    format!("{text} : {element}")
+}
+
+fn reduce(op: &Op) -> Lowering {
+    let (input, result) = (operand_type(op, 0), result_type(op));
+    let kind = op.integer("kind");
+    let (e, r) = (&result.element, &result.text);
+    let text = format!(
+        "func.func @template(%in: {i}) -> {r} {{\n\
+         %id = arith.constant {id}\n\
+         %empty = tensor.empty() : {r}\n\
+         %init = linalg.fill ins(%id : {e}) outs(%empty : {r}) -> {r}\n\
+         %red = linalg.reduce ins(%in : {i}) outs(%init : {r}) dimensions = [{dims}]\n\
+           (%x: {e}, %acc: {e}) {{\n\
+             %y = {combine} %x, %acc{flags} : {e}\n\
+             linalg.yield %y : {e}\n\
+           }}\n\
+         return %red : {r}\n}}",
+        i = input.text,
+        id = identity(kind, e),
+        dims = join(op.integers("dims")),
+        combine = tessel_dialects::combiner(kind, is_float(e)),
+        // The order of a float reduction is unspecified (as jnp.sum's):
+        // reassociation lets LLVM vectorize it.
+        flags = if is_float(e) { " fastmath<reassoc>" } else { "" },
+    );
+    Ok((text, op.operands()))
+}
+
+fn broadcast(op: &Op) -> Lowering {
+    let (input, result) = (operand_type(op, 0), result_type(op));
+    let added = op.integers("dims");
+    let rank = result.shape.len();
+    let mut input_exprs = Vec::new();
+    let mut input_dim = 0;
+    for d in 0..rank {
+        if added.contains(&(d as i64)) {
+            continue;
+        }
+        let stretched = input.shape[input_dim] == 1 && result.shape[d] != 1;
+        input_exprs.push(if stretched { "0".to_string() } else { format!("d{d}") });
+        input_dim += 1;
+    }
+    let (e, r) = (&result.element, &result.text);
+    let text = format!(
+        "func.func @template(%in: {i}) -> {r} {{\n\
+         %empty = tensor.empty() : {r}\n\
+         %out = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({ins})>, affine_map<({dims}) -> ({dims})>], \
+         iterator_types = [{parallel}]}} ins(%in : {i}) outs(%empty : {r}) {{\n\
+         ^bb0(%x: {e}, %unused: {e}):\n  linalg.yield %x : {e}\n}} -> {r}\n\
+         return %out : {r}\n}}",
+        i = input.text,
+        dims = map_dims(rank),
+        ins = join(&input_exprs),
+        parallel = parallel_iterators(rank),
+    );
+    Ok((text, op.operands()))
+}
+
+fn iota(op: &Op) -> Lowering {
+    let result = result_type(op);
+    let rank = result.shape.len();
+    let (e, r) = (&result.element, &result.text);
+    let cast = if e == "index" {
+        "%v = arith.addi %i, %i0 : index\n".to_string()
+    } else {
+        format!("%v = arith.index_cast %i : index to {e}\n")
+    };
+    let text = format!(
+        "func.func @template() -> {r} {{\n\
+         %i0 = arith.constant 0 : index\n\
+         %empty = tensor.empty() : {r}\n\
+         %out = linalg.generic {{indexing_maps = [{identity}], iterator_types = [{parallel}]}} \
+         outs(%empty : {r}) {{\n\
+         ^bb0(%unused: {e}):\n  %i = linalg.index {dim} : index\n  {cast}  linalg.yield %v : {e}\n}} -> {r}\n\
+         return %out : {r}\n}}",
+        identity = identity_map(rank),
+        parallel = parallel_iterators(rank),
+        dim = op.integer("dim"),
+    );
+    Ok((text, vec![]))
+}
+
+fn atomic_rmw(op: &Op) -> Lowering {
+    let segments = op.segments();
+    let (offsets, has_mask) = (segments[2], segments[3] == 1);
+    let value = operand_type(op, 0);
+    let r#ref = operand_type(op, 1);
+    let float = is_float(&value.element);
+    let kind = match (op.integer("kind"), float) {
+        (0, true) => "addf",
+        (1, true) => "maximumf",
+        (2, true) => "minimumf",
+        (0, false) => "addi",
+        (1, false) => "maxs",
+        _ => "mins",
+    };
+    let rank = value.shape.len();
+    let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
+    params.extend((0..offsets).map(|d| format!("%o{d}: index")));
+    let mask_type = tensor_text(&value.shape, "i1");
+    if has_mask {
+        params.push(format!("%mask: {mask_type}"));
+    }
+    let values = buffer_text(&value.shape, &value.element);
+    let mut body = format!(
+        "%c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n\
+         %values = bufferization.to_buffer %value read_only : {} to {values}\n",
+        value.text
+    );
+    if has_mask {
+        writeln!(
+            body,
+            "%masks = bufferization.to_buffer %mask read_only : {mask_type} to {}",
+            buffer_text(&value.shape, "i1")
+        )
+        .unwrap();
+    }
+    for (d, size) in value.shape.iter().enumerate() {
+        writeln!(body, "%n{d} = arith.constant {size} : index\nscf.for %i{d} = %c0 to %n{d} step %c1 {{").unwrap();
+    }
+    let indices = join((0..rank).map(|d| format!("%i{d}")));
+    let targets: Vec<String> = (0..rank)
+        .map(|d| {
+            if offsets > 0 {
+                writeln!(body, "%j{d} = arith.addi %o{d}, %i{d} : index").unwrap();
+                format!("%j{d}")
+            } else {
+                format!("%i{d}")
+            }
+        })
+        .collect();
+    writeln!(body, "%x = memref.load %values[{indices}] : {values}").unwrap();
+    let update = format!(
+        "%old = memref.atomic_rmw {kind} %x, %ref[{}] : ({}, {}) -> {}\n",
+        join(&targets),
+        value.element,
+        r#ref.text,
+        value.element
+    );
+    if has_mask {
+        write!(
+            body,
+            "%m = memref.load %masks[{indices}] : {}\nscf.if %m {{\n{update}}}\n",
+            buffer_text(&value.shape, "i1")
+        )
+        .unwrap();
+    } else {
+        body.push_str(&update);
+    }
+    body.push_str(&"}\n".repeat(rank));
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+}

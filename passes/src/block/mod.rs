@@ -1,0 +1,3 @@
+//! The block dialect's kernel bodies to tensors and linalg.
+
+pub mod block_to_linalg;

@@ -1,0 +1,246 @@
+//! `tessel-tile`: register tiling of contractions.
+//!
+//! Every `linalg.generic` that block-to-linalg marked `tessel.contraction`
+//! (loops (batch,) i, j, k) is tiled into an outer loop over column panels,
+//! an inner loop over row strips and a k loop of single steps, so that one
+//! `tile_m x tile_n` accumulator tile lives in vector registers for the
+//! whole k loop while the B panel (k x tile_n) stays in L1 across the row
+//! strips. The tiled op is marked `tessel.vectorize` and its k loop
+//! `tessel.reduction_loop` for `tessel-vectorize`.
+//!
+//! The B panel (k x tile_n) is first copied into a contiguous buffer (a
+//! no-fold `tensor.pad` by nothing, rewritten as a `linalg.copy`): read
+//! in place, its rows sit a whole matrix row apart and map to the same L1
+//! sets, so they would evict each other on every strip.
+//!
+//! The register tile defaults to four vectors (the host's, or of
+//! `tessel.vector_bits`) of the result element a row, and as many rows as
+//! the host's vector registers hold, at most 4 (`CpuModel`): AVX-512
+//! 4 x 64 f32 (16 accumulators, four B loads and four broadcasts per k
+//! step; measured against 8 x 32, 2 x 128 and 16 x 32 on the 2048 matmul),
+//! AVX2's 16 registers 2 x 32. A module attribute
+//! `tessel.register_tile = array<i64: M, N>` overrides it (the tuner's
+//! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
+//! divisors of the block's extents, so every tile is full.
+//!
+//! `tessel.k_unroll = U : i64` (the tuner's UNROLL) makes each step of the
+//! k loop U steps of k (shrunk to a divisor): U outer products per loop
+//! iteration, still in k order (contractions still on 16-bit operands —
+//! the CPU pipeline widens them first, `tessel-widen-operands` — keep
+//! single steps).
+//!
+//! `tessel.pad_tiles = 1 : i64` (the tuner's PADTO) keeps the register
+//! tile's size where it does not divide the block: the last panel and
+//! strip are padded with zeros to a full tile and only their real results
+//! copied back (default: the tile shrinks to the largest divisor, which can
+//! leave partial vectors, such as 20 columns of 16-lane vectors).
+//!
+//! `tessel.k_chunk = N : i64` (the tuner's cache-blocking knob) first
+//! splits k into chunks of N steps (shrunk to a divisor of k), outermost,
+//! so the packed B panel is N x tile_n and can stay in L1; each output
+//! still accumulates over k in order, chunk after chunk.
+
+use crate::{
+    PassDefinition,
+    cpu::cpu_model::CpuModel,
+    emit_error,
+    support::ir::{
+        collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute,
+    },
+    support::transform,
+};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
+use mlir_sys::*;
+use std::fmt::Write;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-tile",
+    name: "TesselTile",
+    description: "Tile Tessel contractions into register tiles (tessel.register_tile overrides the host default)",
+    anchor: "builtin.module",
+    run,
+};
+
+/// Module attribute: 1 pads partial register tiles (PADTO) instead of
+/// shrinking tiles to divisors of the block.
+pub const PAD_TILES: &str = "tessel.pad_tiles";
+
+/// Bits of the host's widest vector registers (default register tiles).
+pub fn host_vector_bits() -> i64 {
+    CpuModel::host().vector_bits
+}
+
+/// The default register tile of a contraction into `output` elements, in
+/// vectors of `vector_bits`, on the host (`CpuModel::default_tile`).
+/// (Narrow operands arrive widened by `tessel-widen-operands`: the tile
+/// is the wide type's.)
+pub fn default_tile(output: MlirType, vector_bits: i64) -> (i64, i64) {
+    CpuModel::host().default_tile(vector_bits, element_bits(output))
+}
+
+/// The zero of a shaped type's element type, as an attribute.
+fn zero_of(shaped: MlirType) -> String {
+    let element = unsafe { mlirShapedTypeGetElementType(shaped) };
+    let zero = if unsafe { mlirTypeIsAInteger(element) || mlirTypeIsAIndex(element) } { "0" } else { "0.0" };
+    format!("{zero} : {}", print_type(element))
+}
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let requested = RawOp(module.to_raw()).integers("tessel.register_tile");
+    if !requested.is_empty() && (requested.len() != 2 || requested.iter().any(|&size| size < 1)) {
+        emit_error(module.location(), "tessel-tile: tessel.register_tile must be two positive sizes [rows, columns]");
+        pass.signal_failure();
+        return;
+    }
+    let k_chunk = RawOp(module.to_raw()).integer("tessel.k_chunk");
+    // Vectors of `tessel.vector_bits` (tessel-cpu-target), else the host's;
+    // the registers of the CPU code is for (`tessel compile --cpu`).
+    let host = CpuModel::host();
+    let vector_bits = RawOp(module.to_raw()).integer_or(crate::cpu::tessel_cpu_target::VECTOR_BITS, host.vector_bits);
+    let model = CpuModel {
+        vector_bits,
+        vector_registers: RawOp(module.to_raw())
+            .integer_or(crate::cpu::cpu_model::VECTOR_REGISTERS, host.vector_registers),
+    };
+    if model.vector_registers < 2 {
+        emit_error(module.location(), "tessel-tile: tessel.vector_registers must be at least 2");
+        pass.signal_failure();
+        return;
+    }
+    let k_unroll = match RawOp(module.to_raw()).integer("tessel.k_unroll") {
+        0 => 1,
+        unroll => unroll,
+    };
+    // PADTO: tiles keep their size and partial ones are padded, instead of
+    // shrinking to divisors of the block.
+    let pad_tiles = RawOp(module.to_raw()).integer(PAD_TILES) != 0;
+    if k_chunk < 0 || k_unroll < 1 {
+        emit_error(module.location(), "tessel-tile: tessel.k_chunk and tessel.k_unroll must be positive integers");
+        pass.signal_failure();
+        return;
+    }
+    // Groups of contractions tiled alike: (rank, tile rows, tile columns,
+    // operand zeros, k chunk); the tile and the group are marked on each op.
+    let mut tiles = Vec::new();
+    for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
+        let op = RawOp(raw);
+        if !op.has("tessel.contraction") {
+            continue;
+        }
+        let result = unsafe { mlirValueGetType(op.results()[0]) };
+        let rank = unsafe { mlirShapedTypeGetRank(result) };
+        let extent = |d: isize| unsafe { mlirShapedTypeGetDimSize(result, d) };
+        let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
+        let (want_m, want_n) = match requested[..] {
+            [m, n] => (m, n),
+            _ => model.default_tile(vector_bits, element_bits(element_type(result))),
+        };
+        let size = |extent: i64, wanted: i64| if pad_tiles { wanted.min(extent) } else { fitting(extent, wanted) };
+        let (m, n) = (size(rows, want_m), size(columns, want_n));
+        let (pad_rows, pad_columns) = (rows % m != 0, columns % n != 0);
+        unsafe {
+            let context = mlirOperationGetContext(raw);
+            let sizes = [m, n];
+            let attribute = mlirDenseI64ArrayGet(context, 2, sizes.as_ptr());
+            mlirOperationSetAttributeByName(raw, melior::StringRef::new("tessel.register_tile").to_raw(), attribute);
+        }
+        let zeros = join(op.operands().iter().map(|&value| zero_of(unsafe { mlirValueGetType(value) })));
+        let lhs = unsafe { mlirValueGetType(op.operands()[0]) };
+        let depth = unsafe { mlirShapedTypeGetDimSize(lhs, mlirShapedTypeGetRank(lhs) as isize - 1) };
+        // 0: k in one piece.
+        let chunk = if k_chunk > 0 && fitting(depth, k_chunk) < depth { fitting(depth, k_chunk) } else { 0 };
+        // 16-bit operands keep single steps: their unrolled contractions
+        // lower to vector ops LLVM's x86 backend cannot legalize.
+        let narrow = element_bits(element_type(lhs)) < 32;
+        let unroll = if narrow { 1 } else { fitting(if chunk > 0 { chunk } else { depth }, k_unroll) };
+        let key = (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns);
+        let group = group_of(&mut tiles, key);
+        set_i64_attribute(raw, "tessel.tile_group", group as i64);
+    }
+    if tiles.is_empty() {
+        return;
+    }
+    let mut body = String::new();
+    for (index, (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns)) in tiles.iter().enumerate() {
+        // Tile sizes over the contraction's loops (batch,) i, j, k.
+        let sizes = |batch: &str, i: i64, j: i64, k: i64| {
+            if *rank == 3 { format!("{batch}, {i}, {j}, {k}") } else { format!("{i}, {j}, {k}") }
+        };
+        let (panel, strip, step) = (sizes("0", 0, *n, 0), sizes("1", *m, 0, 0), sizes("0", 0, 0, *unroll));
+        let dims = if *rank == 3 { "0, 1, 2, 3" } else { "0, 1, 2" };
+        let any = "!transform.any_op";
+        let (strip_loops, strip_types) = if *rank == 3 {
+            (format!("%batch{index}, %rows{index}"), format!("{any}, {any}, {any}"))
+        } else {
+            (format!("%rows{index}"), format!("{any}, {any}"))
+        };
+        writeln!(
+            body,
+            "%matched{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \
+             attributes{{tessel.contraction, tessel.tile_group = {index} : i64}} in %root \
+             : ({any}) -> {any}"
+        )
+        .unwrap();
+        if *chunk > 0 {
+            writeln!(
+                body,
+                "%dots{index}, %chunks{index} = transform.structured.tile_using_for %matched{index} \
+                 tile_sizes [{}] : ({any}) -> ({any}, {any})",
+                sizes("0", 0, 0, *chunk)
+            )
+            .unwrap();
+        } else {
+            writeln!(body, "%dots{index} = transform.cast %matched{index} : {any} to {any}").unwrap();
+        }
+        // A partial panel or strip (PADTO) is padded to the full tile with
+        // zeros (its extra results are computed and dropped: the copy
+        // back writes only the real ones).
+        let multiple = |i: i64, j: i64| format!(" pad_to_multiple_of [{}]", sizes("1", i, j, 1));
+        let (panel_multiple, panel_back) =
+            if *pad_columns { (multiple(1, *n), "linalg.copy") } else { (String::new(), "none") };
+        write!(
+            body,
+            "%panel{index}, %columns{index} = transform.structured.tile_using_for %dots{index} tile_sizes [{panel}] \
+             : ({any}) -> ({any}, {any})\n\
+             %packed{index}, %pad{index}, %copy{index} = transform.structured.pad %panel{index}{panel_multiple} {{\
+             padding_values = [{zeros}], padding_dimensions = [{dims}], nofold_flags = [0, 1, 0], \
+             copy_back_op = \"{panel_back}\"}} : ({any}) -> ({any}, {any}, {any})\n\
+             %panel_copy{index} = transform.structured.rewrite_in_destination_passing_style %pad{index} \
+             : ({any}) -> {any}\n\
+             %strip{index}, {strip_loops} = transform.structured.tile_using_for %packed{index} tile_sizes [{strip}] \
+             : ({any}) -> ({strip_types})\n",
+        )
+        .unwrap();
+        let strip = if *pad_rows {
+            write!(
+                body,
+                "%strip_full{index}, %strip_pad{index}, %strip_copy{index} = transform.structured.pad %strip{index}{} {{\
+                 padding_values = [{zeros}], padding_dimensions = [{dims}], copy_back_op = \"linalg.copy\"}} \
+                 : ({any}) -> ({any}, {any}, {any})\n\
+                 %strip_dps{index} = transform.structured.rewrite_in_destination_passing_style %strip_pad{index} \
+                 : ({any}) -> {any}\n",
+                multiple(*m, 1)
+            )
+            .unwrap();
+            format!("%strip_full{index}")
+        } else {
+            format!("%strip{index}")
+        };
+        write!(
+            body,
+            "%step{index}, %k{index} = transform.structured.tile_using_for {strip} tile_sizes [{step}] \
+             : ({any}) -> ({any}, {any})\n\
+             transform.annotate %step{index} \"tessel.vectorize\" : {any}\n\
+             transform.annotate %k{index} \"tessel.reduction_loop\" : {any}\n",
+        )
+        .unwrap();
+    }
+    if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
+        emit_error(module.location(), &format!("tessel-tile: {}", error.0));
+        pass.signal_failure();
+    }
+}

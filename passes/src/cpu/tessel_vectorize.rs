@@ -1,0 +1,68 @@
+//! `tessel-vectorize`: register tiles of contractions to FMA outer products.
+//!
+//! The ops `tessel-tile` marked `tessel.vectorize` (one k step of a
+//! `tile_m x tile_n` tile) are vectorized; the multiply-reduce becomes a
+//! `vector.contract`, lowered to outer products and those to `vector.fma`
+//! (a broadcast element of A times a row of B, added to a row of the
+//! accumulator: one fused multiply-add per element and k step, the meaning
+//! of `block.dot`), written as `math.fma` so it stays fused on every
+//! target. Finally the accumulator tile's
+//! read and write are hoisted out of the k loop marked
+//! `tessel.reduction_loop`, so it stays in registers for the whole loop.
+
+use crate::{PassDefinition, emit_error, support::ir::print_type, support::template, support::transform};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
+use mlir_sys::mlirValueGetType;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-vectorize",
+    name: "TesselVectorize",
+    description: "Vectorize register tiles marked by tessel-tile into FMA outer products",
+    anchor: "builtin.module",
+    run,
+};
+
+/// Vectorize the marked tiles; contractions to outer products to FMAs;
+/// the accumulator out of the k loop.
+fn script() -> String {
+    let vectorize = "%tiles = transform.structured.match ops{[\"linalg.generic\"]} attributes{tessel.vectorize} in %root \
+                     : (!transform.any_op) -> !transform.any_op\n\
+                     transform.structured.vectorize %tiles : !transform.any_op\n";
+    let to_contractions: &[&str] = &["vector.reduction_to_contract", "vector.transfer_permutation_patterns"];
+    let to_fmas: &[&str] = &[
+        "vector.lower_contraction lowering_strategy = \"outerproduct\"",
+        "vector.lower_outerproduct",
+        "canonicalization",
+    ];
+    format!("{vectorize}{}", transform::patterns_then_hoist(&[to_contractions, to_fmas], "tessel.reduction_loop"))
+}
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    if let Err(error) = transform::apply(module.to_raw(), &transform::script(&script())) {
+        emit_error(module.location(), &format!("tessel-vectorize: {}", error.0));
+        pass.signal_failure();
+        return;
+    }
+    // `vector.fma` becomes `llvm.intr.fmuladd`, which may round twice where
+    // the target lacks FMA; `math.fma` is `llvm.intr.fma`, always fused, so
+    // every target computes the same bits as the interpreter.
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name == "vector.fma",
+        |raw, _| {
+            let operands = RawOp(raw).operands();
+            let vector = print_type(unsafe { mlirValueGetType(operands[0]) });
+            let text = format!(
+                "func.func @template(%a: {vector}, %b: {vector}, %c: {vector}) -> {vector} {{\n\
+             %r = math.fma %a, %b, %c : {vector}\nreturn %r : {vector}\n}}\n"
+            );
+            Ok(Some((text, operands)))
+        },
+    );
+}

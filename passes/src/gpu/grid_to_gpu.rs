@@ -1,0 +1,237 @@
+//! `grid-to-gpu`: the programs of a grid become the workgroups of one
+//! `gpu.launch`, and each program's block work is shared by the
+//! workgroup's work-items.
+//!
+//! Runs on bufferized, loop-level IR (after `convert-linalg-to-parallel-loops`),
+//! where a grid call is a program nest at the top of its function: an
+//! `scf.forall` over the parallel axes from grid-to-loops, or an ordered
+//! `scf.for` when every axis is arbitrary. Then:
+//!
+//! - Programs -> workgroups: the grid is folded into one linear workgroup
+//!   id (any number of axes; x allows 2^32 - 1 workgroups where y and z
+//!   stop at 65535) and delinearized back into program ids.
+//! - Local buffers (padded blocks, scratch, temporaries) -> the workgroup's
+//!   memory: each `memref.alloc` becomes a view of one workgroup arena in
+//!   LDS while it fits (`tessel.workgroup_memory` bytes, 64 KiB on every
+//!   supported chip), else of a global scratch buffer with one slice per
+//!   workgroup, allocated around the launch.
+//! - Block work -> work-items: each `scf.parallel` (an element-wise or
+//!   reduction loop nest over a block) runs as one strided loop over its
+//!   linearized iterations, item `t` taking iterations t, t + T, t + 2T ...
+//!   (T = `tessel.num_warps` x `tessel.wave_size`), so neighbouring items
+//!   touch neighbouring elements (coalesced); a barrier follows it.
+//! - Other writes outside block work (a scalar store, a sequential
+//!   reduction loop) run on work-item 0 between barriers, so every item
+//!   sees them. Control flow around block work (the loops of arbitrary
+//!   axes, bounds checks) depends only on program ids: uniform, so it may
+//!   hold barriers.
+
+use crate::{
+    PassDefinition, emit_error,
+    gpu::{
+        per_item::PerItem,
+        tessel_elide_barriers::drop_adjacent_barriers,
+        work_items::{Items, bind_thread_ids, distribute},
+        workgroup_arena::{place_buffer, plan_arena},
+    },
+    grid::grid_to_loops::ARBITRARY_AXIS,
+    support::ir::{
+        block_arguments, block_operations, collect_operations, erase, find_named, inline_template, join, move_before,
+    },
+};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
+use mlir_sys::*;
+use std::fmt::Write;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "grid-to-gpu",
+    name: "GridToGpu",
+    description: "Map grid programs to gpu.launch workgroups and their block work to work-items",
+    anchor: "builtin.module",
+    run,
+};
+
+/// Module attribute: wavefronts per workgroup (default 4).
+pub const NUM_WARPS: &str = "tessel.num_warps";
+/// Module attribute: work-items per wavefront (64 on CDNA, 32 on RDNA).
+pub const WAVE_SIZE: &str = "tessel.wave_size";
+/// Module attribute: bytes of workgroup memory (LDS) a workgroup may use.
+pub const WORKGROUP_MEMORY: &str = "tessel.workgroup_memory";
+
+pub const DEFAULT_NUM_WARPS: i64 = 4;
+pub const DEFAULT_WAVE_SIZE: i64 = 64;
+pub const DEFAULT_WORKGROUP_MEMORY: i64 = 65536;
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let settings = RawOp(module.to_raw());
+    let threads = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS) * settings.integer_or(WAVE_SIZE, DEFAULT_WAVE_SIZE);
+    let memory = settings.integer_or(WORKGROUP_MEMORY, DEFAULT_WORKGROUP_MEMORY);
+    if !(1..=1024).contains(&threads) || memory < 0 {
+        emit_error(module.location(), "grid-to-gpu: a workgroup needs 1 to 1024 work-items and non-negative memory");
+        pass.signal_failure();
+        return;
+    }
+    let mut nests = Vec::new();
+    for (function, _) in collect_operations(module, |name| name == "func.func") {
+        let body = RawOp(function).region_block(0);
+        if !body.ptr.is_null() {
+            program_nests(body, &mut nests);
+        }
+    }
+    for nest in nests {
+        // Taken first: a failed mapping may already have moved the nest's
+        // ops into a launch and erased it.
+        let location = unsafe { OperationRef::from_raw(nest) }.location();
+        if let Err(message) = map_programs(nest, threads, memory) {
+            emit_error(location, &format!("grid-to-gpu: {message}"));
+            pass.signal_failure();
+            return;
+        }
+    }
+}
+
+/// The program nests of `body`, each to become one launch: a grid's
+/// parallel programs (`scf.forall`), or an ordered (arbitrary) axis run by
+/// one workgroup. An ordered axis around parallel programs (an output
+/// revisited along an outer axis) stays a loop on the host around ordered
+/// launches of the programs.
+fn program_nests(body: MlirBlock, nests: &mut Vec<MlirOperation>) {
+    for op in block_operations(body) {
+        let raw = RawOp(op);
+        match raw.name().as_str() {
+            "scf.forall" => nests.push(op),
+            "scf.for" if raw.has(ARBITRARY_AXIS) => {
+                let inner = raw.region_block(0);
+                if block_operations(inner).into_iter().any(|nested| RawOp(nested).name() == "scf.forall") {
+                    program_nests(inner, nests);
+                } else {
+                    nests.push(op);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The launch for one program nest; the nest's ops move into it.
+fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), String> {
+    let raw = RawOp(nest);
+    let is_forall = raw.name() == "scf.forall";
+    let grid = if is_forall {
+        let (lower, upper, step) =
+            (raw.integers("staticLowerBound"), raw.integers("staticUpperBound"), raw.integers("staticStep"));
+        if lower.iter().any(|&l| l != 0) || step.iter().any(|&s| s != 1) || upper.iter().any(|&u| u < 0) {
+            return Err("the programs' loop must run from 0 with step 1 over a static grid".into());
+        }
+        upper
+    } else {
+        Vec::new()
+    };
+    let programs: i64 = grid.iter().product();
+    if programs > u32::MAX as i64 {
+        return Err(format!("{programs} programs exceed the 2^32 - 1 workgroups of a launch"));
+    }
+    let arena = plan_arena(nest, budget)?;
+    let scratch_type = format!("memref<{}xi8>", arena.scratch_bytes * programs);
+    let shared_type = format!("memref<{}xi8, #gpu.address_space<workgroup>>", arena.shared_bytes);
+
+    // The launch, with an LDS arena and global scratch when needed.
+    let mut text = String::from("func.func @template() {\n");
+    if arena.scratch_bytes > 0 {
+        writeln!(text, "%scratch = gpu.alloc () : {scratch_type}").unwrap();
+    }
+    writeln!(
+        text,
+        "%programs = arith.constant {programs} : index\n%one = arith.constant 1 : index\n\
+         %threads = arith.constant {threads} : index\n\
+         gpu.launch blocks(%bx, %by, %bz) in (%gx = %programs, %gy = %one, %gz = %one) \
+         threads(%tx, %ty, %tz) in (%sx = %threads, %sy = %one, %sz = %one)"
+    )
+    .unwrap();
+    if arena.shared_bytes > 0 {
+        writeln!(text, "workgroup(%shared : {shared_type})").unwrap();
+    }
+    text.push_str("{\ngpu.barrier\ngpu.terminator\n}\n");
+    if arena.scratch_bytes > 0 {
+        writeln!(text, "gpu.dealloc %scratch : {scratch_type}").unwrap();
+    }
+    text.push_str("return\n}\n");
+    let (_, added) = inline_template(nest, &text, &[])?;
+    let launch = find_named(&added, "gpu.launch").expect("the template has a launch");
+    let scratch = find_named(&added, "gpu.alloc").map(|alloc| unsafe { mlirOperationGetResult(alloc, 0) });
+    let body = RawOp(launch).region_block(0);
+    let arguments = block_arguments(body);
+    let (workgroup, item) = (arguments[0], arguments[3]);
+    let shared = (arena.shared_bytes > 0).then(|| arguments[12]);
+    let placeholder = block_operations(body)[0];
+
+    // Program ids from the linear workgroup id.
+    let program_ids: Vec<MlirValue> = match grid.len() {
+        0 => Vec::new(),
+        1 => vec![workgroup],
+        rank => {
+            let indices = join(vec!["index"; rank]);
+            let text = format!(
+                "func.func @template(%w: index) -> ({indices}) {{\n\
+                 %p:{rank} = affine.delinearize_index %w into ({}) : {indices}\nreturn {} : {indices}\n}}",
+                join(&grid),
+                join((0..rank).map(|d| format!("%p#{d}")))
+            );
+            inline_template(placeholder, &text, &[workgroup])?.0
+        }
+    };
+
+    // The nest's work moves into the workgroup.
+    if is_forall {
+        let forall_body = raw.region_block(0);
+        let mut work = block_operations(forall_body);
+        work.pop(); // scf.forall.in_parallel
+        move_before(&work, placeholder);
+        for (iv, &id) in block_arguments(forall_body).into_iter().zip(&program_ids) {
+            unsafe { mlirValueReplaceAllUsesOfWith(iv, id) };
+        }
+        erase(nest);
+    } else {
+        unsafe { mlirOperationMoveBefore(nest, placeholder) };
+    }
+    erase(placeholder);
+
+    for placement in &arena.slots {
+        place_buffer(placement, shared, scratch, workgroup, arena.scratch_bytes)?;
+    }
+    bind_thread_ids(launch, [arguments[3], arguments[4], arguments[5]]);
+    let per_item = PerItem::analyze(launch, &[arguments[3], arguments[4], arguments[5]]);
+    let items = Items { item, threads, per_item };
+    distribute(body, &items)?;
+    drop_adjacent_barriers(launch);
+    sink_globals(launch, body);
+    Ok(())
+}
+
+/// Globals the kernel reads (constant tensors, the bounds-check flag) are
+/// referenced from inside the launch, so outlining gives the device module
+/// its own copy instead of passing a host pointer.
+fn sink_globals(launch: MlirOperation, body: MlirBlock) {
+    let first = block_operations(body)[0];
+    let launch_ref = unsafe { OperationRef::from_raw(launch) };
+    for (op, _) in collect_operations(launch_ref, |_| true) {
+        for (position, operand) in RawOp(op).operands().into_iter().enumerate() {
+            if !unsafe { mlirValueIsAOpResult(operand) } {
+                continue;
+            }
+            let definition = unsafe { mlirOpResultGetOwner(operand) };
+            if RawOp(definition).name() != "memref.get_global" || crate::support::ir::is_inside(definition, launch) {
+                continue;
+            }
+            unsafe {
+                let clone = mlirOperationClone(definition);
+                mlirBlockInsertOwnedOperationBefore(body, first, clone);
+                mlirOperationSetOperand(op, position as isize, mlirOperationGetResult(clone, 0));
+            }
+        }
+    }
+}

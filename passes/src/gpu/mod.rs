@@ -1,0 +1,15 @@
+//! The AMD GPU pipeline's passes: contractions on matrix cores or FMAs, LDS
+//! staging, programs onto workgroups and work-items, barriers, kernels
+//! gathered for the code object.
+
+pub mod grid_to_gpu;
+pub mod matrix_layout;
+pub mod per_item;
+pub mod tessel_contraction_fma;
+pub mod tessel_elide_barriers;
+pub mod tessel_gather_kernels;
+pub mod tessel_gpu_vectorize;
+pub mod tessel_lds_stage;
+pub mod tessel_matrix_cores;
+pub mod work_items;
+pub mod workgroup_arena;

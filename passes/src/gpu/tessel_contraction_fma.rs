@@ -1,0 +1,52 @@
+//! `tessel-contraction-fma`: the multiply-add of a float contraction
+//! (`linalg.generic` marked `tessel.contraction` by block-to-linalg) as one
+//! `math.fma`.
+//!
+//! block.dot's float meaning is one fused multiply-add per k step, in k
+//! order. The CPU path gets it from `tessel-vectorize`'s FMA outer
+//! products; paths that lower contractions to plain loops (the GPU's) run
+//! this pass first, so that every target computes the same bits.
+
+use crate::{PassDefinition, support::ir::print_type, support::template};
+use melior::{ir::OperationRef, pass::ExternalPass};
+use mlir_sys::*;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-contraction-fma",
+    name: "TesselContractionFma",
+    description: "Fuse the multiply-add of float contractions into math.fma",
+    anchor: "builtin.module",
+    run,
+};
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name == "arith.addf",
+        |raw, _| {
+            let add = RawOp(raw);
+            let parent = RawOp(unsafe { mlirOperationGetParentOperation(raw) });
+            if parent.name() != "linalg.generic" || !parent.has("tessel.contraction") {
+                return Ok(None);
+            }
+            let (sum, product) = (add.operands()[0], add.operands()[1]);
+            if !unsafe { mlirValueIsAOpResult(product) } {
+                return Ok(None);
+            }
+            let multiply = RawOp(unsafe { mlirOpResultGetOwner(product) });
+            if multiply.name() != "arith.mulf" {
+                return Ok(None);
+            }
+            let element = print_type(unsafe { mlirValueGetType(sum) });
+            let text = format!(
+                "func.func @template(%x: {element}, %y: {element}, %sum: {element}) -> {element} {{\n\
+             %s = math.fma %x, %y, %sum : {element}\nreturn %s : {element}\n}}"
+            );
+            let operands = multiply.operands();
+            Ok(Some((text, vec![operands[0], operands[1], sum])))
+        },
+    );
+}

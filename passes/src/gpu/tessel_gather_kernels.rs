@@ -1,0 +1,97 @@
+//! `tessel-gather-kernels`: the kernels of every `gpu.module` in one, so a
+//! module compiles to one code object holding one kernel per grid call.
+//!
+//! `gpu-kernel-outlining` makes a `gpu.module` per launch, each holding a
+//! kernel. Each kernel moves to the first module, renamed after the module
+//! it came from (module names are unique, so kernel names stay unique);
+//! other symbols (globals the kernels use) move unless the first module has
+//! one of that name already (outlining cloned the same definition); the
+//! `gpu.launch_func`s are updated.
+
+use crate::{
+    PassDefinition, emit_error,
+    support::ir::{block_operations, collect_operations, erase},
+};
+use melior::{
+    StringRef,
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
+use mlir_sys::*;
+use std::collections::HashSet;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-gather-kernels",
+    name: "TesselGatherKernels",
+    description: "Move the kernels of every gpu.module into the first one",
+    anchor: "builtin.module",
+    run,
+};
+
+fn symbol_name(op: MlirOperation) -> String {
+    let attribute = RawOp(op).attribute("sym_name");
+    if attribute.ptr.is_null() {
+        return String::new();
+    }
+    let name = unsafe { mlirStringAttrGetValue(attribute) };
+    unsafe { StringRef::from_raw(name) }.as_str().unwrap_or("").to_string()
+}
+
+fn set_attribute(op: MlirOperation, name: &str, text: &str) -> Result<(), String> {
+    unsafe {
+        let attribute = mlirAttributeParseGet(mlirOperationGetContext(op), StringRef::new(text).to_raw());
+        if attribute.ptr.is_null() {
+            return Err(format!("cannot build attribute {text}"));
+        }
+        mlirOperationSetAttributeByName(op, StringRef::new(name).to_raw(), attribute);
+    }
+    Ok(())
+}
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    if let Err(message) = gather(module) {
+        emit_error(module.location(), &format!("tessel-gather-kernels: {message}"));
+        pass.signal_failure();
+    }
+}
+
+fn gather(module: OperationRef<'static, '_>) -> Result<(), String> {
+    let top = RawOp(module.to_raw()).region_block(0);
+    let gpu_modules: Vec<MlirOperation> =
+        block_operations(top).into_iter().filter(|&op| RawOp(op).name() == "gpu.module").collect();
+    let Some((&first, others)) = gpu_modules.split_first() else { return Ok(()) };
+    let target_name = symbol_name(first);
+    let target_body = RawOp(first).region_block(0);
+    let mut defined: HashSet<String> = block_operations(target_body).into_iter().map(symbol_name).collect();
+    let mut renamed = Vec::new();
+    for &other in others {
+        let module_name = symbol_name(other);
+        for op in block_operations(RawOp(other).region_block(0)) {
+            let raw = RawOp(op);
+            let name = symbol_name(op);
+            if raw.name() == "gpu.func" {
+                renamed.push((format!("@{module_name}::@{name}"), format!("@{target_name}::@{module_name}")));
+                set_attribute(op, "sym_name", &format!("\"{module_name}\""))?;
+                defined.insert(module_name.clone());
+            } else if name.is_empty() || defined.contains(&name) {
+                continue;
+            } else {
+                defined.insert(name);
+            }
+            unsafe {
+                mlirOperationRemoveFromParent(op);
+                mlirBlockAppendOwnedOperation(target_body, op);
+            }
+        }
+        erase(other);
+    }
+    for (launch, _) in collect_operations(module, |name| name == "gpu.launch_func") {
+        let kernel = RawOp(launch).attribute("kernel");
+        let text = unsafe { melior::ir::Attribute::from_raw(kernel) }.to_string();
+        if let Some((_, new)) = renamed.iter().find(|(old, _)| *old == text) {
+            set_attribute(launch, "kernel", new)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,580 @@
+//! `tessel-matrix-cores`: contractions on AMD matrix cores — `amdgpu.mfma`
+//! on CDNA (gfx90a, gfx942), `amdgpu.wmma` on RDNA 3 (gfx1100) — with the
+//! accumulators in registers across the whole k loop.
+//!
+//! Runs on buffers, before `tessel-lds-stage` (which keeps the contractions
+//! this pass leaves: they become FMA loops). A contraction qualifies only
+//! where the instruction computes block.dot's meaning bit for bit:
+//!
+//! - f32 x f32 -> f32 on CDNA (`v_mfma_f32_16x16x4f32`): the f32 MFMAs
+//!   compute each result as one fused multiply-add per k step, in k order,
+//!   with denormals kept (Xie et al., "MMA-Sim: Bit-Accurate Reference
+//!   Model of Tensor Cores and Matrix Cores", 2025, validated on CDNA 1-3
+//!   hardware) — what block.dot means;
+//! - i8 x i8 -> i32 on all three chips (`v_mfma_i32_16x16x16i8`,
+//!   `v_mfma_i32_16x16x32_i8`, `v_wmma_i32_16x16x16_iu8`): integer sums
+//!   are exact in any order.
+//!
+//! f16/bf16 matrix instructions sum several products per step with their
+//! own rounding, so those contractions keep FMAs (so do f64 ones).
+//!
+//! The rewrite. The workgroup's `num_warps` waves form a `Wm` x `Wn` grid;
+//! each wave owns `Tm` x `Tn` 16x16 tiles, so a sub-block of
+//! (`Wm`·`Tm`·16) x (`Wn`·`Tn`·16) results is computed at a time (a loop
+//! over sub-blocks covers larger blocks). Per sub-block: each lane loads
+//! its accumulator registers from C; a loop over k-chunks stages the A and
+//! B chunks in LDS (block work, shared by every work-item, coalesced) and
+//! then every wave, per 16x16 tile and instruction step, loads its lanes'
+//! A and B fragments from LDS and issues one matrix instruction; the
+//! accumulators ride the chunk loop as `iter_args`; at the end each lane
+//! stores its registers to C. MFMA tiles are computed transposed (see
+//! `Plan::transposed`) so those loads and stores are one vector per tile.
+//! With `tessel.num_stages = 2` the chunks are double-buffered: chunk
+//! c + 1 is staged into the other LDS buffers while chunk c is computed
+//! (one barrier per chunk). The per-lane code uses `gpu.thread_id x`,
+//! which grid-to-gpu binds to the work-item: code on thread ids runs on
+//! every work-item (SIMT), not as block work.
+//!
+//! Contractions that do not fit (a dimension not a multiple of 16, k not
+//! a multiple of the instruction's, no wave arrangement that divides the
+//! block, batched or dynamic shapes) are left to the FMA path. Module
+//! attributes: `tessel.chip` (default gfx90a), `tessel.matrix_cores`
+//! (0 turns the pass off: the tuner's MFMA/FMA choice), `tessel.num_warps`
+//! and `tessel.wave_size` (the instruction's width, else FMAs),
+//! `tessel.num_stages`, `tessel.lds_chunk` (k steps per staged chunk,
+//! rounded to the instruction's k).
+
+use crate::{
+    PassDefinition, emit_error,
+    gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE, NUM_WARPS, WAVE_SIZE},
+    gpu::matrix_layout::{
+        Family, MFMA_F32_16X16X4, MFMA_I32_16X16X16_I8, MFMA_I32_16X16X32_I8, MatrixInstruction, WMMA_I32_16X16X16_IU8,
+    },
+    gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
+    grid::grid_to_loops::ARBITRARY_AXIS,
+    support::ir::{collect_operations, element_name, print_type, strided_view_type},
+    support::template,
+};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
+use mlir_sys::*;
+use std::fmt::Write;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-matrix-cores",
+    name: "TesselMatrixCores",
+    description: "Compute contractions with AMD matrix instructions (MFMA, WMMA), accumulators in registers",
+    anchor: "builtin.module",
+    run,
+};
+
+/// Module attribute: the AMD GPU the kernels are for (`gfx90a`, `gfx942`,
+/// `gfx1100`).
+pub const CHIP: &str = "tessel.chip";
+pub const DEFAULT_CHIP: &str = "gfx90a";
+/// Module attribute: 0 keeps contractions on FMAs.
+pub const MATRIX_CORES: &str = "tessel.matrix_cores";
+/// Accumulator registers a lane may hold (of 32 bits).
+const ACCUMULATOR_REGISTERS: i64 = 64;
+/// Bytes of LDS the staged chunks of one contraction may take.
+const STAGED_BYTES: i64 = 32768;
+
+/// The instruction for a contraction of `input` elements into `output`
+/// ones on `chip`, where it computes block.dot's meaning exactly.
+pub fn instruction_for(chip: &str, input: &str, output: &str) -> Option<MatrixInstruction> {
+    match (chip, input, output) {
+        ("gfx90a" | "gfx942", "f32", "f32") => Some(MFMA_F32_16X16X4),
+        ("gfx90a", "i8", "i32") => Some(MFMA_I32_16X16X16_I8),
+        ("gfx942", "i8", "i32") => Some(MFMA_I32_16X16X32_I8),
+        ("gfx1100", "i8", "i32") => Some(WMMA_I32_16X16X16_IU8),
+        _ => None,
+    }
+}
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let settings = RawOp(module.to_raw());
+    if settings.integer_or(MATRIX_CORES, 1) == 0 {
+        return;
+    }
+    let chip = settings.string(CHIP).unwrap_or_else(|| DEFAULT_CHIP.to_string());
+    let warps = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS);
+    let wanted_chunk = settings.integer_or(LDS_CHUNK, DEFAULT_LDS_CHUNK);
+    let stages = settings.integer_or("tessel.num_stages", 1);
+    // Work-items per wavefront as grid-to-gpu will launch them (the
+    // instructions need their own: 64 for MFMA, 32 for WMMA).
+    let wave_size = settings.integer_or(WAVE_SIZE, if chip == "gfx1100" { 32 } else { DEFAULT_WAVE_SIZE });
+    if !matches!(chip.as_str(), "gfx90a" | "gfx942" | "gfx1100") || warps < 1 || wanted_chunk < 1 {
+        emit_error(
+            module.location(),
+            &format!("tessel-matrix-cores: unsupported settings (chip '{chip}', {warps} waves, chunk {wanted_chunk})"),
+        );
+        pass.signal_failure();
+        return;
+    }
+    for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
+        let Some(plan) = plan(raw, &chip, warps, wanted_chunk, stages) else { continue };
+        if plan.instruction.wave_size() != wave_size {
+            continue;
+        }
+        let operands = RawOp(raw).operands();
+        let context = unsafe { mlirOperationGetContext(raw) };
+        if let Err(error) = template::replace(context, raw, &plan.template(), &operands[..3]) {
+            emit_error(unsafe { OperationRef::from_raw(raw) }.location(), &format!("tessel-matrix-cores: {}", error.0));
+            pass.signal_failure();
+            return;
+        }
+    }
+}
+
+/// How one contraction is computed on matrix cores.
+struct Plan {
+    instruction: MatrixInstruction,
+    /// Contraction sizes: C is m x n, A m x k, B k x n.
+    m: i64,
+    n: i64,
+    k: i64,
+    /// Waves per workgroup, arranged `wave_rows` x `wave_columns`.
+    waves: i64,
+    wave_columns: i64,
+    /// 16x16 tiles per wave, `tile_rows` x `tile_columns`.
+    tile_rows: i64,
+    tile_columns: i64,
+    /// k steps per LDS chunk.
+    chunk: i64,
+    /// LDS buffers per operand: 2 double-buffers the chunks.
+    stages: i64,
+    types: [MlirType; 3],
+    input: String,
+    output: String,
+}
+
+/// Is `op` inside the programs of a grid (which grid-to-gpu maps to a
+/// launch, binding thread ids)?
+fn inside_programs(op: MlirOperation) -> bool {
+    let mut current = unsafe { mlirOperationGetParentOperation(op) };
+    while !current.ptr.is_null() {
+        let raw = RawOp(current);
+        if raw.name() == "scf.forall" || (raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS)) {
+            return true;
+        }
+        current = unsafe { mlirOperationGetParentOperation(current) };
+    }
+    false
+}
+
+/// The plan for `op`, when it is a contraction matrix cores compute exactly.
+fn plan(op: MlirOperation, chip: &str, warps: i64, wanted_chunk: i64, stages: i64) -> Option<Plan> {
+    let raw = RawOp(op);
+    if !raw.has("tessel.contraction") || raw.operands().len() != 3 || !inside_programs(op) {
+        return None;
+    }
+    let types = [0, 1, 2].map(|index| unsafe { mlirValueGetType(raw.operands()[index]) });
+    let static_rank_2 = |t: MlirType| unsafe {
+        mlirTypeIsAMemRef(t) && mlirShapedTypeHasStaticShape(t) && mlirShapedTypeGetRank(t) == 2
+    };
+    if !types.iter().all(|&t| static_rank_2(t)) {
+        return None;
+    }
+    let dim = |t: MlirType, d: isize| unsafe { mlirShapedTypeGetDimSize(t, d) };
+    let (m, k, n) = (dim(types[0], 0), dim(types[0], 1), dim(types[1], 1));
+    let (input, output) = (element_name(types[0]), element_name(types[2]));
+    if element_name(types[1]) != input {
+        return None;
+    }
+    let instruction = instruction_for(chip, &input, &output)?;
+    if !computes_block_dot(op, &input) || m % 16 != 0 || n % 16 != 0 || k % instruction.k != 0 {
+        return None;
+    }
+    let (wave_columns, tile_rows, tile_columns) = arrange(m, n, warps, instruction.output_elements())?;
+    // The largest chunk of k a multiple of the instruction's, dividing k,
+    // at most the wanted chunk, whose buffers fit the LDS budget; double
+    // buffering (num_stages 2) needs an even number of chunks.
+    let sub_m = warps / wave_columns * tile_rows * 16;
+    let sub_n = wave_columns * tile_columns * 16;
+    let bytes = instruction.input_bits / 8;
+    let chunk_for = |stages: i64| {
+        (1..=k / instruction.k)
+            .map(|steps| steps * instruction.k)
+            .filter(|&chunk| k % chunk == 0 && (chunk <= wanted_chunk || chunk == instruction.k))
+            .filter(|&chunk| stages == 1 || (k / chunk) % 2 == 0)
+            .filter(|&chunk| chunk == instruction.k || stages * (sub_m + sub_n) * chunk * bytes <= STAGED_BYTES)
+            .max()
+    };
+    let (stages, chunk) = match chunk_for(2) {
+        Some(chunk) if stages >= 2 => (2, chunk),
+        _ => (1, chunk_for(1)?),
+    };
+    Some(Plan {
+        instruction,
+        m,
+        n,
+        k,
+        waves: warps,
+        wave_columns,
+        tile_rows,
+        tile_columns,
+        chunk,
+        stages,
+        types,
+        input,
+        output,
+    })
+}
+
+/// Is the contraction's body block.dot's multiply-add (a fused one for
+/// floats, sign-extended products for integers)?
+fn computes_block_dot(op: MlirOperation, input: &str) -> bool {
+    let body = RawOp(op).region_block(0);
+    let names: Vec<String> =
+        crate::support::ir::block_operations(body).into_iter().map(|op| RawOp(op).name()).collect();
+    let expected: &[&str] = if input == "f32" {
+        &["math.fma", "linalg.yield"]
+    } else {
+        &["arith.extsi", "arith.extsi", "arith.muli", "arith.addi", "linalg.yield"]
+    };
+    names == expected
+}
+
+/// The waves' arrangement (`wave_columns`) and each wave's tiles (rows,
+/// columns) for an `m` x `n` result: tiles of 16, every wave busy, at most
+/// `ACCUMULATOR_REGISTERS` accumulators per lane; most tiles per wave
+/// first (each fragment load then feeds more instructions), then the
+/// squarest.
+fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64) -> Option<(i64, i64, i64)> {
+    // (score, (wave_columns, tile_rows, tile_columns)) of the best so far.
+    type Candidate = ((i64, i64, i64), (i64, i64, i64));
+    let mut best: Option<Candidate> = None;
+    for wave_columns in (1..=warps).filter(|c| warps % c == 0) {
+        let wave_rows = warps / wave_columns;
+        for tile_rows in 1..=4 {
+            for tile_columns in 1..=4 {
+                let fits = m % (wave_rows * tile_rows * 16) == 0 && n % (wave_columns * tile_columns * 16) == 0;
+                if !fits || tile_rows * tile_columns * registers_per_tile > ACCUMULATOR_REGISTERS {
+                    continue;
+                }
+                let score = (tile_rows * tile_columns, tile_rows.min(tile_columns), -(wave_rows - wave_columns).abs());
+                if best.is_none_or(|(known, _)| score > known) {
+                    best = Some((score, (wave_columns, tile_rows, tile_columns)));
+                }
+            }
+        }
+    }
+    best.map(|(_, arrangement)| arrangement)
+}
+
+impl Plan {
+    fn sub_rows(&self) -> i64 {
+        self.waves / self.wave_columns * self.tile_rows * 16
+    }
+
+    fn sub_columns(&self) -> i64 {
+        self.wave_columns * self.tile_columns * 16
+    }
+
+    fn tiles(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        (0..self.tile_rows).flat_map(move |row| (0..self.tile_columns).map(move |column| (row, column)))
+    }
+
+    /// MFMA results are computed transposed (Cᵀ = Bᵀ·Aᵀ: the B fragment
+    /// goes in as the instruction's A operand): a lane's registers then
+    /// hold consecutive columns of one row of C, loaded and stored as one
+    /// vector, instead of rows apart (a separate 64-bit address each).
+    /// Products commute, so the bits are the same.
+    fn transposed(&self) -> bool {
+        self.instruction.family == Family::Mfma
+    }
+
+    fn accumulator_type(&self) -> String {
+        format!("vector<{}x{}>", self.instruction.output_elements(), self.output)
+    }
+
+    fn fragment_type(&self) -> String {
+        match self.instruction.input_elements() {
+            1 => self.input.clone(),
+            count => format!("vector<{count}x{}>", self.input),
+        }
+    }
+
+    /// The template replacing the contraction (arguments %A, %B, %C).
+    fn template(&self) -> String {
+        let inst = &self.instruction;
+        let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
+        let [ta, tb, tc] = self.types.map(print_type);
+        let view_c = strided_view_type(self.types[2], sub_m, sub_n);
+        let (lds_a, lds_b) = self.lds_types();
+        let accumulator = self.accumulator_type();
+        let tiles: Vec<(i64, i64)> = self.tiles().collect();
+        let mut t = String::new();
+        let c = |value: i64| format!("%c{value}");
+        let mut constants: std::collections::BTreeSet<i64> = [0, 1, 16].into_iter().collect();
+        constants.extend([
+            self.m,
+            self.n,
+            self.k,
+            sub_m,
+            sub_n,
+            chunk,
+            inst.wave_size(),
+            self.wave_columns,
+            self.tile_rows * 16,
+            self.tile_columns * 16,
+            inst.fragment_k_stride(),
+            inst.result_row_per_group(),
+        ]);
+        writeln!(t, "func.func @template(%A: {ta}, %B: {tb}, %C: {tc}) {{").unwrap();
+        // Constants the code below uses (some also per tile, added later).
+        let mut body = String::new();
+        // Which wave and lane this work-item is, and where its fragments are.
+        writeln!(
+            body,
+            "%tid = gpu.thread_id x\n\
+             %lane = arith.remui %tid, {wave} : index\n%wave = arith.divui %tid, {wave} : index\n\
+             %wave_row = arith.divui %wave, {wcols} : index\n%wave_col = arith.remui %wave, {wcols} : index\n\
+             %row0 = arith.muli %wave_row, {trows} : index\n%col0 = arith.muli %wave_col, {tcols} : index\n\
+             %lo = arith.remui %lane, %c16 : index\n%hi = arith.divui %lane, %c16 : index\n\
+             %kfrag = arith.muli %hi, {kstride} : index\n%rfrag = arith.muli %hi, {rgroup} : index",
+            wave = c(inst.wave_size()),
+            wcols = c(self.wave_columns),
+            trows = c(self.tile_rows * 16),
+            tcols = c(self.tile_columns * 16),
+            kstride = c(inst.fragment_k_stride()),
+            rgroup = c(inst.result_row_per_group()),
+        )
+        .unwrap();
+        for buffer in 0..self.stages {
+            writeln!(
+                body,
+                "%la{buffer} = memref.alloc() {{alignment = 64 : i64, {STAGED_BUFFER}}} : {lds_a}\n\
+                 %lb{buffer} = memref.alloc() {{alignment = 64 : i64, {STAGED_BUFFER}}} : {lds_b}"
+            )
+            .unwrap();
+        }
+        // Per tile row: the lane's A fragment row; per tile column: its B
+        // fragment column. Where its results are in C: transposed, a row
+        // (the A fragment's) and `output_elements` consecutive columns;
+        // else one row per register and the B fragment's column.
+        for row in 0..self.tile_rows {
+            constants.insert(row * 16);
+            writeln!(
+                body,
+                "%tr{row} = arith.addi %row0, {} : index\n%ar{row} = arith.addi %tr{row}, %lo : index",
+                c(row * 16)
+            )
+            .unwrap();
+            if !self.transposed() {
+                writeln!(body, "%dr{row}_0 = arith.addi %tr{row}, %rfrag : index").unwrap();
+                for register in 1..inst.output_elements() {
+                    let offset = register * inst.result_row_per_register();
+                    constants.insert(offset);
+                    writeln!(body, "%dr{row}_{register} = arith.addi %dr{row}_0, {} : index", c(offset)).unwrap();
+                }
+            }
+        }
+        for column in 0..self.tile_columns {
+            constants.insert(column * 16);
+            writeln!(
+                body,
+                "%tc{column} = arith.addi %col0, {} : index\n%dc{column} = arith.addi %tc{column}, %lo : index\n\
+                 %ec{column} = arith.addi %tc{column}, %rfrag : index",
+                c(column * 16)
+            )
+            .unwrap();
+        }
+        writeln!(
+            body,
+            "scf.for %sm = %c0 to {m} step {sub_m_c} {{\nscf.for %sn = %c0 to {n} step {sub_n_c} {{\n\
+             %cs = memref.subview %C[%sm, %sn] [{sub_m}, {sub_n}] [1, 1] : {tc} to {view_c}",
+            m = c(self.m),
+            n = c(self.n),
+            sub_m_c = c(sub_m),
+            sub_n_c = c(sub_n),
+        )
+        .unwrap();
+        // The lane's accumulators, from C.
+        for &(row, column) in &tiles {
+            if self.transposed() {
+                writeln!(
+                    body,
+                    "%init{row}_{column} = vector.load %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}"
+                )
+                .unwrap();
+                continue;
+            }
+            let mut elements = Vec::new();
+            for register in 0..inst.output_elements() {
+                writeln!(
+                    body,
+                    "%ci{row}_{column}_{register} = memref.load %cs[%dr{row}_{register}, %dc{column}] : {view_c}"
+                )
+                .unwrap();
+                elements.push(format!("%ci{row}_{column}_{register}"));
+            }
+            writeln!(body, "%init{row}_{column} = vector.from_elements {} : {accumulator}", elements.join(", "))
+                .unwrap();
+        }
+        // The k-chunk loop: stage, then the matrix instructions; with two
+        // stages, chunk c + 1 is staged in the other buffers while chunk c
+        // is computed (prologue, steady pairs, epilogue).
+        let carried = |prefix: &str| tiles.iter().map(|(r, c)| format!("%{prefix}{r}_{c}")).collect::<Vec<_>>();
+        let iter_args: Vec<String> =
+            carried("acc").iter().zip(carried("init")).map(|(arg, init)| format!("{arg} = {init}")).collect();
+        let types = vec![accumulator.clone(); tiles.len()].join(", ");
+        let (count, iter_args) = (tiles.len(), iter_args.join(", "));
+        let last = if self.stages == 1 {
+            writeln!(
+                body,
+                "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{",
+                c(self.k),
+                c(chunk)
+            )
+            .unwrap();
+            body.push_str(&self.stage("s", "%k", "0"));
+            let next = self.compute(&mut body, "s", "0", carried("acc"), &mut constants);
+            writeln!(body, "scf.yield {} : {types}\n}} {{{STAGED_LOOP}}}", next.join(", ")).unwrap();
+            (0..count).map(|index| format!("%res#{index}")).collect::<Vec<_>>()
+        } else {
+            constants.extend([2 * chunk, self.k - 2 * chunk, self.k - chunk]);
+            body.push_str(&self.stage("first", "%c0", "0"));
+            writeln!(
+                body,
+                "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{\n\
+                 %k1 = arith.addi %k, {chunkc} : index\n%k2 = arith.addi %k1, {chunkc} : index",
+                c(self.k - 2 * chunk),
+                c(2 * chunk),
+                chunkc = c(chunk),
+            )
+            .unwrap();
+            body.push_str(&self.stage("next", "%k1", "1"));
+            let middle = self.compute(&mut body, "p", "0", carried("acc"), &mut constants);
+            body.push_str(&self.stage("after", "%k2", "0"));
+            let next = self.compute(&mut body, "q", "1", middle, &mut constants);
+            writeln!(body, "scf.yield {} : {types}\n}} {{{STAGED_LOOP}}}", next.join(", ")).unwrap();
+            body.push_str(&self.stage("last", &c(self.k - chunk), "1"));
+            let results = (0..count).map(|index| format!("%res#{index}")).collect();
+            let middle = self.compute(&mut body, "e", "0", results, &mut constants);
+            self.compute(&mut body, "f", "1", middle, &mut constants)
+        };
+        // The lane's results, to C.
+        for (index, &(row, column)) in tiles.iter().enumerate() {
+            if self.transposed() {
+                writeln!(body, "vector.store {}, %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}", last[index])
+                    .unwrap();
+                continue;
+            }
+            for register in 0..inst.output_elements() {
+                writeln!(
+                    body,
+                    "%co{row}_{column}_{register} = vector.extract {}[{register}] : {} from {accumulator}\n\
+                     memref.store %co{row}_{column}_{register}, %cs[%dr{row}_{register}, %dc{column}] : {view_c}",
+                    last[index], self.output
+                )
+                .unwrap();
+            }
+        }
+        body.push_str("}\n}\nreturn\n}\n");
+        for value in constants {
+            writeln!(t, "%c{value} = arith.constant {value} : index").unwrap();
+        }
+        t.push_str(&body);
+        t
+    }
+
+    fn lds_types(&self) -> (String, String) {
+        (
+            format!("memref<{}x{}x{}>", self.sub_rows(), self.chunk, self.input),
+            format!("memref<{}x{}x{}>", self.chunk, self.sub_columns(), self.input),
+        )
+    }
+
+    /// Block work: the chunk of A and B at k = `at` into LDS buffers
+    /// `%la{buffer}`, `%lb{buffer}` (`label` names the values).
+    fn stage(&self, label: &str, at: &str, buffer: &str) -> String {
+        let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
+        let view_a = strided_view_type(self.types[0], sub_m, chunk);
+        let view_b = strided_view_type(self.types[1], chunk, sub_n);
+        let (ta, tb) = (print_type(self.types[0]), print_type(self.types[1]));
+        let (lds_a, lds_b) = self.lds_types();
+        format!(
+            "%sa_{label} = memref.subview %A[%sm, {at}] [{sub_m}, {chunk}] [1, 1] : {ta} to {view_a}\n\
+             %sb_{label} = memref.subview %B[{at}, %sn] [{chunk}, {sub_n}] [1, 1] : {tb} to {view_b}\n\
+             linalg.copy ins(%sa_{label} : {view_a}) outs(%la{buffer} : {lds_a})\n\
+             linalg.copy ins(%sb_{label} : {view_b}) outs(%lb{buffer} : {lds_b})\n"
+        )
+    }
+
+    /// Per-lane code: the matrix instructions of one staged chunk (buffers
+    /// `buffer`), from the accumulators `current`; returns the new ones.
+    fn compute(
+        &self,
+        body: &mut String,
+        label: &str,
+        buffer: &str,
+        current: Vec<String>,
+        constants: &mut std::collections::BTreeSet<i64>,
+    ) -> Vec<String> {
+        let inst = &self.instruction;
+        let (lds_a, lds_b) = self.lds_types();
+        let fragment = self.fragment_type();
+        let tiles: Vec<(i64, i64)> = self.tiles().collect();
+        let mut current = current;
+        for step in 0..self.chunk / inst.k {
+            let kk = step * inst.k;
+            constants.insert(kk);
+            let k = format!("%{label}k{step}");
+            writeln!(body, "{k} = arith.addi %kfrag, %c{kk} : index").unwrap();
+            // A fragment: consecutive k of one row (one load, vector or not).
+            for row in 0..self.tile_rows {
+                let load = if inst.input_elements() == 1 { "memref.load" } else { "vector.load" };
+                let result_type = if inst.input_elements() == 1 { String::new() } else { format!(", {fragment}") };
+                writeln!(body, "%{label}a{step}_{row} = {load} %la{buffer}[%ar{row}, {k}] : {lds_a}{result_type}")
+                    .unwrap();
+            }
+            // B fragment: consecutive k of one column (a load per element).
+            for column in 0..self.tile_columns {
+                let name = format!("%{label}b{step}_{column}");
+                if inst.input_elements() == 1 {
+                    writeln!(body, "{name} = memref.load %lb{buffer}[{k}, %dc{column}] : {lds_b}").unwrap();
+                    continue;
+                }
+                let mut elements = Vec::new();
+                for element in 0..inst.input_elements() {
+                    constants.insert(element);
+                    let (at, value) = (format!("{name}_k{element}"), format!("{name}_{element}"));
+                    writeln!(
+                        body,
+                        "{at} = arith.addi {k}, %c{element} : index\n{value} = memref.load %lb{buffer}[{at}, %dc{column}] : {lds_b}"
+                    )
+                    .unwrap();
+                    elements.push(value);
+                }
+                writeln!(body, "{name} = vector.from_elements {} : {fragment}", elements.join(", ")).unwrap();
+            }
+            let mut next = Vec::new();
+            for (index, &(row, column)) in tiles.iter().enumerate() {
+                let name = format!("%{label}m{step}_{row}_{column}");
+                let (a, b) = (format!("%{label}a{step}_{row}"), format!("%{label}b{step}_{column}"));
+                let (first, second) = if self.transposed() { (b, a) } else { (a, b) };
+                writeln!(body, "{name} = {}", self.instruction_text(&first, &second, &current[index])).unwrap();
+                next.push(name);
+            }
+            current = next;
+        }
+        current
+    }
+
+    /// The matrix instruction `a * b + acc`.
+    fn instruction_text(&self, a: &str, b: &str, acc: &str) -> String {
+        let inst = &self.instruction;
+        let (fragment, accumulator) = (self.fragment_type(), self.accumulator_type());
+        let shape = format!("{}x{}x{}", inst.m, inst.n, inst.k);
+        match inst.family {
+            Family::Mfma => {
+                format!("amdgpu.mfma {shape} {a} * {b} + {acc} blgp = none : {fragment}, {fragment}, {accumulator}")
+            }
+            Family::Wmma => format!("amdgpu.wmma {shape} {a} * {b} + {acc} : {fragment}, {fragment}, {accumulator}"),
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Work-items of grid-to-gpu: block work (`scf.parallel` nests) shared
+//! among a workgroup's items as strided loops, other writes on item 0, with
+//! barriers between, and `gpu.thread_id` bound to the item's id.
+
+use crate::{
+    gpu::per_item::PerItem,
+    support::ir::{
+        any_nested, block_arguments, block_operations, collect_operations, erase, find_named, inline_template, join,
+        move_before, region_blocks,
+    },
+};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+use std::fmt::Write;
+use tessel_dialects::RawOp;
+
+/// Per-lane code (tessel-matrix-cores' fragments and matrix instructions)
+/// reads `gpu.thread_id`: inside the launch, that is the work-item's id.
+pub(super) fn bind_thread_ids(launch: MlirOperation, ids: [MlirValue; 3]) {
+    let launch_ref = unsafe { OperationRef::from_raw(launch) };
+    for (op, _) in collect_operations(launch_ref, |name| name == "gpu.thread_id") {
+        let dimension = unsafe { melior::ir::Attribute::from_raw(RawOp(op).attribute("dimension")) }.to_string();
+        let id = if dimension.contains('y') {
+            ids[1]
+        } else if dimension.contains('z') {
+            ids[2]
+        } else {
+            ids[0]
+        };
+        unsafe { mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), id) };
+        erase(op);
+    }
+}
+
+/// How block work is shared: item ids and their count, and which values
+/// are per item (code on them runs on every item).
+pub(super) struct Items {
+    pub(super) item: MlirValue,
+    pub(super) threads: i64,
+    pub(super) per_item: PerItem,
+}
+
+/// Ops that neither write memory nor synchronize (their nested ops aside):
+/// every work-item may run them.
+fn is_read_only(name: &str) -> bool {
+    ["arith.", "math.", "index.", "ub."].iter().any(|prefix| name.starts_with(prefix))
+        || matches!(
+            name,
+            "affine.apply"
+                | "affine.delinearize_index"
+                | "affine.linearize_index"
+                | "affine.min"
+                | "affine.max"
+                | "memref.subview"
+                | "memref.load"
+                | "memref.dim"
+                | "memref.cast"
+                | "memref.view"
+                | "memref.reinterpret_cast"
+                | "memref.expand_shape"
+                | "memref.collapse_shape"
+                | "memref.extract_strided_metadata"
+                | "memref.extract_aligned_pointer_as_index"
+                | "memref.get_global"
+                | "memref.memory_space_cast"
+                | "scf.for"
+                | "scf.if"
+                | "scf.while"
+                | "scf.condition"
+                | "scf.index_switch"
+                | "scf.yield"
+                | "gpu.block_id"
+                | "gpu.thread_id"
+        )
+}
+
+fn writes(op: MlirOperation) -> bool {
+    any_nested(op, |nested| !is_read_only(&RawOp(nested).name()))
+}
+
+fn is_terminator(name: &str) -> bool {
+    matches!(name, "scf.yield" | "scf.condition" | "gpu.terminator" | "scf.reduce")
+}
+
+/// Shares the work of `block` (uniform code) among the work-items. Code on
+/// per-item values (SIMT code) runs on every item as it is, a barrier
+/// after each run of it.
+pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> {
+    let mut writes_of_one = Vec::new();
+    let mut last_per_item = None;
+    for op in block_operations(block) {
+        let raw = RawOp(op);
+        let name = raw.name();
+        if is_terminator(&name) {
+            continue;
+        }
+        let holds_block_work = any_nested(op, |nested| RawOp(nested).name() == "scf.parallel");
+        if name == "scf.parallel" {
+            end_per_item(&mut last_per_item)?;
+            on_first_item(&mut writes_of_one, items)?;
+            distribute_parallel(op, items)?;
+        } else if holds_block_work && matches!(name.as_str(), "scf.for" | "scf.if" | "scf.while" | "scf.index_switch") {
+            end_per_item(&mut last_per_item)?;
+            on_first_item(&mut writes_of_one, items)?;
+            for nested in region_blocks(op) {
+                distribute(nested, items)?;
+            }
+        } else if holds_block_work {
+            return Err(format!("block work nested in '{name}' cannot be shared among work-items"));
+        } else if items.per_item.used_by(op) {
+            on_first_item(&mut writes_of_one, items)?;
+            last_per_item = Some(op);
+        } else if writes(op) {
+            end_per_item(&mut last_per_item)?;
+            if raw.results().iter().any(|&result| !crate::support::ir::users(result).is_empty()) {
+                return Err(format!("'{name}' writes memory outside block work and has results: unsupported on GPUs"));
+            }
+            writes_of_one.push(op);
+        } else {
+            on_first_item(&mut writes_of_one, items)?;
+        }
+    }
+    end_per_item(&mut last_per_item)?;
+    on_first_item(&mut writes_of_one, items)
+}
+
+/// A barrier after the last op of a run of per-item code (what the items
+/// read or wrote is then safe for the work after it).
+fn end_per_item(last: &mut Option<MlirOperation>) -> Result<(), String> {
+    let Some(op) = last.take() else { return Ok(()) };
+    let next = unsafe { mlirOperationGetNextInBlock(op) };
+    inline_template(next, "func.func @template() {\ngpu.barrier\nreturn\n}", &[])?;
+    Ok(())
+}
+
+/// Runs `ops` (consecutive writes) on work-item 0, between barriers.
+fn on_first_item(ops: &mut Vec<MlirOperation>, items: &Items) -> Result<(), String> {
+    let Some(&anchor) = ops.first() else { return Ok(()) };
+    // The test of the item id is in the same phase as its use (ids of
+    // work-items are not kept across barriers).
+    let text = "func.func @template(%t: index) {\ngpu.barrier\n%c0 = arith.constant 0 : index\n\
+                %first = arith.cmpi eq, %t, %c0 : index\nscf.if %first {\ngpu.barrier\n}\ngpu.barrier\nreturn\n}";
+    let (_, added) = inline_template(anchor, text, &[items.item])?;
+    let guard = find_named(&added, "scf.if").expect("the template has an scf.if");
+    let placeholder = block_operations(RawOp(guard).region_block(0))[0];
+    // The closing barrier must follow the ops: move it after the last one.
+    let closing = *added.last().expect("the template's last barrier");
+    move_before(ops, placeholder);
+    erase(placeholder);
+    unsafe { mlirOperationMoveAfter(closing, guard) };
+    ops.clear();
+    Ok(())
+}
+
+/// `scf.parallel` -> a loop of item `t` over linear iterations t, t + T, ...
+fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), String> {
+    let raw = RawOp(parallel);
+    if !raw.results().is_empty() {
+        return Err("a parallel loop with reductions cannot be shared among work-items yet".into());
+    }
+    let operands = raw.operands();
+    let rank = raw.segments().first().copied().unwrap_or(0);
+    // Operands are grouped as lower bounds, upper bounds, steps.
+    let (lower, upper, steps) = (&operands[..rank], &operands[rank..2 * rank], &operands[2 * rank..3 * rank]);
+    let indices = |count: usize| join(vec!["index"; count]);
+    // The trip counts (returned, for the induction variables below), then
+    // the strided loop of item %t.
+    let mut text = String::from("func.func @template(%t: index");
+    for d in 0..rank {
+        write!(text, ", %lb{d}: index, %ub{d}: index, %st{d}: index").unwrap();
+    }
+    writeln!(text, ") -> ({}) {{\n%total0 = arith.constant 1 : index", indices(rank)).unwrap();
+    for d in 0..rank {
+        writeln!(
+            text,
+            "%d{d} = arith.subi %ub{d}, %lb{d} : index\n%n{d} = arith.ceildivsi %d{d}, %st{d} : index\n\
+             %total{} = arith.muli %total{d}, %n{d} : index",
+            d + 1
+        )
+        .unwrap();
+    }
+    writeln!(
+        text,
+        "%threads = arith.constant {} : index\nscf.for %l = %t to %total{rank} step %threads {{\ngpu.barrier\n}}\n\
+         gpu.barrier\nreturn {} : {}\n}}",
+        items.threads,
+        join((0..rank).map(|d| format!("%n{d}"))),
+        indices(rank)
+    )
+    .unwrap();
+    let args: Vec<MlirValue> =
+        std::iter::once(items.item).chain((0..rank).flat_map(|d| [lower[d], upper[d], steps[d]])).collect();
+    let (trips, added) = inline_template(parallel, &text, &args)?;
+    let strided = find_named(&added, "scf.for").expect("the template has a loop");
+    let loop_body = RawOp(strided).region_block(0);
+    let linear = block_arguments(loop_body)[0];
+    let placeholder = block_operations(loop_body)[0];
+
+    // Induction variables from the linear iteration, the last one fastest.
+    let mut ivs = String::from("func.func @template(%l: index");
+    for d in 0..rank {
+        write!(ivs, ", %lb{d}: index, %st{d}: index, %n{d}: index").unwrap();
+    }
+    writeln!(ivs, ") -> ({}) {{", indices(rank)).unwrap();
+    let positions: Vec<String> = if rank == 1 {
+        vec!["%l".into()]
+    } else {
+        let basis: Vec<String> = (0..rank).map(|d| format!("%n{d}")).collect();
+        writeln!(ivs, "%i:{rank} = affine.delinearize_index %l into ({}) : {}", join(basis), indices(rank)).unwrap();
+        (0..rank).map(|d| format!("%i#{d}")).collect()
+    };
+    for (d, position) in positions.iter().enumerate() {
+        writeln!(ivs, "%s{d} = arith.muli {position}, %st{d} : index\n%iv{d} = arith.addi %lb{d}, %s{d} : index")
+            .unwrap();
+    }
+    writeln!(ivs, "return {} : {}\n}}", join((0..rank).map(|d| format!("%iv{d}"))), indices(rank)).unwrap();
+    let args: Vec<MlirValue> =
+        std::iter::once(linear).chain((0..rank).flat_map(|d| [lower[d], steps[d], trips[d]])).collect();
+    let (values, _) = inline_template(placeholder, &ivs, &args)?;
+
+    let parallel_body = raw.region_block(0);
+    let mut work = block_operations(parallel_body);
+    work.pop(); // scf.reduce
+    move_before(&work, placeholder);
+    for (iv, value) in block_arguments(parallel_body).into_iter().zip(values) {
+        unsafe { mlirValueReplaceAllUsesOfWith(iv, value) };
+    }
+    erase(placeholder);
+    erase(parallel);
+    Ok(())
+}

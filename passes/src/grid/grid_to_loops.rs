@@ -1,0 +1,574 @@
+//! `grid-to-loops`: runs each `grid.call` as loops over its grid (CPU).
+//!
+//! Maximal runs of consecutive `parallel` axes become one `scf.forall`
+//! (programs in row-major order, or column-major with `tessel.grid_order =
+//! 1`), `arbitrary` axes become ordered `scf.for` loops, in the grid's axis
+//! order, so revisited output blocks see the programs in Pallas order. Per program,
+//! each operand's block is a `memref.subview` of the array when every block
+//! is whole; when a block can be partial (a block size that does not divide
+//! the array, or an unblocked spec) the program works on a local buffer of
+//! the block shape: padded (zeros, or NaN / the integer minimum when the
+//! module carries `tessel.poison`), filled with the in-bounds part, and for
+//! outputs written back to the in-bounds part afterwards. Scratch buffers
+//! live per parallel program, across its arbitrary iterations. Buffers are
+//! freed by the deallocation pipeline that follows bufferization.
+//!
+//! The kernel is specialized per call site: a private clone takes the refs'
+//! actual types plus the program ids as trailing `index` arguments
+//! (`grid.program_id` uses them, `grid.num_programs` becomes a constant);
+//! the upstream `inline` pass then inlines it into the loops.
+
+use crate::{
+    PassDefinition, emit_error,
+    grid::grid_verify_specs::infer_semantics,
+    grid::in_place::{self, Aliasing},
+    support::ir::{collect_operations, join, print_type},
+    support::template,
+};
+use melior::{
+    StringRef,
+    ir::{
+        OperationRef, ValueLike,
+        operation::{OperationLike, WalkOrder, WalkResult},
+    },
+    pass::ExternalPass,
+};
+use mlir_sys::*;
+use std::fmt::Write;
+use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, OUT_OF_BOUNDS_FLAG, Operand, RawOp, find_symbol};
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "grid-to-loops",
+    name: "GridToLoops",
+    description: "Run grid.call programs as scf.forall/scf.for loops over subviews of the arrays",
+    anchor: "builtin.module",
+    run,
+};
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let calls = collect_operations(module, |name| name == GridCall::NAME);
+    let poison = module.has_attribute("tessel.poison");
+    let reversed = RawOp(module.to_raw()).integer(GRID_ORDER) == 1;
+    let mut kernels = Vec::new();
+    for (index, (raw, _)) in calls.into_iter().enumerate() {
+        let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
+        kernels.push(call.callee());
+        if let Err(message) = lower_call(module.to_raw(), &call, index, poison, reversed) {
+            emit_error(call.operation().location(), &format!("grid-to-loops: {message}"));
+            pass.signal_failure();
+            return;
+        }
+    }
+    // Kernels run only through grid.call (grid.program_id means nothing
+    // elsewhere): once every call has its specialization, they go.
+    kernels.sort();
+    kernels.dedup();
+    for kernel in kernels {
+        if !is_called(module, &kernel)
+            && let Some(function) = find_symbol(module.to_raw(), &kernel)
+        {
+            unsafe { mlirOperationDestroy(function) };
+        }
+    }
+}
+
+/// Whether some `func.call` still calls `name`.
+fn is_called(module: OperationRef, name: &str) -> bool {
+    let mut called = false;
+    let reference = format!("@{name}");
+    module.walk(WalkOrder::PreOrder, |operation| {
+        if operation.name().as_string_ref().as_str() == Ok("func.call")
+            && operation.attribute("callee").is_ok_and(|callee| callee.to_string() == reference)
+        {
+            called = true;
+            return WalkResult::Interrupt;
+        }
+        WalkResult::Advance
+    });
+    called
+}
+
+fn value_type(raw: MlirValue) -> MlirType {
+    unsafe { mlirValueGetType(raw) }
+}
+
+/// Row-major strides of an identity-layout array.
+fn strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+fn memref_text(shape: &[String], element: &str, layout: Option<&[i64]>) -> String {
+    let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
+    match layout {
+        Some(strides) => format!("memref<{dims}{element}, strided<[{}], offset: ?>>", join(strides)),
+        None => format!("memref<{dims}{element}>"),
+    }
+}
+
+fn affine_text(expr: &IndexExpr) -> String {
+    match expr {
+        IndexExpr::Dim(position) => format!("d{position}"),
+        IndexExpr::Constant(value) => value.to_string(),
+        IndexExpr::Add(l, r) => format!("({} + {})", affine_text(l), affine_text(r)),
+        IndexExpr::Mul(l, r) => format!("({} * {})", affine_text(l), affine_text(r)),
+        IndexExpr::Mod(l, r) => format!("({} mod {})", affine_text(l), affine_text(r)),
+        IndexExpr::FloorDiv(l, r) => format!("({} floordiv {})", affine_text(l), affine_text(r)),
+        IndexExpr::CeilDiv(l, r) => format!("({} ceildiv {})", affine_text(l), affine_text(r)),
+    }
+}
+
+/// The value a padded block is filled with (also what a masked-off
+/// element of a predicated load without `other` reads).
+pub(crate) fn padding_constant(element: &str, poison: bool) -> String {
+    let value = match (element, poison) {
+        ("f32", true) => "0x7FC00000",
+        ("f64", true) => "0x7FF8000000000000",
+        ("f16", true) => "0x7E00",
+        ("bf16", true) => "0x7FC0",
+        (float, false) if float.starts_with('f') || float == "bf16" => "0.0",
+        // `arith.constant false` is typed by the keyword alone.
+        ("i1", _) => return "false".to_string(),
+        ("index", true) => "-9223372036854775808",
+        (int, true) if int.starts_with('i') => {
+            let bits: u32 = int[1..].parse().unwrap_or(64);
+            return format!("{} : {element}", -(1i128 << (bits - 1)));
+        }
+        _ => "0",
+    };
+    format!("{value} : {element}")
+}
+
+/// Text for one operand's ref, around the kernel call.
+struct RefText {
+    /// `%s<operand>_<dim>`: where the block starts, per array dimension.
+    offsets: String,
+    /// The in-bounds test of a block that was not (an `i1` SSA name).
+    in_bounds: Option<String>,
+    before: String,
+    after: String,
+    value: String,
+    r#type: String,
+}
+
+fn operand_ref(
+    index: usize,
+    operand: &Operand,
+    array_type: &str,
+    element: &str,
+    grid: &[i64],
+    is_output: bool,
+    poison: bool,
+) -> RefText {
+    let grid_rank = grid.len();
+    let spec: &BlockSpec = &operand.spec;
+    let array = format!("%a{index}");
+    if spec.full || operand.shape.is_empty() {
+        return RefText {
+            offsets: String::new(),
+            in_bounds: None,
+            before: String::new(),
+            after: String::new(),
+            value: array,
+            r#type: array_type.to_string(),
+        };
+    }
+    let dims = join((0..grid_rank).map(|d| format!("d{d}")));
+    let ids = join((0..grid_rank).map(|d| format!("%g{d}")));
+    let sizes = spec.block_sizes();
+    let kept: Vec<usize> = (0..sizes.len()).filter(|&d| spec.block_shape[d].is_some()).collect();
+    let array_strides = strides(&operand.shape);
+    let mut offsets = String::new();
+    // Element offset at which the block starts, per array dimension.
+    for (d, size) in sizes.iter().enumerate() {
+        let block_index = spec.index_map.as_ref().map_or("0".to_string(), |map| affine_text(&map.results[d]));
+        let start = if spec.unblocked {
+            let low = spec.padding.get(d).map_or(0, |(low, _)| *low);
+            format!("({block_index}) - {low}")
+        } else {
+            format!("({block_index}) * {size}")
+        };
+        writeln!(offsets, "%s{index}_{d} = affine.apply affine_map<({dims}) -> ({start})>({ids})").unwrap();
+    }
+    // A block must start in the array (blocked) or its offset fall in the
+    // padded array (unblocked): `check_in_bounds` at run time.
+    let provable = spec.bounds_provable(grid);
+    let in_bounds = (!provable).then(|| {
+        let mut conditions = Vec::new();
+        for d in 0..sizes.len() {
+            let (low, high) = match spec.padding.get(d) {
+                Some(&(low, high)) if spec.unblocked => (-low, operand.shape[d] + high),
+                _ => (0, operand.shape[d]),
+            };
+            let b = format!("%b{index}_{d}");
+            write!(
+                offsets,
+                "{b}_low = arith.constant {low} : index\n{b}_high = arith.constant {high} : index\n\
+                 {b}_above = arith.cmpi sge, %s{index}_{d}, {b}_low : index\n\
+                 {b}_below = arith.cmpi slt, %s{index}_{d}, {b}_high : index\n\
+                 {b} = arith.andi {b}_above, {b}_below : i1\n"
+            )
+            .unwrap();
+            conditions.push(b);
+        }
+        let mut all = conditions[0].clone();
+        for (k, condition) in conditions.iter().enumerate().skip(1) {
+            writeln!(offsets, "%in{index}_{k} = arith.andi {all}, {condition} : i1").unwrap();
+            all = format!("%in{index}_{k}");
+        }
+        all
+    });
+    let mut before = String::new();
+    let partial = spec.unblocked || kept.iter().any(|&d| operand.shape[d] % sizes[d] != 0);
+    let kernel_shape: Vec<String> = kept.iter().map(|&d| sizes[d].to_string()).collect();
+    if !partial {
+        let view_type =
+            memref_text(&kernel_shape, element, Some(&kept.iter().map(|&d| array_strides[d]).collect::<Vec<_>>()));
+        writeln!(
+            before,
+            "%r{index} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {view_type}",
+            join((0..sizes.len()).map(|d| format!("%s{index}_{d}"))),
+            join(&sizes),
+            join(sizes.iter().map(|_| 1))
+        )
+        .unwrap();
+        return RefText {
+            offsets,
+            in_bounds,
+            before,
+            after: String::new(),
+            value: format!("%r{index}"),
+            r#type: view_type,
+        };
+    }
+
+    // A local buffer of the block shape holding the in-bounds part.
+    let buffer_type = memref_text(&kernel_shape, element, None);
+    writeln!(before, "%r{index} = memref.alloc() : {buffer_type}").unwrap();
+    writeln!(before, "%pad{index} = arith.constant {}", padding_constant(element, poison)).unwrap();
+    writeln!(before, "linalg.fill ins(%pad{index} : {element}) outs(%r{index} : {buffer_type})").unwrap();
+    let (mut src_offsets, mut src_sizes, mut dst_offsets, mut dst_sizes) = (vec![], vec![], vec![], vec![]);
+    for (d, size) in sizes.iter().enumerate() {
+        let s = format!("%s{index}_{d}");
+        if spec.block_shape[d].is_none() {
+            src_offsets.push(s);
+            src_sizes.push("1".to_string());
+            continue;
+        }
+        let p = format!("%p{index}_{d}");
+        write!(
+            before,
+            "{p}_lo = arith.maxsi {s}, %c0 : index\n\
+             {p}_end = arith.addi {s}, %c{size} : index\n\
+             {p}_hi = arith.minsi {p}_end, %c{extent} : index\n\
+             {p}_len = arith.subi {p}_hi, {p}_lo : index\n\
+             {p}_n = arith.maxsi {p}_len, %c0 : index\n\
+             {p}_at = arith.subi {p}_lo, {s} : index\n",
+            extent = operand.shape[d],
+        )
+        .unwrap();
+        src_offsets.push(format!("{p}_lo"));
+        src_sizes.push(format!("{p}_n"));
+        dst_offsets.push(format!("{p}_at"));
+        dst_sizes.push(format!("{p}_n"));
+    }
+    let dynamic: Vec<String> = kept.iter().map(|_| "?".to_string()).collect();
+    let src_type = memref_text(&dynamic, element, Some(&kept.iter().map(|&d| array_strides[d]).collect::<Vec<_>>()));
+    let buffer_strides = strides(&kept.iter().map(|&d| sizes[d]).collect::<Vec<_>>());
+    let dst_type = memref_text(&dynamic, element, Some(&buffer_strides));
+    writeln!(
+        before,
+        "%src{index} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {src_type}\n\
+         %dst{index} = memref.subview %r{index}[{}] [{}] [{}] : {buffer_type} to {dst_type}\n\
+         memref.copy %src{index}, %dst{index} : {src_type} to {dst_type}",
+        join(&src_offsets),
+        join(&src_sizes),
+        join(src_sizes.iter().map(|_| 1)),
+        join(&dst_offsets),
+        join(&dst_sizes),
+        join(dst_sizes.iter().map(|_| 1)),
+    )
+    .unwrap();
+    let mut after = String::new();
+    if is_output {
+        writeln!(after, "memref.copy %dst{index}, %src{index} : {dst_type} to {src_type}").unwrap();
+    }
+    RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type }
+}
+
+fn lower_call(
+    module: MlirOperation,
+    call: &GridCall,
+    index: usize,
+    poison: bool,
+    reversed: bool,
+) -> Result<(), String> {
+    let context = unsafe { mlirOperationGetContext(call.operation().to_raw()) };
+    let inputs = call.inputs().map_err(|e| e.to_string())?;
+    let outputs = call.outputs().map_err(|e| e.to_string())?;
+    let grid = call.grid();
+    let rank = grid.len();
+    let semantics = call.semantics().unwrap_or_else(|| infer_semantics(&outputs, rank));
+    let kernel = find_symbol(module, &call.callee()).ok_or("kernel not found")?;
+    let specialized = format!("{}__call{index}", call.callee());
+
+    let operands: Vec<(&Operand, bool)> =
+        inputs.iter().map(|o| (o, false)).chain(outputs.iter().map(|o| (o, true))).collect();
+    let mut refs = Vec::new();
+    let mut arguments = Vec::new();
+    for (i, (operand, is_output)) in operands.iter().enumerate() {
+        let raw_type = value_type(operand.value.to_raw());
+        let array_type = print_type(raw_type);
+        let element = print_type(unsafe { mlirShapedTypeGetElementType(raw_type) });
+        let identity = memref_text(&operand.shape.iter().map(i64::to_string).collect::<Vec<_>>(), &element, None);
+        if array_type != identity {
+            return Err(format!("arrays need the identity layout, got {array_type}"));
+        }
+        arguments.push(format!("%a{i}: {array_type}"));
+        refs.push(operand_ref(i, operand, &array_type, &element, &grid, *is_output, poison));
+    }
+    let scratch = call.scratch_types();
+
+    // Constants the loop nest and the clamping of partial blocks use.
+    let mut constants: Vec<i64> = vec![0, 1];
+    constants.extend(grid.iter().copied());
+    for (operand, _) in &operands {
+        constants.extend(operand.spec.block_sizes());
+        constants.extend(operand.shape.iter().copied());
+    }
+    constants.sort();
+    constants.dedup();
+    let mut body = String::new();
+    for value in &constants {
+        writeln!(body, "%c{value} = arith.constant {value} : index").unwrap();
+    }
+
+    // The loop nest, in axis order; scratch lives inside the last forall.
+    let last_parallel = semantics.iter().rposition(|s| *s == AxisSemantics::Parallel);
+    let allocate_scratch = |body: &mut String| {
+        for (k, r#type) in scratch.iter().enumerate() {
+            writeln!(body, "%scratch{k} = memref.alloc() : {type}").unwrap();
+        }
+    };
+    // Closing text of each loop, innermost last; the ordered loop of an
+    // arbitrary axis is marked for tessel-prefetch.
+    let mut closers: Vec<String> = Vec::new();
+    if rank == 0 {
+        // `grid []`: one program, still a loop nest of its own (so the GPU
+        // path makes it a workgroup); the mapping keeps canonicalization
+        // from folding the single iteration away.
+        writeln!(body, "scf.forall (%single) in (1) {{").unwrap();
+        closers.push(format!("}} {{mapping = [{}]}}\n", single_program_mapping(0)));
+    }
+    if last_parallel.is_none() {
+        allocate_scratch(&mut body);
+    }
+    let mut axis = 0;
+    while axis < rank {
+        if semantics[axis] == AxisSemantics::Parallel {
+            let end = (axis..rank).find(|&a| semantics[a] != AxisSemantics::Parallel).unwrap_or(rank);
+            // Programs in row-major order (the last axis fastest), or
+            // column-major with tessel.grid_order = 1.
+            let mut axes: Vec<usize> = (axis..end).collect();
+            if reversed {
+                axes.reverse();
+            }
+            writeln!(
+                body,
+                "scf.forall ({}) in ({}) {{",
+                join(axes.iter().map(|a| format!("%g{a}"))),
+                join(axes.iter().map(|&a| grid[a]))
+            )
+            .unwrap();
+            if last_parallel.is_some_and(|last| (axis..end).contains(&last)) {
+                allocate_scratch(&mut body);
+            }
+            // A nest of single programs (`grid [1]`, `[1, 1]`) is mapped like
+            // `grid []`'s, so canonicalization keeps it for the GPU path.
+            if axes.iter().all(|&a| grid[a] == 1) {
+                closers.push(format!("}} {{mapping = [{}]}}\n", join((0..axes.len()).map(single_program_mapping))));
+            } else {
+                closers.push("}\n".into());
+            }
+            axis = end;
+        } else {
+            writeln!(body, "scf.for %g{axis} = %c0 to %c{} step %c1 {{", grid[axis]).unwrap();
+            closers.push(format!("}} {{{ARBITRARY_AXIS} = {axis} : i64}}\n"));
+            axis += 1;
+        }
+    }
+    for r in &refs {
+        body.push_str(&r.offsets);
+    }
+    let mut program = String::new();
+    for r in &refs {
+        program.push_str(&r.before);
+    }
+    let mut call_args: Vec<String> = refs.iter().map(|r| r.value.clone()).collect();
+    let mut call_types: Vec<String> = refs.iter().map(|r| r.r#type.clone()).collect();
+    call_args.extend((0..scratch.len()).map(|k| format!("%scratch{k}")));
+    call_types.extend(scratch.iter().cloned());
+    call_args.extend((0..rank).map(|a| format!("%g{a}")));
+    call_types.extend((0..rank).map(|_| "index".to_string()));
+    writeln!(program, "func.call @{specialized}({}) : ({}) -> ()", join(&call_args), join(&call_types)).unwrap();
+    for r in &refs {
+        program.push_str(&r.after);
+    }
+    // Programs whose blocks could not be proven in bounds are checked here;
+    // one that fails is skipped and raises the module's error flag.
+    let checks: Vec<&String> = refs.iter().filter_map(|r| r.in_bounds.as_ref()).collect();
+    let guarded = !checks.is_empty();
+    match checks.split_first() {
+        Some((first, rest)) => {
+            let mut all = (*first).clone();
+            for (k, check) in rest.iter().enumerate() {
+                writeln!(body, "%ok{k} = arith.andi {all}, {check} : i1").unwrap();
+                all = format!("%ok{k}");
+            }
+            write!(
+                body,
+                "scf.if {all} {{\n{program}}} else {{\n\
+                 %flag = memref.get_global @{OUT_OF_BOUNDS_FLAG} : memref<i32>\n\
+                 %raised = arith.constant 1 : i32\n\
+                 memref.store %raised, %flag[] : memref<i32>\n}}\n"
+            )
+            .unwrap();
+        }
+        None => body.push_str(&program),
+    }
+    closers.iter().rev().for_each(|closer| body.push_str(closer));
+    let flag =
+        if guarded { format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>\n") } else { String::new() };
+    let text = format!(
+        "{flag}func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
+        join(&call_types),
+        join(&arguments)
+    );
+    if guarded {
+        define_error_flag(context, module)?;
+    }
+
+    // Which refs' loads may skip their copy (see in_place.rs).
+    let arrays: Vec<MlirValue> = inputs.iter().chain(&outputs).map(|operand| operand.value.to_raw()).collect();
+    let refs: Vec<Aliasing> = arrays
+        .iter()
+        .enumerate()
+        .map(|(index, array)| Aliasing {
+            no_output_alias: index >= inputs.len()
+                || outputs.iter().all(|output| output.value.to_raw().ptr != array.ptr),
+            exclusive: arrays.iter().enumerate().all(|(other, value)| other == index || value.ptr != array.ptr),
+        })
+        .collect();
+    let clone = specialize_kernel(context, module, kernel, &specialized, &call_types, &grid)?;
+    in_place::mark_loads(clone, &refs);
+    let operand_values: Vec<MlirValue> = operands.iter().map(|(o, _)| o.value.to_raw()).collect();
+    template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
+}
+
+/// The attribute on the ordered `scf.for` of an arbitrary grid axis (its
+/// axis number).
+pub const ARBITRARY_AXIS: &str = "tessel.arbitrary_axis";
+/// Module attribute: 1 runs consecutive parallel axes' programs in
+/// column-major order (the first axis fastest): which programs share a
+/// thread (CPU) or neighbour each other as workgroups (GPU) changes, never
+/// what they compute (the tuner's loop-order knob).
+pub const GRID_ORDER: &str = "tessel.grid_order";
+
+/// Adds the error flag's definition to the module, once.
+fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), String> {
+    if find_symbol(module, OUT_OF_BOUNDS_FLAG).is_some() {
+        return Ok(());
+    }
+    unsafe {
+        let text = format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>");
+        let parsed = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(&text).to_raw());
+        if parsed.ptr.is_null() {
+            return Err("cannot define the error flag".into());
+        }
+        let global = mlirBlockGetFirstOperation(mlirModuleGetBody(parsed));
+        mlirOperationRemoveFromParent(global);
+        let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));
+        mlirBlockInsertOwnedOperation(body, 0, global);
+        mlirModuleDestroy(parsed);
+    }
+    Ok(())
+}
+
+/// Clones `kernel` as private `name` taking `types` (refs, scratch, then
+/// one index per grid axis) and resolves its grid queries.
+fn specialize_kernel(
+    context: MlirContext,
+    module: MlirOperation,
+    kernel: MlirOperation,
+    name: &str,
+    types: &[String],
+    grid: &[i64],
+) -> Result<MlirOperation, String> {
+    unsafe {
+        let clone = mlirOperationClone(kernel);
+        let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));
+        mlirBlockInsertOwnedOperationAfter(body, kernel, clone);
+        let set = |attribute: &str, value: MlirAttribute| {
+            mlirOperationSetAttributeByName(clone, StringRef::new(attribute).to_raw(), value)
+        };
+        set("sym_name", mlirStringAttrGet(context, StringRef::new(name).to_raw()));
+        set("sym_visibility", mlirStringAttrGet(context, StringRef::new("private").to_raw()));
+        let parsed: Vec<MlirType> =
+            types.iter().map(|t| mlirTypeParseGet(context, StringRef::new(t).to_raw())).collect();
+        if parsed.iter().any(|t| t.ptr.is_null()) {
+            return Err(format!("bad specialized types {types:?}"));
+        }
+        let function_type = mlirFunctionTypeGet(context, parsed.len() as isize, parsed.as_ptr(), 0, std::ptr::null());
+        set("function_type", mlirTypeAttrGet(function_type));
+        let entry = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(clone));
+        if entry.ptr.is_null() {
+            return Err("the kernel has no body".into());
+        }
+        let refs = mlirBlockGetNumArguments(entry) as usize;
+        if refs + grid.len() != parsed.len() {
+            return Err("kernel arity does not match the call".into());
+        }
+        for (i, &t) in parsed[..refs].iter().enumerate() {
+            mlirBlockArgumentSetType(mlirBlockGetArgument(entry, i as isize), t);
+        }
+        let location = mlirOperationGetLocation(kernel);
+        let program_ids: Vec<MlirValue> =
+            parsed[refs..].iter().map(|&t| mlirBlockAddArgument(entry, t, location)).collect();
+
+        let queries = collect_operations(OperationRef::from_raw(clone), |name| {
+            name == "grid.program_id" || name == "grid.num_programs"
+        });
+        for (op, name) in queries {
+            let is_program_id = name == "grid.program_id";
+            let axis = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(op, StringRef::new("axis").to_raw()))
+                as usize;
+            if is_program_id {
+                let rewriter = mlirIRRewriterCreate(context);
+                mlirRewriterBaseReplaceOpWithValues(rewriter, op, 1, &program_ids[axis]);
+                mlirIRRewriterDestroy(rewriter);
+            } else {
+                let text = format!(
+                    "func.func @template() -> index {{\n%n = arith.constant {} : index\nreturn %n : index\n}}",
+                    grid[axis]
+                );
+                template::replace(context, op, &text, &[]).map_err(|e| e.0)?;
+            }
+        }
+        Ok(clone)
+    }
+}
+
+/// The GPU mapping of axis `axis` of a nest of single programs: one that
+/// canonicalization does not fold away (grid-to-gpu folds every axis into
+/// workgroups itself).
+fn single_program_mapping(axis: usize) -> String {
+    match axis {
+        0 => "#gpu.block<x>".into(),
+        1 => "#gpu.block<y>".into(),
+        2 => "#gpu.block<z>".into(),
+        _ => format!("#gpu.block<linear_dim_{}>", axis - 3),
+    }
+}

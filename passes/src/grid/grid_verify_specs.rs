@@ -1,0 +1,194 @@
+//! `grid-verify-specs`: checks every `grid.call`'s BlockSpecs against its
+//! operands over the whole grid, and writes the axis `semantics`.
+//!
+//! The op verifier checks what one look at the op can (ranks, arities,
+//! kernel signature). This pass checks what needs the grid walked: every
+//! program's block must have at least one element in bounds (Pallas' rule),
+//! and index maps must not divide by zero. It then infers the semantics of
+//! each axis: `arbitrary` when some output's block does not depend on it
+//! (the output block is revisited, so the axis must run in order), else
+//! `parallel`. Written semantics are kept; a `parallel` axis along which an
+//! output block is revisited gets a warning (programs would race on it).
+//!
+//! Buffers the compiled code allocates for a call (scratch, and local
+//! copies of blocks) must fit a process's address space: beyond it the
+//! allocation cannot succeed and the kernel would crash at its first
+//! access, so they are located errors here.
+
+use crate::{
+    PassDefinition, emit_error, emit_warning,
+    support::ir::{collect_operations, element_bits},
+};
+use melior::{
+    ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike},
+    pass::ExternalPass,
+};
+use tessel_dialects::{AxisSemantics, GridCall, MAX_ENUMERATED_PROGRAMS, Operand};
+
+/// Bytes a user process can address on x86-64 and AArch64 (47 bits):
+/// no buffer larger than this can be allocated.
+const ADDRESSABLE_BYTES: i64 = 1 << 47;
+
+/// Bytes of a buffer of `shape` with `bits`-bit elements, if addressable.
+fn addressable_bytes(shape: &[i64], bits: i64) -> Option<i64> {
+    shape
+        .iter()
+        .try_fold((bits + 7) / 8, |bytes, &extent| bytes.checked_mul(extent.max(0)))
+        .filter(|&bytes| bytes <= ADDRESSABLE_BYTES)
+}
+
+/// The call's scratch buffers and local block copies that no process could
+/// allocate, as messages.
+fn unallocatable_buffers(call: &GridCall, operands: &[(&str, &Vec<Operand>)]) -> Vec<String> {
+    let mut messages = Vec::new();
+    let context = unsafe { call.operation().context().to_ref() };
+    for (index, text) in call.scratch_types().iter().enumerate() {
+        let Some(r#type) = melior::ir::Type::parse(context, text) else { continue };
+        let Ok(memref) = melior::ir::r#type::MemRefType::try_from(r#type) else { continue };
+        let shape: Vec<i64> = (0..memref.rank())
+            .map(|d| match memref.dim_size(d) {
+                Ok(melior::ir::r#type::DimSize::Static(size)) => size as i64,
+                _ => 0,
+            })
+            .collect();
+        if addressable_bytes(&shape, element_bits(memref.element().to_raw())).is_none() {
+            messages.push(format!("scratch #{index} ({text}) is too large to allocate"));
+        }
+    }
+    for (role, operands) in operands {
+        for (index, operand) in operands.iter().enumerate() {
+            let element = unsafe { mlir_sys::mlirShapedTypeGetElementType(operand.value.r#type().to_raw()) };
+            let bits = element_bits(element);
+            if !operand.spec.full && addressable_bytes(&operand.spec.block_sizes(), bits).is_none() {
+                messages.push(format!("the block of {role} #{index} is too large to allocate"));
+            }
+        }
+    }
+    messages
+}
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "grid-verify-specs",
+    name: "GridVerifySpecs",
+    description: "Check BlockSpecs over the whole grid and infer axis semantics",
+    anchor: "builtin.module",
+    run,
+};
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let mut ok = true;
+    for (raw, _) in collect_operations(module, |name| name == GridCall::NAME) {
+        let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
+        ok &= verify_call(&call);
+    }
+    if !ok {
+        pass.signal_failure();
+    }
+}
+
+fn verify_call(call: &GridCall) -> bool {
+    let location = call.operation().location();
+    let (inputs, outputs) = match (call.inputs(), call.outputs()) {
+        (Ok(inputs), Ok(outputs)) => (inputs, outputs),
+        _ => {
+            emit_error(location, "grid.call specs must be #grid.block attributes");
+            return false;
+        }
+    };
+    let grid = call.grid();
+    let mut ok = true;
+    for message in unallocatable_buffers(call, &[("input", &inputs), ("output", &outputs)]) {
+        emit_error(location, &message);
+        ok = false;
+    }
+    for (role, operands) in [("input", &inputs), ("output", &outputs)] {
+        for (index, operand) in operands.iter().enumerate() {
+            if let Err(message) = check_bounds(&grid, operand) {
+                emit_error(location, &format!("BlockSpec of {role} #{index}: {message}"));
+                ok = false;
+            }
+        }
+    }
+
+    // The first output whose block stays the same along `axis`.
+    let revisited =
+        |axis: usize| outputs.iter().position(|output| output.spec.full || !output.spec.uses_grid_axis(axis));
+    match call.semantics() {
+        Some(written) => {
+            for (axis, semantics) in written.iter().enumerate() {
+                if let (AxisSemantics::Parallel, Some(output)) = (semantics, revisited(axis)) {
+                    emit_warning(
+                        location,
+                        &format!(
+                            "grid axis {axis} is parallel but the block of output #{output} does not \
+                             depend on it: programs along it race on the same block"
+                        ),
+                    );
+                }
+            }
+        }
+        None => call.set_semantics(&infer_semantics(&outputs, grid.len())),
+    }
+    ok
+}
+
+/// The semantics of each axis of `call`'s grid: as written, else inferred
+/// (`infer_semantics`); none if its specs do not resolve.
+pub fn axis_semantics(call: &tessel_dialects::GridCall) -> Option<Vec<AxisSemantics>> {
+    match call.semantics() {
+        Some(written) => Some(written),
+        None => Some(infer_semantics(&call.outputs().ok()?, call.grid().len())),
+    }
+}
+
+/// `arbitrary` for the axes along which some output block is revisited.
+pub(crate) fn infer_semantics(outputs: &[Operand], rank: usize) -> Vec<AxisSemantics> {
+    (0..rank)
+        .map(|axis| {
+            if outputs.iter().any(|output| output.spec.full || !output.spec.uses_grid_axis(axis)) {
+                AxisSemantics::Arbitrary
+            } else {
+                AxisSemantics::Parallel
+            }
+        })
+        .collect()
+}
+
+/// Checks that every program's block has an element in bounds, when that
+/// can be decided here (else compiled code checks at run time).
+fn check_bounds(grid: &[i64], operand: &Operand) -> Result<(), String> {
+    let spec = &operand.spec;
+    if spec.full || grid.contains(&0) || !spec.bounds_provable(grid) {
+        return Ok(());
+    }
+    let points: i64 = grid.iter().product();
+    if points <= MAX_ENUMERATED_PROGRAMS {
+        for_each_point(grid, |point| spec.check_in_bounds(&operand.shape, point))
+    } else {
+        for_each_point(&vec![2; grid.len()], |corner| {
+            let point: Vec<i64> = corner.iter().zip(grid).map(|(&c, &size)| c * (size - 1)).collect();
+            spec.check_in_bounds(&operand.shape, &point)
+        })
+    }
+}
+
+/// Calls `check` on every point of `grid` in row-major order, stopping at
+/// the first error.
+fn for_each_point(grid: &[i64], mut check: impl FnMut(&[i64]) -> Result<(), String>) -> Result<(), String> {
+    let mut point = vec![0i64; grid.len()];
+    loop {
+        check(&point)?;
+        let mut axis = grid.len();
+        loop {
+            if axis == 0 {
+                return Ok(());
+            }
+            axis -= 1;
+            point[axis] += 1;
+            if point[axis] < grid[axis] {
+                break;
+            }
+            point[axis] = 0;
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Which `block.load`s may read their ref in place, for grid-to-loops.
+//!
+//! A load normally copies its block (the value is a snapshot; later stores
+//! to the ref must not change it). Two cases need no copy:
+//! - `tessel.read_only`: nothing writes the ref during the call;
+//! - `tessel.in_place`: the read-modify-write of an accumulator, `acc =
+//!   load r; ...; store f(acc), r` with the load and the one store after it
+//!   at the kernel's top level, no other load of `r`, and every use of a
+//!   value computed from `acc` before that store. Then the snapshot is never
+//!   observed after `r` changes, so the block is updated where it lives and
+//!   the output block stays resident in the output across an arbitrary
+//!   axis instead of being copied in and out by every program.
+//!
+//! Both need the ref to alias no other operand of the call.
+
+use crate::support::ir::ancestor_in;
+use melior::{StringRef, ir::OperationRef};
+use mlir_sys::*;
+use std::collections::{HashMap, HashSet};
+
+/// Marks `block.load`s of refs nothing writes while the call runs.
+pub const READ_ONLY: &str = "tessel.read_only";
+/// Marks accumulator loads that may be updated in place.
+pub const IN_PLACE: &str = "tessel.in_place";
+
+fn set_unit(op: MlirOperation, name: &str) {
+    unsafe {
+        let unit = mlirUnitAttrGet(mlirOperationGetContext(op));
+        mlirOperationSetAttributeByName(op, StringRef::new(name).to_raw(), unit);
+    }
+}
+
+fn uses_value(op: MlirOperation, value: MlirValue) -> bool {
+    unsafe { (0..mlirOperationGetNumOperands(op)).any(|i| mlirOperationGetOperand(op, i).ptr == value.ptr) }
+}
+
+/// How a kernel argument's ref relates to the call's other operands.
+#[derive(Clone, Copy)]
+pub struct Aliasing {
+    /// No output of the call is the same array (an input's reads are then
+    /// unaffected by the call's writes).
+    pub no_output_alias: bool,
+    /// No other operand at all is the same array.
+    pub exclusive: bool,
+}
+
+/// Marks the loads of each ref (kernel argument `i` described by
+/// `refs[i]`) that can skip their copy.
+pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
+    let entry = unsafe { mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(kernel)) };
+    let ops = crate::support::ir::collect_operations(unsafe { OperationRef::from_raw(kernel) }, |_| true);
+    for (index, aliasing) in refs.iter().enumerate() {
+        let argument = unsafe { mlirBlockGetArgument(entry, index as isize) };
+        let users: Vec<(MlirOperation, &str)> =
+            ops.iter().filter(|(op, _)| uses_value(*op, argument)).map(|(op, name)| (*op, name.as_str())).collect();
+        let loads: Vec<MlirOperation> =
+            users.iter().filter(|(_, name)| *name == "block.load").map(|(op, _)| *op).collect();
+        if users.len() == loads.len() {
+            if aliasing.no_output_alias {
+                loads.iter().for_each(|&load| set_unit(load, READ_ONLY));
+            }
+        } else if let [load] = loads[..]
+            && aliasing.exclusive
+            && accumulates_in_place(entry, load, &users)
+        {
+            set_unit(load, IN_PLACE);
+        }
+    }
+}
+
+fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOperation, &str)]) -> bool {
+    // Positions of the top-level ops.
+    let mut position = HashMap::new();
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(entry);
+        while !op.ptr.is_null() {
+            position.insert(op.ptr as *const std::ffi::c_void, position.len());
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    let at = |op: MlirOperation| ancestor_in(entry, op).map(|top| position[&(top.ptr as *const _)]);
+    let whole = |op: MlirOperation, operands: isize| unsafe { mlirOperationGetNumOperands(op) == operands };
+    // A whole-block load at top level; otherwise only whole-block stores.
+    if unsafe { mlirOperationGetBlock(load).ptr != entry.ptr } || !whole(load, 1) {
+        return false;
+    }
+    let load_at = at(load).expect("top level");
+    let stores: Vec<MlirOperation> = users.iter().filter(|(op, _)| op.ptr != load.ptr).map(|(op, _)| *op).collect();
+    if users.iter().any(|(op, name)| op.ptr != load.ptr && (*name != "block.store" || !whole(*op, 2))) {
+        return false;
+    }
+    let later: Vec<MlirOperation> = stores.iter().copied().filter(|&store| at(store) > Some(load_at)).collect();
+    let [store] = later[..] else { return false };
+    if unsafe { mlirOperationGetBlock(store).ptr != entry.ptr } {
+        return false;
+    }
+    let store_at = at(store).expect("top level");
+    // Every op that uses a value computed from the loaded one runs before
+    // the store (or is the store).
+    let mut seen = HashSet::new();
+    let mut values: Vec<MlirValue> = vec![unsafe { mlirOperationGetResult(load, 0) }];
+    while let Some(value) = values.pop() {
+        let mut operand = unsafe { mlirValueGetFirstUse(value) };
+        while !operand.ptr.is_null() {
+            let owner = unsafe { mlirOpOperandGetOwner(operand) };
+            operand = unsafe { mlirOpOperandGetNextUse(operand) };
+            if owner.ptr == store.ptr {
+                continue;
+            }
+            let Some(top) = ancestor_in(entry, owner) else { return false };
+            if position[&(top.ptr as *const _)] >= store_at {
+                return false;
+            }
+            // Results of the user, and of its top-level ancestor (values
+            // yielded out of regions), carry the loaded value on.
+            for op in [owner, top] {
+                if seen.insert(op.ptr as *const std::ffi::c_void) {
+                    values.extend(
+                        (0..unsafe { mlirOperationGetNumResults(op) })
+                            .map(|i| unsafe { mlirOperationGetResult(op, i) }),
+                    );
+                }
+            }
+        }
+    }
+    true
+}

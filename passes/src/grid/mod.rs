@@ -1,0 +1,7 @@
+//! Pallas semantics: grid calls checked and run as loops over blocks, and the
+//! prefetching of later blocks along ordered (arbitrary) axes.
+
+pub mod grid_to_loops;
+pub mod grid_verify_specs;
+pub mod in_place;
+pub mod tessel_prefetch;

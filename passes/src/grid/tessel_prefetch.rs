@@ -1,0 +1,256 @@
+//! `tessel-prefetch`: software prefetching along the ordered loops of
+//! arbitrary grid axes, `num_stages` blocks deep. (It was called
+//! `tessel-pipeline`, a name easily taken for the `tessel-to-*` pipelines;
+//! the old flag stays as a deprecated alias for one release.)
+//!
+//! With S stages, while the program at step k computes, the blocks that
+//! step k + S - 1 will read are prefetched into the caches, a cache line at
+//! a time (`memref.prefetch`; the CPU has no asynchronous copy engine to
+//! fill a second buffer, so the "stage" is the cache). The loop becomes
+//!
+//!   prologue:     prefetch the blocks of steps 0 .. S-2
+//!   steady state: for k in [0, n - S + 1): prefetch step k + S - 1; step k
+//!   epilogue:     for k in [n - S + 1, n): step k
+//!
+//! Only blocks that move along the axis are prefetched (an output block
+//! revisited along it stays where it is), and only whole blocks viewed in
+//! place (`memref.subview`; partial blocks are copied by grid-to-loops
+//! anyway). `tessel.num_stages = N : i64` on the module sets S (the
+//! tuner's knob; 1, the default, disables the pass); loops with fewer than S
+//! steps are left alone. Runs after grid-to-loops, before inlining.
+
+use crate::{
+    PassDefinition, emit_error,
+    grid::grid_to_loops::ARBITRARY_AXIS,
+    support::ir::{collect_operations, constant_value, element_bits, print_type},
+    support::template,
+};
+use melior::{
+    StringRef,
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
+use mlir_sys::*;
+use std::fmt::Write;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-prefetch",
+    name: "TesselPrefetch",
+    description: "Software-pipeline arbitrary-axis loops: prefetch the blocks of step k + num_stages - 1 during step k",
+    anchor: "builtin.module",
+    run,
+};
+
+/// The pass under its old name, kept for one release so existing pipeline
+/// strings keep working.
+pub static DEPRECATED_ALIAS: PassDefinition = PassDefinition {
+    argument: "tessel-pipeline",
+    name: "TesselPipeline",
+    description: "Deprecated alias of tessel-prefetch (removed in the next release)",
+    anchor: "builtin.module",
+    run,
+};
+
+/// Stages when the module does not say: 1 (off). On this machine the
+/// hardware prefetchers already stream the blocks' rows; 2 and 3 stages
+/// measured within the noise on the 2048 matmul, so the pass is the
+/// tuner's knob rather than a default.
+pub const DEFAULT_STAGES: i64 = 1;
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let stages = match RawOp(module.to_raw()).attribute("tessel.num_stages") {
+        attribute if attribute.ptr.is_null() => DEFAULT_STAGES,
+        attribute if unsafe { mlirAttributeIsAInteger(attribute) } => unsafe { mlirIntegerAttrGetValueInt(attribute) },
+        _ => 0,
+    };
+    if stages < 1 {
+        emit_error(module.location(), "tessel-prefetch: tessel.num_stages must be a positive integer");
+        pass.signal_failure();
+        return;
+    }
+    if stages == 1 {
+        return;
+    }
+    for (raw, _) in collect_operations(module, |name| name == "scf.for") {
+        if !RawOp(raw).has(ARBITRARY_AXIS) {
+            continue;
+        }
+        if let Err(message) = pipeline_loop(raw, stages) {
+            emit_error(unsafe { OperationRef::from_raw(raw) }.location(), &format!("tessel-prefetch: {message}"));
+            pass.signal_failure();
+            return;
+        }
+    }
+}
+
+fn constant_index(value: MlirValue) -> Option<i64> {
+    let attribute = constant_value(value)?;
+    unsafe { mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute)) }
+}
+
+/// The loop body's block.
+fn body_of(for_op: MlirOperation) -> MlirBlock {
+    RawOp(for_op).region_block(0)
+}
+
+/// Defined by an op directly in `block`?
+fn defined_in(value: MlirValue, block: MlirBlock) -> Option<MlirOperation> {
+    unsafe {
+        if !mlirValueIsAOpResult(value) {
+            return None;
+        }
+        let owner = mlirOpResultGetOwner(value);
+        (mlirOperationGetBlock(owner).ptr == block.ptr).then_some(owner)
+    }
+}
+
+/// Does `value` (an offset computed in the loop body) change with the
+/// induction variable?
+fn depends_on(value: MlirValue, iv: MlirValue, body: MlirBlock) -> bool {
+    if value.ptr == iv.ptr {
+        return true;
+    }
+    let Some(op) = defined_in(value, body) else { return false };
+    let raw = RawOp(op);
+    if raw.name() == "affine.apply" {
+        // Every grid id is an operand of the index maps' applies; only the
+        // ones the map's result uses matter.
+        let map = unsafe { mlirAffineMapAttrGetValue(raw.attribute("map")) };
+        let result = unsafe { mlirAffineMapGetResult(map, 0) };
+        return raw.operands().iter().enumerate().any(|(position, &operand)| {
+            let used = unsafe { mlirAffineExprIsFunctionOfDim(result, position as isize) };
+            used && depends_on(operand, iv, body)
+        });
+    }
+    raw.operands().iter().any(|&operand| depends_on(operand, iv, body))
+}
+
+/// Clones the ops of `body` that `value` is computed from (the induction
+/// variable replaced by `iv_value`) before `anchor`; returns the new value.
+fn recompute(
+    value: MlirValue,
+    iv: MlirValue,
+    iv_value: MlirValue,
+    body: MlirBlock,
+    anchor: MlirOperation,
+) -> MlirValue {
+    if value.ptr == iv.ptr {
+        return iv_value;
+    }
+    let Some(op) = defined_in(value, body) else { return value };
+    unsafe {
+        let operands: Vec<MlirValue> =
+            RawOp(op).operands().iter().map(|&operand| recompute(operand, iv, iv_value, body, anchor)).collect();
+        let clone = mlirOperationClone(op);
+        for (position, operand) in operands.iter().enumerate() {
+            mlirOperationSetOperand(clone, position as isize, *operand);
+        }
+        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, clone);
+        let index =
+            (0..mlirOperationGetNumResults(op)).find(|&i| mlirOperationGetResult(op, i).ptr == value.ptr).unwrap();
+        mlirOperationGetResult(clone, index)
+    }
+}
+
+/// `%v = arith.constant N : index` before `anchor`.
+fn index_constant(anchor: MlirOperation, value: i64) -> Result<MlirValue, String> {
+    let text =
+        format!("func.func @template() -> index {{\n%v = arith.constant {value} : index\nreturn %v : index\n}}\n");
+    let context = unsafe { mlirOperationGetContext(anchor) };
+    Ok(template::inline_before(context, anchor, &text, &[]).map_err(|e| e.0)?[0])
+}
+
+/// `%v = %iv + distance` before `anchor`.
+fn ahead(anchor: MlirOperation, iv: MlirValue, distance: i64) -> Result<MlirValue, String> {
+    let text = format!(
+        "func.func @template(%iv: index) -> index {{\n%d = arith.constant {distance} : index\n\
+         %v = arith.addi %iv, %d : index\nreturn %v : index\n}}\n"
+    );
+    let context = unsafe { mlirOperationGetContext(anchor) };
+    Ok(template::inline_before(context, anchor, &text, &[iv]).map_err(|e| e.0)?[0])
+}
+
+/// Prefetches every cache line of the block `view` (a strided memref)
+/// before `anchor`: loops over all but the last dimension, and a cache
+/// line's worth of elements at a time along the last.
+fn prefetch_block(anchor: MlirOperation, view: MlirValue) -> Result<(), String> {
+    let view_type = unsafe { mlirValueGetType(view) };
+    let rank = unsafe { mlirShapedTypeGetRank(view_type) } as usize;
+    let shape: Vec<i64> = (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(view_type, d as isize) }).collect();
+    let element_bytes = (element_bits(unsafe { mlirShapedTypeGetElementType(view_type) }) + 7) / 8;
+    let line = (64 / element_bytes).max(1);
+    let text_type = print_type(view_type);
+    let mut body = String::from("%c0 = arith.constant 0 : index\n");
+    for (d, &size) in shape.iter().enumerate() {
+        let step = if d + 1 == rank { line } else { 1 };
+        writeln!(body, "%n{d} = arith.constant {size} : index\n%s{d} = arith.constant {step} : index").unwrap();
+        writeln!(body, "scf.for %i{d} = %c0 to %n{d} step %s{d} {{").unwrap();
+    }
+    let indices = (0..rank).map(|d| format!("%i{d}")).collect::<Vec<_>>().join(", ");
+    writeln!(body, "memref.prefetch %view[{indices}], read, locality<3>, data : {text_type}").unwrap();
+    body.push_str(&"}\n".repeat(rank));
+    let text = format!("func.func @template(%view: {text_type}) {{\n{body}return\n}}\n");
+    let context = unsafe { mlirOperationGetContext(anchor) };
+    template::inline_before(context, anchor, &text, &[view]).map(|_| ()).map_err(|e| e.0)
+}
+
+fn pipeline_loop(for_op: MlirOperation, stages: i64) -> Result<(), String> {
+    let operands = RawOp(for_op).operands();
+    let (Some(lower), Some(upper), Some(step)) =
+        (constant_index(operands[0]), constant_index(operands[1]), constant_index(operands[2]))
+    else {
+        return Ok(());
+    };
+    let trips = if step > 0 { (upper - lower).max(0) / step } else { 0 };
+    let distance = stages - 1;
+    if trips < stages {
+        return Ok(());
+    }
+    let body = body_of(for_op);
+    let iv = unsafe { mlirBlockGetArgument(body, 0) };
+    // The blocks that move along the axis, viewed in place.
+    let mut moving = Vec::new();
+    let mut op = unsafe { mlirBlockGetFirstOperation(body) };
+    while !op.ptr.is_null() {
+        let raw = RawOp(op);
+        if raw.name() == "memref.subview" && raw.operands().iter().skip(1).any(|&offset| depends_on(offset, iv, body)) {
+            moving.push(op);
+        }
+        op = unsafe { mlirOperationGetNextInBlock(op) };
+    }
+    if moving.is_empty() {
+        return Ok(());
+    }
+    unsafe {
+        // Epilogue: the last S - 1 steps, without prefetches.
+        let split = index_constant(for_op, upper - distance * step)?;
+        let epilogue = mlirOperationClone(for_op);
+        mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(for_op), for_op, epilogue);
+        mlirOperationSetOperand(epilogue, 0, split);
+        mlirOperationSetOperand(for_op, 1, split);
+        let mark = |op: MlirOperation, phase: &str| {
+            let context = mlirOperationGetContext(op);
+            let attribute = mlirStringAttrGet(context, StringRef::new(phase).to_raw());
+            mlirOperationSetAttributeByName(op, StringRef::new("tessel.pipeline").to_raw(), attribute);
+        };
+        mark(for_op, "steady");
+        mark(epilogue, "epilogue");
+        // Prologue: the blocks of the first S - 1 steps.
+        for d in 0..distance {
+            let k = index_constant(for_op, lower + d * step)?;
+            for &view in &moving {
+                let block = recompute(mlirOperationGetResult(view, 0), iv, k, body, for_op);
+                prefetch_block(for_op, block)?;
+            }
+        }
+        // Steady state: step k prefetches the blocks of step k + S - 1.
+        let first = mlirBlockGetFirstOperation(body);
+        let next = ahead(first, iv, distance * step)?;
+        for &view in &moving {
+            let block = recompute(mlirOperationGetResult(view, 0), iv, next, body, first);
+            prefetch_block(first, block)?;
+        }
+    }
+    Ok(())
+}

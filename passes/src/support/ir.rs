@@ -1,0 +1,248 @@
+//! Small IR helpers shared by the passes.
+
+use melior::ir::{
+    OperationRef,
+    operation::{OperationLike, WalkOrder, WalkResult},
+};
+use mlir_sys::*;
+
+/// The operations nested in `root` whose name satisfies `wanted`, in
+/// post-order, with their names: collected before any rewriting starts.
+pub fn collect_operations(root: OperationRef, wanted: impl Fn(&str) -> bool) -> Vec<(MlirOperation, String)> {
+    let mut found = Vec::new();
+    root.walk(WalkOrder::PostOrder, |operation| {
+        let name = operation.name().as_string_ref().as_str().unwrap_or("").to_string();
+        if wanted(&name) {
+            found.push((operation.to_raw(), name));
+        }
+        WalkResult::Advance
+    });
+    found
+}
+
+/// A type as MLIR prints it, for IR templates.
+pub fn print_type(raw: MlirType) -> String {
+    unsafe { melior::ir::Type::from_raw(raw) }.to_string()
+}
+
+/// `a, b, c`.
+pub fn join<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+    items.into_iter().map(|item| item.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// `d0, d1, ...`: the dimensions of a rank-`rank` affine map.
+pub fn map_dims(rank: usize) -> String {
+    join((0..rank).map(|d| format!("d{d}")))
+}
+
+/// The identity affine map of rank `rank`, as text.
+pub fn identity_map(rank: usize) -> String {
+    format!("affine_map<({d}) -> ({d})>", d = map_dims(rank))
+}
+
+/// `"parallel", ...`: the iterator types of a rank-`rank` element-wise
+/// `linalg.generic`.
+pub fn parallel_iterators(rank: usize) -> String {
+    join((0..rank).map(|_| "\"parallel\""))
+}
+
+/// The element type of a shaped type, printed (`f32`, `i8`).
+pub fn element_name(shaped: MlirType) -> String {
+    print_type(element_type(shaped))
+}
+
+/// The element type of a shaped type, or the type itself.
+pub fn element_type(raw: MlirType) -> MlirType {
+    unsafe { if mlirTypeIsAShaped(raw) { mlirShapedTypeGetElementType(raw) } else { raw } }
+}
+
+/// Bits of an element type: a float's or integer's width, 64 for `index`
+/// (the host's), 32 for anything else.
+pub fn element_bits(element: MlirType) -> i64 {
+    unsafe {
+        if mlirTypeIsAFloat(element) {
+            mlirFloatTypeGetWidth(element) as i64
+        } else if mlirTypeIsAInteger(element) {
+            mlirIntegerTypeGetWidth(element) as i64
+        } else if mlirTypeIsAIndex(element) {
+            64
+        } else {
+            32
+        }
+    }
+}
+
+/// The `value` attribute of the `arith.constant` defining `value`, if that
+/// is what defines it.
+pub fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
+    unsafe {
+        if !mlirValueIsAOpResult(value) {
+            return None;
+        }
+        let definition = tessel_dialects::RawOp(mlirOpResultGetOwner(value));
+        let attribute = definition.attribute("value");
+        (definition.name() == "arith.constant" && !attribute.ptr.is_null()).then_some(attribute)
+    }
+}
+
+/// The operations of `block`, in order.
+pub fn block_operations(block: MlirBlock) -> Vec<MlirOperation> {
+    let mut operations = Vec::new();
+    let mut op = unsafe { mlirBlockGetFirstOperation(block) };
+    while !op.ptr.is_null() {
+        operations.push(op);
+        op = unsafe { mlirOperationGetNextInBlock(op) };
+    }
+    operations
+}
+
+/// The blocks of every region of `op`.
+pub fn region_blocks(op: MlirOperation) -> Vec<MlirBlock> {
+    let mut blocks = Vec::new();
+    unsafe {
+        for index in 0..mlirOperationGetNumRegions(op) {
+            let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+            while !block.ptr.is_null() {
+                blocks.push(block);
+                block = mlirBlockGetNextInRegion(block);
+            }
+        }
+    }
+    blocks
+}
+
+/// The arguments of `block`.
+pub fn block_arguments(block: MlirBlock) -> Vec<MlirValue> {
+    unsafe { (0..mlirBlockGetNumArguments(block)).map(|i| mlirBlockGetArgument(block, i)).collect() }
+}
+
+/// Moves `operations`, in order, before `anchor`.
+pub fn move_before(operations: &[MlirOperation], anchor: MlirOperation) {
+    for &op in operations {
+        unsafe { mlirOperationMoveBefore(op, anchor) };
+    }
+}
+
+/// Erases `op` (its results must be unused).
+pub fn erase(op: MlirOperation) {
+    unsafe {
+        let rewriter = mlirIRRewriterCreate(mlirOperationGetContext(op));
+        mlirRewriterBaseEraseOp(rewriter, op);
+        mlirIRRewriterDestroy(rewriter);
+    }
+}
+
+/// Replaces the uses of `of` by `with` in `op` and in every op nested in it.
+pub fn replace_uses_within(op: MlirOperation, of: MlirValue, with: MlirValue) {
+    unsafe { OperationRef::from_raw(op) }.walk(WalkOrder::PreOrder, |nested| {
+        unsafe { mlirOperationReplaceUsesOfWith(nested.to_raw(), of, with) };
+        WalkResult::Advance
+    });
+}
+
+/// The uses of `value`: each user and the operand number it is at
+/// (collected first, so callers may rewrite the operands).
+pub fn uses(value: MlirValue) -> Vec<(MlirOperation, usize)> {
+    let mut found = Vec::new();
+    unsafe {
+        let mut used = mlirValueGetFirstUse(value);
+        while !mlirOpOperandIsNull(used) {
+            found.push((mlirOpOperandGetOwner(used), mlirOpOperandGetOperandNumber(used) as usize));
+            used = mlirOpOperandGetNextUse(used);
+        }
+    }
+    found
+}
+
+/// The operations that use `value`.
+pub fn users(value: MlirValue) -> Vec<MlirOperation> {
+    uses(value).into_iter().map(|(user, _)| user).collect()
+}
+
+/// `op`'s ancestor (or `op` itself) directly in `block`, if any.
+pub fn ancestor_in(block: MlirBlock, op: MlirOperation) -> Option<MlirOperation> {
+    let mut current = op;
+    while !current.ptr.is_null() {
+        if unsafe { mlirOperationGetBlock(current) }.ptr == block.ptr {
+            return Some(current);
+        }
+        current = unsafe { mlirOperationGetParentOperation(current) };
+    }
+    None
+}
+
+/// Does `op`, or an op nested in it, satisfy `test`?
+pub fn any_nested(op: MlirOperation, test: impl Fn(MlirOperation) -> bool) -> bool {
+    let mut found = false;
+    unsafe { OperationRef::from_raw(op) }.walk(WalkOrder::PreOrder, |nested| {
+        found |= test(nested.to_raw());
+        if found { WalkResult::Interrupt } else { WalkResult::Advance }
+    });
+    found
+}
+
+/// Inlines the template `text` before `anchor` (see `template::inline_before`)
+/// and returns its results and the operations it added to `anchor`'s block.
+pub fn inline_template(
+    anchor: MlirOperation,
+    text: &str,
+    args: &[MlirValue],
+) -> Result<(Vec<MlirValue>, Vec<MlirOperation>), String> {
+    let block = unsafe { mlirOperationGetBlock(anchor) };
+    let before: std::collections::HashSet<_> = block_operations(block).iter().map(|op| op.ptr).collect();
+    let context = unsafe { mlirOperationGetContext(anchor) };
+    let results = crate::support::template::inline_before(context, anchor, text, args).map_err(|error| error.0)?;
+    let added = block_operations(block).into_iter().filter(|op| !before.contains(&op.ptr)).collect();
+    Ok((results, added))
+}
+
+/// The first of `operations` named `name`.
+pub fn find_named(operations: &[MlirOperation], name: &str) -> Option<MlirOperation> {
+    operations.iter().copied().find(|&op| tessel_dialects::RawOp(op).name() == name)
+}
+
+/// Is `op` `ancestor` or nested in it?
+pub fn is_inside(op: MlirOperation, ancestor: MlirOperation) -> bool {
+    let mut current = op;
+    while !current.ptr.is_null() {
+        if current.ptr == ancestor.ptr {
+            return true;
+        }
+        current = unsafe { mlirOperationGetParentOperation(current) };
+    }
+    false
+}
+
+/// The largest divisor of `extent` not above `wanted` (at least 1).
+pub fn fitting(extent: i64, wanted: i64) -> i64 {
+    (1..=wanted.clamp(1, extent.max(1))).rev().find(|size| extent % size == 0).unwrap_or(1)
+}
+
+/// Sets the attribute `name` of `op` to `value : i64`.
+pub fn set_i64_attribute(op: MlirOperation, name: &str, value: i64) {
+    unsafe {
+        let context = mlirOperationGetContext(op);
+        let attribute = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), value);
+        mlirOperationSetAttributeByName(op, melior::StringRef::new(name).to_raw(), attribute);
+    }
+}
+
+/// The index of `key` in `groups`, added if new (ops sharing a schedule
+/// share one transform-script entry).
+pub fn group_of<K: PartialEq>(groups: &mut Vec<K>, key: K) -> usize {
+    groups.iter().position(|known| *known == key).unwrap_or_else(|| {
+        groups.push(key);
+        groups.len() - 1
+    })
+}
+
+/// `memref<RxCxE, strided<[s0, s1], offset: ?>>`: the type of an `R`x`C`
+/// subview (unit steps, dynamic offsets) of the rank-2 memref `source`.
+pub fn strided_view_type(source: MlirType, rows: i64, columns: i64) -> String {
+    let mut strides = [0i64; 2];
+    let mut offset = 0i64;
+    unsafe { mlirMemRefTypeGetStridesAndOffset(source, strides.as_mut_ptr(), &mut offset) };
+    let stride = |s: i64| if s == i64::MIN { "?".to_string() } else { s.to_string() };
+    let element = print_type(unsafe { mlirShapedTypeGetElementType(source) });
+    format!("memref<{rows}x{columns}x{element}, strided<[{}, {}], offset: ?>>", stride(strides[0]), stride(strides[1]))
+}

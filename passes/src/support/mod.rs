@@ -1,0 +1,8 @@
+//! What every pass builds on: IR helpers over the C API, textual templates,
+//! transform-dialect scripts, diagnostics and the by-name pass registry.
+
+pub mod diagnostics;
+pub mod ir;
+pub mod registry;
+pub mod template;
+pub mod transform;

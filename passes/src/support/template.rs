@@ -1,0 +1,115 @@
+//! Rewriting by IR templates: a replacement is written as MLIR text, a
+//! `func.func @template` whose arguments stand for existing values; its body
+//! is parsed, verified and inlined in place of an operation.
+//!
+//! Lowerings stay readable (the IR they produce is written out as IR) and
+//! every template is checked by MLIR's parser and verifiers when it is used.
+
+use melior::StringRef;
+use melior::ir::operation::OperationLike;
+use mlir_sys::{
+    MlirBlock, MlirContext, MlirOperation, MlirValue, mlirBlockGetFirstOperation, mlirBlockGetTerminator,
+    mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleDestroy, mlirModuleGetOperation,
+    mlirOperationGetFirstRegion, mlirOperationGetLocation, mlirOperationGetNextInBlock, mlirOperationGetNumOperands,
+    mlirOperationGetOperand, mlirOperationSetLocation, mlirRegionGetFirstBlock, mlirRewriterBaseEraseOp,
+    mlirRewriterBaseInlineBlockBefore, mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore,
+};
+
+/// Why a template could not be used: a bug in the pass that wrote it.
+#[derive(Debug)]
+pub struct TemplateError(pub String);
+
+fn template_body(module: mlir_sys::MlirModule) -> Option<MlirBlock> {
+    let function = tessel_dialects::find_symbol(unsafe { mlirModuleGetOperation(module) }, "template")?;
+    Some(unsafe { mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(function)) })
+}
+
+/// Inlines the body of `@template` (from `text`) before `anchor`, binding
+/// its arguments to `args`, and returns the values its `return` returned.
+/// Other functions in `text` (declarations the template calls) are only
+/// there for the verifier and are dropped.
+pub fn inline_before(
+    context: MlirContext,
+    anchor: MlirOperation,
+    text: &str,
+    args: &[MlirValue],
+) -> Result<Vec<MlirValue>, TemplateError> {
+    unsafe {
+        let module = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(text).to_raw());
+        if module.ptr.is_null() {
+            return Err(TemplateError(format!("template does not parse:\n{text}")));
+        }
+        let Some(body) = template_body(module) else {
+            mlirModuleDestroy(module);
+            return Err(TemplateError(format!("no func.func @template in:\n{text}")));
+        };
+        let terminator = mlirBlockGetTerminator(body);
+        let results: Vec<MlirValue> =
+            (0..mlirOperationGetNumOperands(terminator)).map(|i| mlirOperationGetOperand(terminator, i)).collect();
+        // The template's ops take the location of what they replace.
+        let location = mlirOperationGetLocation(anchor);
+        let mut op = mlirBlockGetFirstOperation(body);
+        while !op.ptr.is_null() {
+            melior::ir::OperationRef::from_raw(op).walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
+                mlirOperationSetLocation(nested.to_raw(), location);
+                melior::ir::operation::WalkResult::Advance
+            });
+            op = mlirOperationGetNextInBlock(op);
+        }
+        let rewriter = mlirIRRewriterCreate(context);
+        mlirRewriterBaseSetInsertionPointBefore(rewriter, anchor);
+        mlirRewriterBaseInlineBlockBefore(rewriter, body, anchor, args.len() as isize, args.as_ptr());
+        mlirRewriterBaseEraseOp(rewriter, terminator);
+        mlirIRRewriterDestroy(rewriter);
+        mlirModuleDestroy(module);
+        Ok(results)
+    }
+}
+
+/// Replaces `operation` by the template's body; its results by the
+/// template's returned values.
+pub fn replace(
+    context: MlirContext,
+    operation: MlirOperation,
+    text: &str,
+    args: &[MlirValue],
+) -> Result<(), TemplateError> {
+    let results = inline_before(context, operation, text, args)?;
+    unsafe {
+        let rewriter = mlirIRRewriterCreate(context);
+        mlirRewriterBaseReplaceOpWithValues(rewriter, operation, results.len() as isize, results.as_ptr());
+        mlirIRRewriterDestroy(rewriter);
+    }
+    Ok(())
+}
+
+/// The rewrite of one operation: a template and the values bound to its
+/// arguments.
+pub type Rewrite = (String, Vec<MlirValue>);
+
+/// Replaces every op nested in `module` whose name `wanted` accepts, in
+/// post-order, by the template `rewrite` gives for it (`Ok(None)` leaves it
+/// alone). A failure is an error at the op's location, prefixed with the
+/// pass's name, and fails the pass.
+pub fn rewrite_each(
+    module: melior::ir::OperationRef<'static, '_>,
+    pass: &melior::pass::ExternalPass<'_>,
+    pass_name: &str,
+    wanted: impl Fn(&str) -> bool,
+    mut rewrite: impl FnMut(MlirOperation, &str) -> Result<Option<Rewrite>, String>,
+) {
+    for (raw, name) in crate::support::ir::collect_operations(module, wanted) {
+        let result = rewrite(raw, &name).and_then(|rewrite| match rewrite {
+            Some((text, args)) => {
+                replace(unsafe { mlir_sys::mlirOperationGetContext(raw) }, raw, &text, &args).map_err(|e| e.0)
+            }
+            None => Ok(()),
+        });
+        if let Err(message) = result {
+            let location = unsafe { melior::ir::OperationRef::from_raw(raw) }.location();
+            crate::emit_error(location, &format!("{pass_name}: {message}"));
+            pass.signal_failure();
+            return;
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! `tessel-copies-to-linalg`: strided `memref.copy`s as `linalg.copy`.
+//!
+//! Blocks are strided views of larger arrays, so most copies that
+//! bufferization and block loads make are between non-contiguous memrefs.
+//! `finalize-memref-to-llvm` turns those into calls of the runtime's generic
+//! `memrefCopy`, which walks them element by element; as `linalg.copy` they
+//! become loops with a unit-stride innermost loop that LLVM vectorizes.
+//! Copies between contiguous memrefs stay `memref.copy` (a `memcpy`).
+
+use crate::{PassDefinition, support::ir::print_type, support::template};
+use melior::{ir::OperationRef, pass::ExternalPass};
+use mlir_sys::*;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-copies-to-linalg",
+    name: "TesselCopiesToLinalg",
+    description: "Rewrite memref.copy between strided memrefs as linalg.copy (vectorizable loops)",
+    anchor: "builtin.module",
+    run,
+};
+
+fn contiguous(memref: MlirType) -> bool {
+    unsafe { mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(memref)) }
+}
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    template::rewrite_each(
+        module,
+        &pass,
+        PASS.argument,
+        |name| name == "memref.copy",
+        |raw, _| {
+            let operands = RawOp(raw).operands();
+            let types: Vec<MlirType> = operands.iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
+            if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) }) || types.iter().all(|&t| contiguous(t)) {
+                return Ok(None);
+            }
+            let (source, target) = (print_type(types[0]), print_type(types[1]));
+            let text = format!(
+                "func.func @template(%source: {source}, %target: {target}) {{\n\
+             linalg.copy ins(%source : {source}) outs(%target : {target})\n\
+             return\n}}\n"
+            );
+            Ok(Some((text, operands)))
+        },
+    );
+}

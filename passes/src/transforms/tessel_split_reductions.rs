@@ -1,0 +1,177 @@
+//! `tessel-split-reductions`: on GPUs, a reduction is shared by the
+//! workgroup's work-items instead of one item per result.
+//!
+//! A block reduction (`linalg.reduce`, or a fused `linalg.generic` with one
+//! reduction dimension) of R results over N elements would keep only R
+//! work-items busy (one for a full sum). Its reduction is split in two
+//! (upstream's `split_reduction`, inner-parallel): P partial results per
+//! result, partial p combining elements p, p + P, p + 2P ... (neighbouring
+//! items read neighbouring elements), kept in a local buffer (LDS after
+//! grid-to-gpu), then combined. P is the largest divisor of N up to the
+//! work-items per result (num_warps x wave_size / R). The partial loop is
+//! interchanged so its reduction is innermost: one parallel nest of R x P
+//! iterations that grid-to-gpu spreads over the work-items.
+//!
+//! Only combiners that may be reassociated are split: integer ones, and
+//! float ones marked `fastmath<reassoc>` (block.reduce's, whose order is
+//! unspecified). Contractions keep their k order.
+
+use crate::{
+    PassDefinition, emit_error,
+    gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE, NUM_WARPS, WAVE_SIZE},
+    support::ir::{collect_operations, fitting, group_of, join, set_i64_attribute},
+    support::transform,
+};
+use melior::{
+    ir::{OperationRef, operation::OperationLike},
+    pass::ExternalPass,
+};
+use mlir_sys::*;
+use std::fmt::Write;
+use tessel_dialects::RawOp;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-split-reductions",
+    name: "TesselSplitReductions",
+    description: "Split block reductions into per-work-item partials and a combine (GPU)",
+    anchor: "builtin.module",
+    run,
+};
+
+/// Integer combiners, exact in any order.
+const INTEGER_COMBINERS: [&str; 9] = [
+    "arith.addi",
+    "arith.muli",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "arith.maxsi",
+    "arith.minsi",
+    "arith.maxui",
+    "arith.minui",
+];
+
+/// May the reduction body's combiner be reassociated?
+fn reassociable(op: MlirOperation) -> bool {
+    let body = RawOp(op).region_block(0);
+    let terminator = unsafe { mlirBlockGetTerminator(body) };
+    let yielded = RawOp(terminator).operands();
+    let [value] = yielded[..] else { return false };
+    if !unsafe { mlirValueIsAOpResult(value) } {
+        return false;
+    }
+    let combiner = RawOp(unsafe { mlirOpResultGetOwner(value) });
+    let name = combiner.name();
+    if INTEGER_COMBINERS.contains(&name.as_str()) {
+        return true;
+    }
+    let fastmath = combiner.attribute("fastmath");
+    !fastmath.ptr.is_null() && unsafe { melior::ir::Attribute::from_raw(fastmath) }.to_string().contains("reassoc")
+}
+
+/// (iteration extents, reduction dimension) of a reduction to split, if it
+/// is one: one reduction dimension, static shapes, results in iteration
+/// order.
+fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
+    let raw = RawOp(op);
+    let input = unsafe { mlirValueGetType(*raw.operands().first()?) };
+    if !unsafe { mlirTypeIsARankedTensor(input) && mlirShapedTypeHasStaticShape(input) } || raw.results().len() != 1 {
+        return None;
+    }
+    let rank = unsafe { mlirShapedTypeGetRank(input) } as usize;
+    let extents: Vec<i64> = (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(input, d as isize) }).collect();
+    if raw.name() == "linalg.reduce" {
+        let dims = raw.integers("dimensions");
+        return (raw.operands().len() == 2 && dims.len() == 1).then(|| (extents, dims[0] as usize));
+    }
+    // A generic: its first input indexed by the identity, one reduction
+    // iterator, the output indexed by the other dimensions in order.
+    let iterators = unsafe { melior::ir::Attribute::from_raw(raw.attribute("iterator_types")) }.to_string();
+    let kinds: Vec<bool> = iterators.split(',').map(|kind| kind.contains("reduction")).collect();
+    let reductions: Vec<usize> = kinds.iter().enumerate().filter(|(_, r)| **r).map(|(d, _)| d).collect();
+    let maps = raw.attribute("indexing_maps");
+    let [dim] = reductions[..] else { return None };
+    if kinds.len() != rank || raw.has("tessel.contraction") || unsafe { mlirArrayAttrGetNumElements(maps) } != 2 {
+        return None;
+    }
+    let map = |index: isize| unsafe { mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index)) };
+    let (input_map, output_map) = (map(0), map(1));
+    let sorted_projection = unsafe { mlirAffineMapIsProjectedPermutation(output_map) }
+        && (0..unsafe { mlirAffineMapGetNumResults(output_map) }).all(|position| {
+            let expr = unsafe { mlirAffineMapGetResult(output_map, position) };
+            let expected = if (position as usize) < dim { position } else { position + 1 };
+            unsafe { mlirAffineExprIsADim(expr) && mlirAffineDimExprGetPosition(expr) == expected }
+        });
+    (unsafe { mlirAffineMapIsIdentity(input_map) } && sorted_projection).then_some((extents, dim))
+}
+
+/// Marks every reassociable reduction of `module` that `split_for`
+/// (given its iteration extents and reduction dimension) splits by two or
+/// more, leaving at least two elements per partial, with
+/// `tessel.split_group`; returns the groups' (split factor, dimension,
+/// rank), indexed by that attribute.
+pub(crate) fn mark_splits(module: OperationRef, split_for: impl Fn(&[i64], usize) -> i64) -> Vec<(i64, usize, usize)> {
+    let mut groups: Vec<(i64, usize, usize)> = Vec::new();
+    for (op, _) in collect_operations(module, |name| name == "linalg.reduce" || name == "linalg.generic") {
+        let Some((extents, dim)) = reduction_shape(op) else { continue };
+        if !reassociable(op) {
+            continue;
+        }
+        let split = split_for(&extents, dim);
+        if split < 2 || extents[dim] / split < 2 {
+            continue;
+        }
+        let group = group_of(&mut groups, (split, dim, extents.len()));
+        set_i64_attribute(op, "tessel.split_group", group as i64);
+    }
+    groups
+}
+
+/// The transform steps splitting the reductions of group `index` by
+/// `split` along `dim` (upstream's `split_reduction`): with
+/// `inner_parallel`, partial p combines elements p, p + split, ...;
+/// without, the p-th contiguous chunk. Binds `%partial{index}`.
+pub(crate) fn split_steps(index: usize, split: i64, dim: usize, inner_parallel: bool) -> String {
+    let any = "!transform.any_op";
+    let inner = if inner_parallel { ", inner_parallel" } else { "" };
+    format!(
+        "%reductions{index} = transform.structured.match ops{{[\"linalg.reduce\", \"linalg.generic\"]}} \
+         attributes{{tessel.split_group = {index} : i64}} in %root : ({any}) -> {any}\n\
+         %generic{index} = transform.structured.generalize %reductions{index} : ({any}) -> {any}\n\
+         %init{index}, %fill{index}, %partial{index}, %combine{index} = transform.structured.split_reduction \
+         %generic{index} {{split_factor = {split}, insert_split_dimension = {dim}{inner}}} \
+         : ({any}) -> ({any}, {any}, {any}, {any})\n"
+    )
+}
+
+fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+    let settings = RawOp(module.to_raw());
+    let items = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS) * settings.integer_or(WAVE_SIZE, DEFAULT_WAVE_SIZE);
+    let groups = mark_splits(module, |extents, dim| {
+        let results: i64 = extents.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &e)| e).product();
+        fitting(extents[dim], (items / results.max(1)).max(1))
+    });
+    if groups.is_empty() {
+        return;
+    }
+    let any = "!transform.any_op";
+    let mut body = String::new();
+    for (index, &(split, dim, rank)) in groups.iter().enumerate() {
+        // The split op's iteration dims: the original ones with `dim`
+        // expanded into (N / P: reduction, P: parallel); the reduction
+        // moves innermost, so each work-item runs its own partial's loop.
+        let order: Vec<usize> = (0..=rank).filter(|&d| d != dim).chain([dim]).collect();
+        body.push_str(&split_steps(index, split, dim, true));
+        writeln!(
+            body,
+            "%interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{}] \
+             : ({any}) -> {any}",
+            join(&order)
+        )
+        .unwrap();
+    }
+    if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
+        emit_error(module.location(), &format!("tessel-split-reductions: {}", error.0));
+        pass.signal_failure();
+    }
+}
