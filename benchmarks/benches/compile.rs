@@ -30,11 +30,11 @@ fn compile_stages(c: &mut Criterion) {
                         let mut module = Module::parse(&context, &source).expect("parses");
                         cpu::prepare(&context, &mut module, Padding::Zero);
                         for (_, earlier) in &stages[..index] {
-                            cpu::run_passes(&context, &mut module, &earlier.join(",")).expect("lowers");
+                            tessel_lowering::run_passes(&context, &mut module, &earlier.join(",")).expect("lowers");
                         }
                         module
                     },
-                    |mut module| cpu::run_passes(&context, &mut module, &passes.join(",")).expect("lowers"),
+                    |mut module| tessel_lowering::run_passes(&context, &mut module, &passes.join(",")).expect("lowers"),
                     BatchSize::PerIteration,
                 )
             });

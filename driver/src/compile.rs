@@ -1,8 +1,8 @@
 //! `tessel compile`: lower a module for a target and write an artifact.
 
-use crate::source::{SourceError, parse_file};
+use crate::{DriverError, source::parse_file};
 use clap::{Args, ValueEnum};
-use std::{path::PathBuf, process::ExitCode};
+use std::path::PathBuf;
 use tessel_lowering::{
     cpu::{self, Padding},
     emit::{Artifact, CodeTarget, emit},
@@ -64,22 +64,9 @@ pub struct CompileOptions {
     gpu: crate::GpuOptions,
 }
 
-pub fn compile(options: CompileOptions) -> ExitCode {
-    let model = match named_model(&options) {
-        Ok(model) => model,
-        Err(usage) => {
-            eprintln!("tessel: error: {usage}");
-            return ExitCode::from(2);
-        }
-    };
-    match compile_checked(&options, model) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(SourceError::Reported) => ExitCode::from(1),
-        Err(SourceError::Message(message)) => {
-            eprintln!("{message}");
-            ExitCode::from(1)
-        }
-    }
+pub fn compile(options: CompileOptions) -> Result<(), DriverError> {
+    let model = named_model(&options).map_err(DriverError::Usage)?;
+    compile_checked(&options, model)
 }
 
 /// The model of the CPU `--cpu`/`--target-triple` name (`None`: the host);
@@ -100,14 +87,13 @@ fn named_model(options: &CompileOptions) -> Result<Option<CpuModel>, String> {
     })
 }
 
-fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<(), SourceError> {
+fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<(), DriverError> {
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let (mut module, _diagnostics) = parse_file(&context, &options.file)?;
     // What the tuner's cache knows the kernel by: the module as parsed.
     let module_text = module.as_operation().to_string();
     let padding = if options.poison { Padding::Poison } else { Padding::Zero };
-    let failed = |e: &dyn std::fmt::Display| SourceError::Message(format!("tessel: error: {e}"));
     if let Target::Rocm = options.target {
         let output = match options.emit.unwrap_or(Emit::Hsaco) {
             Emit::Mlir => rocm::Output::Mlir,
@@ -115,37 +101,32 @@ fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<
             Emit::Asm => rocm::Output::Assembly,
             Emit::Hsaco => rocm::Output::CodeObject,
             other => {
-                return Err(SourceError::Message(
-                    format!("tessel: error: --emit {other:?} is for --target cpu").to_lowercase(),
-                ));
+                return Err(DriverError::Failed(format!("--emit {other:?} is for --target cpu").to_lowercase()));
             }
         };
         cpu::prepare(&context, &mut module, padding);
         let gpu = options.gpu.resolve(&options.schedule, &module_text);
-        let bytes = rocm::compile(&context, &mut module, &gpu, output).map_err(|error| match error {
-            cpu::LowerError::Failed => SourceError::Reported,
-            other => failed(&other),
-        })?;
-        return std::fs::write(&options.output, bytes).map_err(|e| failed(&e));
+        let bytes = rocm::compile(&context, &mut module, &gpu, output)?;
+        return Ok(std::fs::write(&options.output, bytes)?);
     }
     options.schedule.resolve(&module_text).apply(&context, &mut module);
     let target = CodeTarget { triple: options.target_triple.as_deref(), cpu: options.cpu.as_deref() };
     if let Some(model) = model {
         record_model(&context, &mut module, model);
     }
-    cpu::lower(&context, &mut module, padding).map_err(|_| SourceError::Reported)?;
+    cpu::lower(&context, &mut module, padding).map_err(|_| DriverError::Reported)?;
     let artifact = match options.emit.unwrap_or(Emit::Obj) {
-        Emit::Hsaco => return Err(SourceError::Message("tessel: error: --emit hsaco needs --target rocm".into())),
+        Emit::Hsaco => return Err(DriverError::Failed("--emit hsaco needs --target rocm".into())),
         Emit::Mlir => {
             let text = format!("{}\n", module.as_operation());
-            return std::fs::write(&options.output, text).map_err(|e| failed(&e));
+            return Ok(std::fs::write(&options.output, text)?);
         }
         Emit::Llvm => Artifact::LlvmIr,
         Emit::Asm => Artifact::Assembly,
         Emit::Obj => Artifact::Object,
         Emit::So => Artifact::SharedLibrary,
     };
-    emit(&module, artifact, &options.output, target).map_err(|e| failed(&e))
+    Ok(emit(&module, artifact, &options.output, target)?)
 }
 
 /// Register tiles for the named CPU: its vector registers, and its vector

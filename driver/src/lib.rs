@@ -4,10 +4,13 @@
 // library example a doctest.
 
 pub mod compile;
+pub mod error;
 pub mod opt;
 pub mod run;
 pub mod source;
 pub mod tune;
+
+pub use error::DriverError;
 
 /// Schedule knobs shared by `tessel run` and `tessel compile`.
 #[derive(clap::Args, Debug, Default)]
@@ -32,15 +35,15 @@ pub struct ScheduleOptions {
     /// Order of the programs along consecutive parallel grid axes, over threads
     /// (CPU) or workgroups (GPU): row-major (default: the last axis fastest)
     /// or column-major.
-    #[arg(long, value_name = "ORDER", value_parser = ["row-major", "column-major"])]
-    grid_order: Option<String>,
+    #[arg(long, value_name = "ORDER", value_enum)]
+    grid_order: Option<GridOrder>,
     /// Keep the register tile's size where it does not divide a block, padding
     /// the partial tiles (default: shrink the tile to a divisor).
     #[arg(long)]
     pad_tiles: bool,
     /// Vector width the CPU code is generated for (default: the host's widest).
-    #[arg(long, value_name = "128|256|512", value_parser = ["128", "256", "512"])]
-    vector_bits: Option<String>,
+    #[arg(long, value_name = "128|256|512", value_enum)]
+    vector_bits: Option<VectorBits>,
     /// Reductions (block.reduce) as P partial results per result, partial p
     /// combining elements p, p + P, ..., then combined (tinygrad's GROUP;
     /// default: unsplit). Float sums may round differently (their order is
@@ -55,10 +58,38 @@ pub struct ScheduleOptions {
     no_cache: bool,
 }
 
+/// `--grid-order` (names as `tessel_lowering::grid_order_name` spells them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GridOrder {
+    RowMajor,
+    ColumnMajor,
+}
+
+/// `--vector-bits`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum VectorBits {
+    #[value(name = "128")]
+    Bits128,
+    #[value(name = "256")]
+    Bits256,
+    #[value(name = "512")]
+    Bits512,
+}
+
+impl VectorBits {
+    pub fn bits(self) -> i64 {
+        match self {
+            VectorBits::Bits128 => 128,
+            VectorBits::Bits256 => 256,
+            VectorBits::Bits512 => 512,
+        }
+    }
+}
+
 impl ScheduleOptions {
     /// `--grid-order`, as the lowering's knob.
     fn column_major(&self) -> Option<bool> {
-        self.grid_order.as_deref().map(|order| order == tessel_lowering::grid_order_name(true))
+        self.grid_order.map(|order| order == GridOrder::ColumnMajor)
     }
 
     /// The knobs given on the command line, else the schedule `tessel tune`
@@ -72,7 +103,7 @@ impl ScheduleOptions {
             k_chunk: self.k_chunk,
             k_unroll: self.k_unroll,
             num_threads: self.num_threads,
-            vector_bits: self.vector_bits.as_deref().and_then(|bits| bits.parse().ok()),
+            vector_bits: self.vector_bits.map(VectorBits::bits),
             pad_tiles: self.pad_tiles.then_some(true),
             column_major: self.column_major(),
             group: self.group.or(self.group_top),

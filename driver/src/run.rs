@@ -1,12 +1,12 @@
 //! `tessel run`: JIT-compile a module for the host CPU and call a function
 //! on host arrays (`.npy` files, random or zero fills).
 
-use crate::source::{SourceError, parse_file};
+use crate::{DriverError, source::parse_file};
 use clap::Args;
 use melior::ir::{
     BlockLike, Module, RegionLike, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike,
 };
-use std::{path::PathBuf, process::ExitCode, time::Instant};
+use std::{path::PathBuf, time::Instant};
 use tessel_lowering::cpu::{self, Padding};
 use tessel_runtime::{ElementType, HostArray, Jit, format_numpy, interpret::interpret};
 
@@ -68,40 +68,23 @@ enum ArgSource {
     Npy(PathBuf),
 }
 
-fn parse_arg(text: &str) -> Result<(usize, ArgSource), String> {
-    let (index, source) = text.split_once('=').ok_or_else(|| format!("--arg '{text}': expected N=SOURCE"))?;
-    let index = index.parse().map_err(|_| format!("--arg '{text}': '{index}' is not an argument number"))?;
+fn parse_arg(text: &str) -> Result<(usize, ArgSource), DriverError> {
+    let usage = |why: String| DriverError::Usage(format!("--arg '{text}': {why}"));
+    let (index, source) = text.split_once('=').ok_or_else(|| usage("expected N=SOURCE".into()))?;
+    let index = index.parse().map_err(|_| usage(format!("'{index}' is not an argument number")))?;
     let source = match source {
         "zeros" => ArgSource::Zeros,
         _ if source.starts_with("random:") => ArgSource::Random(
-            source["random:".len()..]
-                .parse()
-                .map_err(|_| format!("--arg '{text}': the seed must be an unsigned integer"))?,
+            source["random:".len()..].parse().map_err(|_| usage("the seed must be an unsigned integer".into()))?,
         ),
         path => ArgSource::Npy(PathBuf::from(path)),
     };
     Ok((index, source))
 }
 
-pub fn run(options: RunOptions) -> ExitCode {
-    let mut sources: Vec<(usize, ArgSource)> = Vec::new();
-    for text in &options.args {
-        match parse_arg(text) {
-            Ok(parsed) => sources.push(parsed),
-            Err(message) => {
-                eprintln!("tessel: error: {message}");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    match run_checked(&options, sources) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(SourceError::Reported) => ExitCode::from(1),
-        Err(SourceError::Message(message)) => {
-            eprintln!("{message}");
-            ExitCode::from(1)
-        }
-    }
+pub fn run(options: RunOptions) -> Result<(), DriverError> {
+    let sources = options.args.iter().map(|text| parse_arg(text)).collect::<Result<Vec<_>, _>>()?;
+    run_checked(&options, sources)
 }
 
 /// The element type and shape of each argument of `entry`.
@@ -110,7 +93,7 @@ pub fn signature(
     module: &Module,
     entry: &str,
     file: &str,
-) -> Result<Vec<(String, ElementType, Vec<usize>)>, SourceError> {
+) -> Result<Vec<(String, ElementType, Vec<usize>)>, DriverError> {
     let body = module.body();
     let mut op = body.first_operation();
     while let Some(function) = op {
@@ -118,10 +101,10 @@ pub fn signature(
             && function.attribute("sym_name").is_ok_and(|name| name.to_string() == format!("\"{entry}\""));
         if is_entry {
             let region =
-                function.region(0).map_err(|_| SourceError::Message(format!("{file}: error: @{entry} has no body")))?;
+                function.region(0).map_err(|_| DriverError::Located(format!("{file}: error: @{entry} has no body")))?;
             let block = region
                 .first_block()
-                .ok_or_else(|| SourceError::Message(format!("{file}: error: @{entry} has no body")))?;
+                .ok_or_else(|| DriverError::Located(format!("{file}: error: @{entry} has no body")))?;
             return (0..block.argument_count())
                 .map(|i| {
                     let r#type = block.argument(i).unwrap().r#type();
@@ -131,7 +114,7 @@ pub fn signature(
                             function.location(),
                             &format!("argument #{i} of @{entry} {why}, got {text}"),
                         );
-                        SourceError::Reported
+                        DriverError::Reported
                     };
                     if !r#type.is_mem_ref() {
                         return Err(located("must be a memref"));
@@ -155,10 +138,10 @@ pub fn signature(
         }
         op = function.next_in_block();
     }
-    Err(SourceError::Message(format!("{file}: error: no function @{entry}")))
+    Err(DriverError::Located(format!("{file}: error: no function @{entry}")))
 }
 
-fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result<(), SourceError> {
+fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result<(), DriverError> {
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let file = options.file.display().to_string();
@@ -167,7 +150,7 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     let module_text = module.as_operation().to_string();
     let signature = signature(&module, &options.entry, &file)?;
 
-    let allocation = |index: usize| move |e| SourceError::Message(format!("tessel: error: argument #{index}: {e}"));
+    let allocation = |index: usize| move |source| DriverError::Argument { index, source };
     let mut arrays: Vec<HostArray> = signature
         .iter()
         .enumerate()
@@ -175,7 +158,7 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
         .collect::<Result<_, _>>()?;
     for (index, source) in sources {
         let Some((_, element, shape)) = signature.get(index) else {
-            return Err(SourceError::Message(format!(
+            return Err(DriverError::Located(format!(
                 "{file}: error: --arg {index}: @{} has {} arguments",
                 options.entry,
                 signature.len()
@@ -186,16 +169,14 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
             ArgSource::Random(seed) => {
                 HostArray::random(*element, shape, seed.wrapping_add(index as u64)).map_err(allocation(index))?
             }
-            ArgSource::Npy(path) => HostArray::read_npy(&path, *element, shape)
-                .map_err(|e| SourceError::Message(format!("tessel: error: argument #{index}: {e}")))?,
+            ArgSource::Npy(path) => HostArray::read_npy(&path, *element, shape).map_err(allocation(index))?,
         };
     }
 
-    let message = |e: &dyn std::fmt::Display| SourceError::Message(format!("tessel: error: {e}"));
     // The interpreter runs on the dialect-level IR, before lowering.
     let interpreted = if options.interpret || options.check {
         let mut copies = arrays.clone();
-        interpret(&module, &options.entry, &mut copies).map_err(|e| message(&format!("interpreter: {e}")))?;
+        interpret(&module, &options.entry, &mut copies)?;
         Some(copies)
     } else {
         None
@@ -207,16 +188,13 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
             let padding = if options.poison || options.check { Padding::Poison } else { Padding::Zero };
             if options.device == Device::Hip {
                 if options.bench {
-                    return Err(message(&"--bench times the CPU devices only"));
+                    return Err(DriverError::Failed("--bench times the CPU devices only".into()));
                 }
                 cpu::prepare(&context, &mut module, padding);
                 let gpu = options.gpu.resolve(&options.schedule, &module_text);
                 let lowered = tessel_lowering::rocm::compile_for_launch(&context, &mut module, &gpu, &options.entry);
-                let (object, program) = lowered.map_err(|error| match error {
-                    cpu::LowerError::Failed => SourceError::Reported,
-                    other => message(&other),
-                })?;
-                tessel_runtime::hip::run(&object, &program, &mut arrays).map_err(|e| message(&e))?;
+                let (object, program) = lowered?;
+                tessel_runtime::hip::run(&object, &program, &mut arrays)?;
             } else {
                 match options.device {
                     Device::RocmEmulated => {
@@ -232,18 +210,17 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                         cpu::lower(&context, &mut module, padding)
                     }
                 }
-                .map_err(|_| SourceError::Reported)?;
+                .map_err(|_| DriverError::Reported)?;
                 // The emulated GPU's kernels unroll into blocks so large that
                 // LLVM's machine scheduler (quadratic in a block) takes most
                 // of a run at -O3; an emulator needs its results, not speed.
                 let optimization = if options.device == Device::RocmEmulated { EMULATOR_OPTIMIZATION } else { 3 };
-                let compiled = Jit::new(&module, optimization).map_err(|e| message(&e))?;
-                compiled.call(&options.entry, &mut arrays).map_err(|e| message(&e))?;
+                let compiled = Jit::new(&module, optimization)?;
+                compiled.call(&options.entry, &mut arrays)?;
                 jit = Some(compiled);
             }
             if let Some(reference) = reference {
-                tessel_runtime::compare(&arrays, &reference, "compiled", "interpreter")
-                    .map_err(|e| message(&format!("--check: {e}")))?;
+                tessel_runtime::compare(&arrays, &reference, "compiled", "interpreter").map_err(DriverError::Check)?;
             }
         }
     }
@@ -256,11 +233,9 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     crate::write_stdout(&printed);
     if let Some(dir) = &options.dump {
         std::fs::create_dir_all(dir)
-            .map_err(|e| SourceError::Message(format!("tessel: error: cannot create '{}': {e}", dir.display())))?;
+            .map_err(|source| DriverError::CreateDir { path: dir.display().to_string(), source })?;
         for (index, array) in arrays.iter().enumerate() {
-            array
-                .write_npy(&dir.join(format!("arg{index}.npy")))
-                .map_err(|e| SourceError::Message(format!("tessel: error: {e}")))?;
+            array.write_npy(&dir.join(format!("arg{index}.npy")))?;
         }
     }
     if options.check {
@@ -274,10 +249,8 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
 
 /// Times calls (one warm-up, then at least 5 and up to 1000 runs or about
 /// one second) and prints the JSON summary line.
-fn bench(jit: &Jit, entry: &str, arrays: &mut [HostArray]) -> Result<(), SourceError> {
-    let call = |arrays: &mut [HostArray]| {
-        jit.call(entry, arrays).map_err(|e| SourceError::Message(format!("tessel: error: {e}")))
-    };
+fn bench(jit: &Jit, entry: &str, arrays: &mut [HostArray]) -> Result<(), DriverError> {
+    let call = |arrays: &mut [HostArray]| jit.call(entry, arrays);
     call(arrays)?;
     let mut times = Vec::new();
     let started = Instant::now();

@@ -1,27 +1,18 @@
 //! Reading and parsing input files with located diagnostics.
 
+use crate::DriverError;
 use melior::{Context, ir::Module};
 use std::path::Path;
 use tessel_dialects::source::SourceDiagnostics;
 
-/// How a command failed.
-#[derive(Debug)]
-pub enum SourceError {
-    /// Diagnostics were already printed, located in the source.
-    Reported,
-    /// A message still to print.
-    Message(String),
-}
-
 /// Parses `path`; diagnostics raised while the returned handler lives (also
 /// during lowering) are printed as `file:line:col: error: ...`.
-pub fn parse_file<'c>(context: &'c Context, path: &Path) -> Result<(Module<'c>, SourceDiagnostics<'c>), SourceError> {
+pub fn parse_file<'c>(context: &'c Context, path: &Path) -> Result<(Module<'c>, SourceDiagnostics<'c>), DriverError> {
     let name = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| SourceError::Message(format!("tessel: error: cannot read '{name}': {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| DriverError::read(path, e))?;
     let text = String::from_utf8(bytes)
-        .map_err(|_| SourceError::Message(format!("{name}:1:1: error: input is not valid UTF-8 text")))?;
+        .map_err(|_| DriverError::Located(format!("{name}:1:1: error: input is not valid UTF-8 text")))?;
     let diagnostics = SourceDiagnostics::new(context, &text, &name, false);
-    let module = diagnostics.parse().ok_or(SourceError::Reported)?;
+    let module = diagnostics.parse().ok_or(DriverError::Reported)?;
     Ok((module, diagnostics))
 }

@@ -1,10 +1,10 @@
 //! `tessel tune`: BEAM search over a kernel's CPU schedules by measurement;
 //! the winner goes to the cache that `tessel run` and `tessel compile` use.
 
-use crate::source::{SourceError, parse_file};
+use crate::{DriverError, source::parse_file};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::{path::PathBuf, process::ExitCode, time::Duration};
+use std::{path::PathBuf, time::Duration};
 use tessel_runtime::HostArray;
 use tessel_tuner::{Outcome, TuneOptions as SearchOptions};
 
@@ -35,20 +35,13 @@ pub struct TuneOptions {
     gpu: crate::GpuOptions,
 }
 
-pub fn tune(options: TuneOptions) -> ExitCode {
-    match tune_checked(&options) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(SourceError::Reported) => ExitCode::from(1),
-        Err(SourceError::Message(message)) => {
-            eprintln!("{message}");
-            ExitCode::from(1)
-        }
-    }
+pub fn tune(options: TuneOptions) -> Result<(), DriverError> {
+    tune_checked(&options)
 }
 
-fn seconds(value: f64, what: &str) -> Result<Duration, SourceError> {
+fn seconds(value: f64, what: &str) -> Result<Duration, DriverError> {
     Duration::try_from_secs_f64(value)
-        .map_err(|_| SourceError::Message(format!("tessel: error: {what} must be a non-negative number of seconds")))
+        .map_err(|_| DriverError::Failed(format!("{what} must be a non-negative number of seconds")))
 }
 
 fn describe(outcome: &Outcome) -> String {
@@ -61,7 +54,7 @@ fn describe(outcome: &Outcome) -> String {
     }
 }
 
-fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
+fn tune_checked(options: &TuneOptions) -> Result<(), DriverError> {
     let started = std::time::Instant::now();
     let budget = seconds(options.budget, "--budget")?;
     let compile_timeout = seconds(options.compile_timeout, "--compile-timeout")?;
@@ -75,8 +68,7 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
         .iter()
         .enumerate()
         .map(|(index, (_, element, shape))| {
-            HostArray::random(*element, shape, index as u64)
-                .map_err(|e| SourceError::Message(format!("tessel: error: argument #{index}: {e}")))
+            HostArray::random(*element, shape, index as u64).map_err(|source| DriverError::Argument { index, source })
         })
         .collect::<Result<_, _>>()?;
     // The budget is the command's: parsing and making the inputs count.
@@ -98,7 +90,6 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
         bar.set_position(elapsed.as_millis() as u64);
         bar.set_message(format!("{measured} measured, best {:.3} ms; {schedule}: {}", best_s * 1e3, describe(outcome)));
     };
-    let failed = |error: tessel_tuner::TuneError| SourceError::Message(format!("tessel: error: {error}"));
     let (json, warnings) = match options.target {
         crate::compile::Target::Cpu => {
             let tuned = tessel_tuner::tune(&module_text, &options.entry, inputs, &search, |report| {
@@ -123,8 +114,7 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
                     s.bits()
                 );
                 line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
-            })
-            .map_err(failed)?;
+            })?;
             (tuned.json(), tuned.warnings)
         }
         crate::compile::Target::Rocm => {
@@ -136,8 +126,7 @@ fn tune_checked(options: &TuneOptions) -> Result<(), SourceError> {
                 let schedule =
                     format!("{} warps/{} stages/chunk {}/{cores}{order}", s.num_warps, s.num_stages, s.lds_chunk);
                 line(report.elapsed, report.measured, report.best_s, schedule, report.outcome);
-            })
-            .map_err(failed)?;
+            })?;
             (tuned.json(), tuned.warnings)
         }
     };

@@ -1,5 +1,6 @@
 //! `tessel-to-cpu`: from grid/block IR to the LLVM dialect for the host.
 
+use crate::{LowerError, ONE_SHOT_BUFFERIZE, run_passes};
 use melior::{
     Context,
     ir::{
@@ -7,124 +8,90 @@ use melior::{
         attribute::Attribute,
         operation::{OperationLike, OperationMutLike},
     },
-    pass::PassManager,
-    utility::parse_pass_pipeline,
 };
 
-/// Why lowering failed; the diagnostics went to the context's handlers.
-#[derive(Debug, thiserror::Error)]
-pub enum LowerError {
-    #[error("invalid pipeline: {0}")]
-    Pipeline(String),
-    #[error("lowering failed (see the diagnostics above)")]
-    Failed,
-    #[error("nothing to compile for the GPU: the module calls no kernel over a grid (grid.call)")]
-    NoKernels,
-}
+// The CPU pipeline's stages, each named so other pipelines (the emulated
+// GPU) can ask for them by name.
 
-/// Bufferization as every target does it: loops may return fresh buffers,
-/// function arguments are plain memrefs.
-pub const ONE_SHOT_BUFFERIZE: &str = "one-shot-bufferize{allow-return-allocs-from-loops=1 \
-     bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}";
+/// Pallas semantics: check the specs, run the grid as loops over blocks,
+/// inline the per-call-site kernels; arbitrary-axis loops prefetch the
+/// blocks of later steps.
+pub const GRID: &[&str] = &["grid-verify-specs", "grid-to-loops", "tessel-prefetch", "inline", "symbol-dce"];
+
+/// Kernel bodies to linalg, contractions as register tiles.
+pub const KERNELS: &[&str] = &[
+    // Kernel bodies: block ops and element-wise tensor math to linalg.
+    "block-to-linalg",
+    "func.func(convert-elementwise-to-linalg)",
+    // Contractions: narrow operands widened once, then register
+    // tiles of FMA outer products (before element-wise fusion,
+    // which would fold producers into the contraction and hide it).
+    "tessel-widen-operands",
+    "tessel-tile",
+    "tessel-vectorize",
+    "canonicalize",
+    "cse",
+    "linalg-fuse-elementwise-ops",
+    // Reductions as partials and a combine, when a schedule
+    // asks (tinygrad's GROUP/GROUPTOP).
+    "tessel-group-reductions",
+];
+
+/// Tensors to buffers, with deallocation; results stored to a ref are
+/// computed in it (no buffer and copy).
+pub const BUFFERIZE: &[&str] = &[
+    "eliminate-empty-tensors",
+    ONE_SHOT_BUFFERIZE,
+    "canonicalize",
+    "cse",
+    "ownership-based-buffer-deallocation",
+    "canonicalize",
+    "buffer-deallocation-simplification",
+    "bufferization-lower-deallocations",
+    "cse",
+    "canonicalize",
+];
+
+/// Loops; parallel grid axes onto OpenMP threads.
+pub const LOOPS: &[&str] = &[
+    "tessel-copies-to-linalg",
+    "convert-linalg-to-loops",
+    "func.func(convert-vector-to-scf{full-unroll=true})",
+    // exp/tanh as polynomials, so loops calling them vectorize.
+    "tessel-fast-math",
+    "tessel-widen-bf16",
+    "scf-forall-to-parallel",
+    "convert-scf-to-openmp",
+    // Thread count and vector width, when a schedule sets them.
+    "tessel-cpu-target",
+];
+
+/// Down to the LLVM dialect.
+pub const LLVM_DIALECT: &[&str] = &[
+    "expand-strided-metadata",
+    "lower-affine",
+    "convert-vector-to-llvm",
+    "finalize-memref-to-llvm{use-aligned-alloc=1}",
+    "convert-scf-to-cf",
+    "convert-math-to-llvm",
+    "convert-arith-to-llvm",
+    "convert-index-to-llvm",
+    "convert-ub-to-llvm",
+    "convert-func-to-llvm",
+    "convert-cf-to-llvm",
+    "convert-openmp-to-llvm",
+    "reconcile-unrealized-casts",
+];
 
 /// The whole CPU pipeline, in order, in named stages (benchmarks time each
 /// stage; `pipeline` joins them).
 pub fn stages() -> [(&'static str, &'static [&'static str]); 5] {
-    [
-        (
-            // Pallas semantics: check the specs, run the grid as loops over
-            // blocks, inline the per-call-site kernels.
-            "grid",
-            // Arbitrary-axis loops prefetch the blocks of later steps.
-            &["grid-verify-specs", "grid-to-loops", "tessel-pipeline", "inline", "symbol-dce"],
-        ),
-        (
-            "kernels",
-            &[
-                // Kernel bodies: block ops and element-wise tensor math to linalg.
-                "block-to-linalg",
-                "func.func(convert-elementwise-to-linalg)",
-                // Contractions: narrow operands widened once, then register
-                // tiles of FMA outer products (before element-wise fusion,
-                // which would fold producers into the contraction and hide it).
-                "tessel-widen-operands",
-                "tessel-tile",
-                "tessel-vectorize",
-                "canonicalize",
-                "cse",
-                "linalg-fuse-elementwise-ops",
-                // Reductions as partials and a combine, when a schedule
-                // asks (tinygrad's GROUP/GROUPTOP).
-                "tessel-group-reductions",
-            ],
-        ),
-        (
-            "bufferize",
-            &[
-                // Tensors to buffers, with deallocation; results stored to a
-                // ref are computed in it (no buffer and copy).
-                "eliminate-empty-tensors",
-                ONE_SHOT_BUFFERIZE,
-                "canonicalize",
-                "cse",
-                "ownership-based-buffer-deallocation",
-                "canonicalize",
-                "buffer-deallocation-simplification",
-                "bufferization-lower-deallocations",
-                "cse",
-                "canonicalize",
-            ],
-        ),
-        (
-            "loops",
-            &[
-                // Loops; parallel grid axes onto OpenMP threads.
-                "tessel-copies-to-linalg",
-                "convert-linalg-to-loops",
-                "func.func(convert-vector-to-scf{full-unroll=true})",
-                // exp/tanh as polynomials, so loops calling them vectorize.
-                "tessel-fast-math",
-                "tessel-widen-bf16",
-                "scf-forall-to-parallel",
-                "convert-scf-to-openmp",
-                // Thread count and vector width, when a schedule sets them.
-                "tessel-cpu-target",
-            ],
-        ),
-        (
-            // Down to the LLVM dialect.
-            "llvm-dialect",
-            &[
-                "expand-strided-metadata",
-                "lower-affine",
-                "convert-vector-to-llvm",
-                "finalize-memref-to-llvm{use-aligned-alloc=1}",
-                "convert-scf-to-cf",
-                "convert-math-to-llvm",
-                "convert-arith-to-llvm",
-                "convert-index-to-llvm",
-                "convert-ub-to-llvm",
-                "convert-func-to-llvm",
-                "convert-cf-to-llvm",
-                "convert-openmp-to-llvm",
-                "reconcile-unrealized-casts",
-            ],
-        ),
-    ]
+    [("grid", GRID), ("kernels", KERNELS), ("bufferize", BUFFERIZE), ("loops", LOOPS), ("llvm-dialect", LLVM_DIALECT)]
 }
 
 /// The whole CPU pipeline as one pass-pipeline string.
 pub fn pipeline() -> String {
-    stages().iter().flat_map(|(_, passes)| passes.iter().copied()).collect::<Vec<_>>().join(",")
-}
-
-/// Runs `passes` (a pipeline string) on `module`.
-pub fn run_passes(context: &Context, module: &mut Module, passes: &str) -> Result<(), LowerError> {
-    crate::register_everything();
-    let manager = PassManager::new(context);
-    parse_pass_pipeline(manager.as_operation_pass_manager(), &format!("builtin.module({passes})"))
-        .map_err(|error| LowerError::Pipeline(error.to_string()))?;
-    manager.run(module).map_err(|_| LowerError::Failed)
+    crate::join_stages(&stages())
 }
 
 /// (name, description, pipeline) of the named pipeline; its passes are
@@ -151,7 +118,7 @@ pub enum Padding {
 pub struct Schedule {
     /// Rows x columns of a contraction's register tile (`tessel-tile`).
     pub register_tile: Option<(i64, i64)>,
-    /// Blocks in flight along arbitrary axes (`tessel-pipeline`; 1: none).
+    /// Blocks in flight along arbitrary axes (`tessel-prefetch`; 1: none).
     pub num_stages: Option<i64>,
     /// k steps per cache block of a contraction (`tessel-tile`; none: all).
     pub k_chunk: Option<i64>,

@@ -6,9 +6,30 @@ pub mod cpu;
 pub mod emit;
 pub mod rocm;
 
-use melior::StringRef;
+use melior::{Context, StringRef, ir::Module, pass::PassManager, utility::parse_pass_pipeline};
 use std::sync::Once;
 use tessel_dialects::ffi;
+
+/// Why lowering failed; the diagnostics went to the context's handlers.
+#[derive(Debug, thiserror::Error)]
+pub enum LowerError {
+    #[error("invalid pipeline: {0}")]
+    Pipeline(String),
+    #[error("lowering failed (see the diagnostics above)")]
+    Failed,
+    #[error("nothing to compile for the GPU: the module calls no kernel over a grid (grid.call)")]
+    NoKernels,
+}
+
+/// Bufferization as every target does it: loops may return fresh buffers,
+/// function arguments are plain memrefs.
+pub const ONE_SHOT_BUFFERIZE: &str = "one-shot-bufferize{allow-return-allocs-from-loops=1 \
+     bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}";
+
+/// The pass-pipeline string of named stages, in order.
+pub fn join_stages<S: AsRef<str>>(stages: &[(&str, impl AsRef<[S]>)]) -> String {
+    stages.iter().flat_map(|(_, passes)| passes.as_ref().iter().map(|pass| pass.as_ref())).collect::<Vec<_>>().join(",")
+}
 
 /// The name of a grid order (`--grid-order`, the tuner's JSON):
 /// programs of consecutive parallel axes row-major (the last axis
@@ -34,4 +55,13 @@ pub fn register_everything() {
             };
         }
     });
+}
+
+/// Runs `passes` (a pipeline string) on `module`.
+pub fn run_passes(context: &Context, module: &mut Module, passes: &str) -> Result<(), LowerError> {
+    crate::register_everything();
+    let manager = PassManager::new(context);
+    parse_pass_pipeline(manager.as_operation_pass_manager(), &format!("builtin.module({passes})"))
+        .map_err(|error| LowerError::Pipeline(error.to_string()))?;
+    manager.run(module).map_err(|_| LowerError::Failed)
 }

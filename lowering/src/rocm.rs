@@ -6,7 +6,7 @@
 //! packages (device libraries from `rocm-device-libs`, LLVM's `ld.lld`): no
 //! /opt/rocm needed.
 
-use crate::cpu::{LowerError, run_passes};
+use crate::{LowerError, ONE_SHOT_BUFFERIZE, run_passes};
 use melior::{
     Context,
     ir::{
@@ -119,106 +119,120 @@ impl RocmOptions {
     }
 }
 
-/// The stages shared by the code object and the emulator: grid semantics,
-/// kernels as loops over buffers, and the programs as GPU workgroups.
-pub fn kernel_stages() -> [(&'static str, &'static [&'static str]); 4] {
-    [
-        ("grid", &["grid-verify-specs", "grid-to-loops", "inline", "symbol-dce"]),
-        (
-            "kernels",
-            &[
-                "block-to-linalg",
-                "func.func(convert-elementwise-to-linalg)",
-                // block.dot's one FMA per k step, as the loops will compute it.
-                "tessel-contraction-fma",
-                "canonicalize",
-                "cse",
-                "linalg-fuse-elementwise-ops",
-                // Reductions shared by the work-items (partials in LDS).
-                "tessel-split-reductions",
-                "canonicalize",
-            ],
-        ),
-        (
-            // No deallocation: every buffer a program allocates becomes a
-            // slot of its workgroup's memory (grid-to-gpu).
-            "bufferize",
-            &["eliminate-empty-tensors", crate::cpu::ONE_SHOT_BUFFERIZE, "canonicalize", "cse"],
-        ),
-        (
-            "workgroups",
-            &[
-                // Contractions on MFMA/WMMA where they compute block.dot
-                // exactly, accumulators in registers; the others read
-                // k-chunks of their operands from LDS into FMA loops.
-                "tessel-matrix-cores",
-                "canonicalize",
-                "tessel-lds-stage",
-                "canonicalize",
-                "tessel-copies-to-linalg",
-                // Element-wise work in 16-byte vectors per work-item.
-                "tessel-gpu-vectorize",
-                "canonicalize",
-                "convert-linalg-to-parallel-loops",
-                "canonicalize",
-                // Programs -> workgroups, block work -> work-items.
-                "grid-to-gpu",
-                "canonicalize",
-                "tessel-elide-barriers",
-            ],
-        ),
-    ]
-}
+// The GPU kernel stages, shared by the code object and the emulator.
 
-/// The device stages: kernels outlined into one `gpu.module`, lowered to
-/// ROCDL for `options.chip` and compiled to a code object in `format`
-/// (`bin`, `isa` or `llvm`) with the toolkit at `toolkit`.
-pub fn device_stages(options: &RocmOptions, format: &str, toolkit: &Path) -> Vec<String> {
+/// Pallas semantics: check the specs, run the grid as loops over blocks,
+/// inline the per-call-site kernels.
+pub const GRID: &[&str] = &["grid-verify-specs", "grid-to-loops", "inline", "symbol-dce"];
+
+/// Kernel bodies to linalg, contractions and reductions as the work-items
+/// will compute them.
+pub const KERNELS: &[&str] = &[
+    "block-to-linalg",
+    "func.func(convert-elementwise-to-linalg)",
+    // block.dot's one FMA per k step, as the loops will compute it.
+    "tessel-contraction-fma",
+    "canonicalize",
+    "cse",
+    "linalg-fuse-elementwise-ops",
+    // Reductions shared by the work-items (partials in LDS).
+    "tessel-split-reductions",
+    "canonicalize",
+];
+
+/// No deallocation: every buffer a program allocates becomes a slot of its
+/// workgroup's memory (grid-to-gpu).
+pub const BUFFERIZE: &[&str] = &["eliminate-empty-tensors", ONE_SHOT_BUFFERIZE, "canonicalize", "cse"];
+
+/// Programs as workgroups, block work as work-items.
+pub const WORKGROUPS: &[&str] = &[
+    // Contractions on MFMA/WMMA where they compute block.dot exactly,
+    // accumulators in registers; the others read k-chunks of their
+    // operands from LDS into FMA loops.
+    "tessel-matrix-cores",
+    "canonicalize",
+    "tessel-lds-stage",
+    "canonicalize",
+    "tessel-copies-to-linalg",
+    // Element-wise work in 16-byte vectors per work-item.
+    "tessel-gpu-vectorize",
+    "canonicalize",
+    "convert-linalg-to-parallel-loops",
+    "canonicalize",
+    // Programs -> workgroups, block work -> work-items.
+    "grid-to-gpu",
+    "canonicalize",
+    "tessel-elide-barriers",
+];
+
+/// The stage that writes the code object; everything before it is the
+/// `tessel-to-rocm` pipeline.
+pub const CODE_OBJECT: &str = "code-object";
+
+/// The whole ROCm pipeline for `options.chip`, in named stages: the kernel
+/// stages, the kernels outlined into one `gpu.module` and lowered to
+/// ROCDL, and the code object in `format` (`bin`, `isa` or `llvm`) made
+/// with the toolkit at `toolkit`.
+pub fn stages(options: &RocmOptions, format: &str, toolkit: &Path) -> Vec<(&'static str, Vec<String>)> {
     let chip = options.chip.name();
     let abi = options.code_object * 100;
     let wave64 = if options.chip.wave_size() == 64 { "true" } else { "false" };
+    let owned = |passes: &[&str]| passes.iter().map(|pass| pass.to_string()).collect::<Vec<_>>();
     vec![
-        // Constants into the kernels rather than kernel arguments.
-        "gpu-launch-sink-index-computations".into(),
-        "gpu-kernel-outlining".into(),
-        "tessel-gather-kernels".into(),
-        format!("rocdl-attach-target{{chip={chip} abi={abi} O=3 wave64={wave64}}}"),
-        // Vector transfers become vector loads/stores before the ROCDL
-        // conversion (which does not lower them).
-        format!(
-            "gpu.module(expand-strided-metadata,convert-vector-to-scf{{full-unroll=true}},lower-affine,convert-scf-to-cf,\
-             convert-vector-to-llvm,\
-             convert-gpu-to-rocdl{{chipset={chip} use-bare-ptr-memref-call-conv=true runtime=HIP}},reconcile-unrealized-casts)"
+        ("grid", owned(GRID)),
+        ("kernels", owned(KERNELS)),
+        ("bufferize", owned(BUFFERIZE)),
+        ("workgroups", owned(WORKGROUPS)),
+        (
+            "outline",
+            vec![
+                // Constants into the kernels rather than kernel arguments.
+                "gpu-launch-sink-index-computations".into(),
+                "gpu-kernel-outlining".into(),
+                "tessel-gather-kernels".into(),
+                format!("rocdl-attach-target{{chip={chip} abi={abi} O=3 wave64={wave64}}}"),
+            ],
         ),
-        "canonicalize".into(),
-        format!("gpu-module-to-binary{{format={format} toolkit={}}}", toolkit.display()),
+        (
+            "rocdl",
+            vec![
+                // Vector transfers become vector loads/stores before the
+                // ROCDL conversion (which does not lower them).
+                format!(
+                    "gpu.module(expand-strided-metadata,convert-vector-to-scf{{full-unroll=true}},lower-affine,\
+                     convert-scf-to-cf,convert-vector-to-llvm,\
+                     convert-gpu-to-rocdl{{chipset={chip} use-bare-ptr-memref-call-conv=true runtime=HIP}},\
+                     reconcile-unrealized-casts)"
+                ),
+                "canonicalize".into(),
+            ],
+        ),
+        (CODE_OBJECT, vec![format!("gpu-module-to-binary{{format={format} toolkit={}}}", toolkit.display())]),
     ]
+}
+
+/// The stages of `options`' pipeline up to ROCDL (all but the code object).
+fn to_rocdl(options: &RocmOptions, format: &str, toolkit: &Path) -> Vec<(&'static str, Vec<String>)> {
+    stages(options, format, toolkit).into_iter().filter(|(name, _)| *name != CODE_OBJECT).collect()
 }
 
 /// The pipeline up to ROCDL (before the code object), as one string.
 pub fn pipeline(options: &RocmOptions) -> String {
-    let toolkit = PathBuf::from("<toolkit>");
-    let device = device_stages(options, "bin", &toolkit);
-    kernel_stages()
-        .iter()
-        .flat_map(|(_, passes)| passes.iter().map(|pass| pass.to_string()))
-        .chain(device[..device.len() - 1].iter().cloned())
-        .collect::<Vec<_>>()
-        .join(",")
+    crate::join_stages(&to_rocdl(options, "bin", Path::new("<toolkit>")))
 }
 
-/// The emulator's pipeline: the kernel stages, then the launches as CPU
-/// loops (`tessel-emulate-gpu`) and the CPU pipeline's last stages.
-pub fn emulation_pipeline() -> String {
-    let cpu = crate::cpu::stages();
-    kernel_stages()
-        .iter()
-        .flat_map(|(_, passes)| passes.iter().copied())
-        .chain(["tessel-emulate-matrix-cores", "tessel-emulate-gpu", "canonicalize", "cse"])
-        .chain(cpu[3].1.iter().copied())
-        .chain(cpu[4].1.iter().copied())
-        .collect::<Vec<_>>()
-        .join(",")
+/// The emulator's pipeline in named stages: the GPU kernel stages, then the
+/// launches as CPU loops and the CPU pipeline's last stages.
+pub fn emulation_stages() -> [(&'static str, &'static [&'static str]); 7] {
+    [
+        ("grid", GRID),
+        ("kernels", KERNELS),
+        ("bufferize", BUFFERIZE),
+        ("workgroups", WORKGROUPS),
+        ("emulate", &["tessel-emulate-matrix-cores", "tessel-emulate-gpu", "canonicalize", "cse"]),
+        ("loops", crate::cpu::LOOPS),
+        ("llvm-dialect", crate::cpu::LLVM_DIALECT),
+    ]
 }
 
 /// (name, description, pipeline) of the named pipeline.
@@ -257,15 +271,13 @@ pub fn compile(
         Output::LlvmIr => "llvm",
         Output::Assembly => "isa",
     };
-    let device = device_stages(options, format, &toolkit);
-    let (to_rocdl, binary) = device.split_at(device.len() - 1);
-    let front: Vec<&str> = kernel_stages().iter().flat_map(|(_, passes)| passes.iter().copied()).collect();
-    let to_rocdl = front.iter().map(|pass| pass.to_string()).chain(to_rocdl.iter().cloned()).collect::<Vec<_>>();
-    run_passes(context, module, &to_rocdl.join(","))?;
+    let stages = stages(options, format, &toolkit);
+    let (before, code_object): (Vec<_>, Vec<_>) = stages.into_iter().partition(|(name, _)| *name != CODE_OBJECT);
+    run_passes(context, module, &crate::join_stages(&before))?;
     if output == Output::Mlir {
         return Ok(format!("{}\n", module.as_operation()).into_bytes());
     }
-    run_passes(context, module, &binary[0])?;
+    run_passes(context, module, &crate::join_stages(&code_object))?;
     // No grid call, no launch: nothing became device code.
     let object = binary_object(module).ok_or(LowerError::NoKernels)?;
     if output == Output::LlvmIr {
@@ -421,7 +433,7 @@ fn binary_object(module: &Module) -> Option<Vec<u8>> {
 /// dialect, ready for the JIT.
 pub fn lower_emulated(context: &Context, module: &mut Module, options: &RocmOptions) -> Result<(), LowerError> {
     options.apply(context, module);
-    run_passes(context, module, &emulation_pipeline())
+    run_passes(context, module, &crate::join_stages(&emulation_stages()))
 }
 
 /// Where Debian's `rocm-device-libs` put the AMDGPU bitcode libraries.

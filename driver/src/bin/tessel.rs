@@ -2,6 +2,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tessel_driver::{
+    DriverError,
     compile::{CompileOptions, compile},
     run::{RunOptions, run},
     tune::{TuneOptions, tune},
@@ -32,9 +33,21 @@ fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    match cli.command {
+    let result = match cli.command {
         Command::Run(options) => run(options),
         Command::Compile(options) => compile(options),
         Command::Tune(options) => tune(options),
+    };
+    report(result)
+}
+
+/// The one place a command's failure is printed and becomes an exit code.
+fn report(result: Result<(), DriverError>) -> ExitCode {
+    let Err(error) = result else { return ExitCode::SUCCESS };
+    match &error {
+        DriverError::Reported => {}
+        DriverError::Located(message) => eprintln!("{message}"),
+        other => eprintln!("tessel: error: {other}"),
     }
+    ExitCode::from(error.exit_code())
 }
