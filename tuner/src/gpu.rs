@@ -103,16 +103,26 @@ pub fn cached_schedule(
 /// What GPU tuning found.
 pub type TunedGpu = Tuned<GpuSchedule>;
 
+/// `"best"` of a GPU tune.
+#[derive(serde::Serialize)]
+pub struct GpuReport {
+    num_warps: i64,
+    num_stages: i64,
+    lds_chunk: i64,
+    matrix_cores: bool,
+    grid_order: &'static str,
+}
+
 impl ScheduleJson for GpuSchedule {
-    fn json(&self) -> String {
-        format!(
-            "{{\"num_warps\": {}, \"num_stages\": {}, \"lds_chunk\": {}, \"matrix_cores\": {}, \"grid_order\": \"{}\"}}",
-            self.num_warps,
-            self.num_stages,
-            self.lds_chunk,
-            self.matrix_cores,
-            tessel_lowering::grid_order_name(self.column_major)
-        )
+    type Report = GpuReport;
+    fn report(&self) -> GpuReport {
+        GpuReport {
+            num_warps: self.num_warps,
+            num_stages: self.num_stages,
+            lds_chunk: self.lds_chunk,
+            matrix_cores: self.matrix_cores,
+            grid_order: tessel_lowering::grid_order_name(self.column_major),
+        }
     }
 }
 

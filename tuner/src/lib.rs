@@ -15,6 +15,7 @@ pub mod gpu;
 pub mod measure;
 pub mod space;
 
+use serde::Serialize;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::time::{Duration, Instant};
@@ -65,42 +66,88 @@ pub struct Tuned<S = CpuSchedule> {
     pub warnings: Vec<String>,
 }
 
-/// A schedule as the `"best"` object of `tessel tune`'s JSON line.
+/// A schedule as the `"best"` object of `tessel tune`'s JSON line: the
+/// knobs under the names the CLI gives them.
 pub trait ScheduleJson {
-    fn json(&self) -> String;
+    type Report: Serialize;
+    fn report(&self) -> Self::Report;
+}
+
+/// `"best"` of a CPU tune.
+#[derive(Serialize)]
+pub struct CpuReport {
+    register_tile: [i64; 2],
+    num_stages: i64,
+    k_chunk: i64,
+    k_unroll: i64,
+    num_threads: i64,
+    vector_bits: i64,
+    pad_tiles: bool,
+    grid_order: &'static str,
+    group: i64,
+    group_top: bool,
 }
 
 impl ScheduleJson for CpuSchedule {
-    fn json(&self) -> String {
-        let [rows, columns] = self.register_tile;
-        format!(
-            "{{\"register_tile\": [{rows}, {columns}], \"num_stages\": {}, \"k_chunk\": {}, \"k_unroll\": {}, \
-             \"num_threads\": {}, \"vector_bits\": {}, \"pad_tiles\": {}, \"grid_order\": \"{}\", \
-             \"group\": {}, \"group_top\": {}}}",
-            self.num_stages,
-            self.k_chunk,
-            self.k_unroll,
-            self.num_threads,
-            self.bits(),
-            self.pad_tiles,
-            tessel_lowering::grid_order_name(self.column_major),
-            self.group,
-            self.group_top
-        )
+    type Report = CpuReport;
+    fn report(&self) -> CpuReport {
+        CpuReport {
+            register_tile: self.register_tile,
+            num_stages: self.num_stages,
+            k_chunk: self.k_chunk,
+            k_unroll: self.k_unroll,
+            num_threads: self.num_threads,
+            vector_bits: self.bits(),
+            pad_tiles: self.pad_tiles,
+            grid_order: tessel_lowering::grid_order_name(self.column_major),
+            group: self.group,
+            group_top: self.group_top,
+        }
+    }
+}
+
+/// The JSON line of `tessel tune`.
+#[derive(Serialize)]
+struct TuneLine<R> {
+    default_s: f64,
+    best_s: f64,
+    candidates: usize,
+    cached: bool,
+    best: R,
+}
+
+/// serde_json's one-line output with a space after each `:` and `,`, the
+/// style `tessel tune` prints (and the README shows).
+struct SpacedLine;
+
+impl serde_json::ser::Formatter for SpacedLine {
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { writer.write_all(b", ") }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { writer.write_all(b", ") }
     }
 }
 
 impl<S: ScheduleJson> Tuned<S> {
     /// The JSON line `tessel tune` prints last.
     pub fn json(&self) -> String {
-        format!(
-            "{{\"default_s\": {:e}, \"best_s\": {:e}, \"candidates\": {}, \"cached\": {}, \"best\": {}}}",
-            self.default_s,
-            self.best_s,
-            self.candidates,
-            self.cached,
-            self.best.json()
-        )
+        let line = TuneLine {
+            default_s: self.default_s,
+            best_s: self.best_s,
+            candidates: self.candidates,
+            cached: self.cached,
+            best: self.best.report(),
+        };
+        let mut bytes = Vec::new();
+        let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, SpacedLine);
+        line.serialize(&mut serializer).expect("plain numbers, booleans and strings serialize");
+        String::from_utf8(bytes).expect("serde_json writes UTF-8")
     }
 }
 
