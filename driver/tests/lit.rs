@@ -108,7 +108,9 @@ fn snapshot_filters(source: &str) -> Result<Vec<(String, String)>, String> {
         .lines()
         .filter_map(|line| line.trim_start().strip_prefix("// SNAPSHOT-FILTER:"))
         .map(|filter| match filter.split_once(" => ") {
-            Some((regex, replacement)) => Ok((regex.trim().to_string(), replacement.trim().to_string())),
+            // " => " takes one space each side; further spaces belong to
+            // the replacement (a filter may replace padding too).
+            Some((regex, replacement)) => Ok((regex.trim().to_string(), replacement.to_string())),
             None => Err(format!("SNAPSHOT-FILTER needs 'REGEX => REPLACEMENT': {filter}")),
         })
         .collect()

@@ -8,7 +8,7 @@
 // the leading dimension (split, not vectorized).
 // The last digits of reassociated float sums depend on the vector width:
 // --check compares them with the interpreter within its tolerance.
-// SNAPSHOT-FILTER: -?[0-9]+\.[0-9]+(e[-+]?[0-9]+)? => <float>
+// SNAPSHOT-FILTER: \s*-?[0-9]+\.[0-9]+(e[-+]?[0-9]+)?\s* =>  <float>
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tessel run %s --entry rows --arg 0=random:1 --check | FileCheck %s
 // RUN: tessel run %s --entry rows --arg 0=random:1 --group 16 --check | FileCheck %s
