@@ -1,4 +1,5 @@
 #![doc = include_str!("../../README.md")]
+#![deny(clippy::undocumented_unsafe_blocks)]
 // The `tessel-opt` and `tessel` command-line tools, as thin shells over the
 // Tessel crates; the README (above) is the crate's documentation, and its
 // library example a doctest.

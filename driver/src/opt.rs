@@ -74,6 +74,7 @@ pub fn main(args: Vec<String>) -> ExitCode {
         }
     };
     if options.list_passes {
+        // SAFETY: takes no arguments; prints the process's pass registry.
         unsafe { ffi::tesselPrintRegisteredPasses() };
         return ExitCode::SUCCESS;
     }
@@ -169,6 +170,8 @@ fn build_pass_manager<'c>(
     print_after_all: bool,
 ) -> Result<PassManager<'c>, String> {
     // Implicit nesting, like mlir-opt: `--some-func-pass` nests under func.func.
+    // SAFETY: the C++ side returns a new pass manager on `context`, owned
+    // from here on by the melior `PassManager` (which destroys it).
     let manager = unsafe { PassManager::from_raw(ffi::tesselPassManagerCreateImplicitNesting(context.to_raw())) };
     parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline).map_err(|error| error.to_string())?;
     if print_after_all {

@@ -196,12 +196,11 @@ pub fn prepare(context: &Context, module: &mut Module, padding: Padding) {
     }
     let unit = Attribute::unit(context);
     let body = module.body();
-    let mut function = body.first_operation();
-    while let Some(op) = function {
+    let mut function = body.first_operation_mut();
+    while let Some(mut op) = function {
         if op.name().as_string_ref().as_str() == Ok("func.func") && !op.has_attribute("sym_visibility") {
-            let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) };
             op.set_attribute("llvm.emit_c_interface", unit);
         }
-        function = op.next_in_block();
+        function = op.next_in_block_mut();
     }
 }

@@ -67,11 +67,16 @@ unsafe extern "C" {
 /// The host CPU's name and features as LLVM sees them (what host code is
 /// compiled for; part of the tuner's cache key).
 pub fn host_cpu() -> (String, String) {
+    // SAFETY: both calls return fresh LLVM-owned strings, which `message`
+    // copies and disposes of exactly once.
     unsafe { (message(LLVMGetHostCPUName()), message(LLVMGetHostCPUFeatures())) }
 }
 
 /// LLVM bitcode as textual LLVM IR.
 pub fn bitcode_to_text(bitcode: &[u8]) -> Result<String, EmitError> {
+    // SAFETY: the buffer copies `bitcode` (pointer and length of a live
+    // slice); the context, buffer and module made here are each disposed
+    // of once, on every path, and nothing escapes but the copied text.
     unsafe {
         let context = LLVMContextCreate();
         let name = CString::new("bitcode").unwrap();
@@ -111,8 +116,14 @@ pub enum EmitError {
 }
 
 /// Takes an LLVM-owned message.
+///
+/// # Safety
+/// `text` is a NUL-terminated string LLVM allocated for the caller (from
+/// `LLVMPrintModuleToString`, an error out-parameter, ...), not used after.
 unsafe fn message(text: *mut c_char) -> String {
+    // SAFETY: the caller passes a live NUL-terminated LLVM string.
     let owned = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    // SAFETY: LLVM allocated it for us; it is disposed of once, here.
     unsafe { LLVMDisposeMessage(text) };
     owned
 }
@@ -144,6 +155,10 @@ impl HostModule {
         let text =
             |value: Option<&str>| value.map(|value| CString::new(value).map_err(|e| EmitError::Llvm(e.to_string())));
         let (triple_name, cpu_name) = (text(target_of.triple).transpose()?, text(target_of.cpu).transpose()?);
+        // SAFETY: target initialization is idempotent; `lowered` is a live
+        // module in the LLVM dialect; every string passed is NUL-terminated
+        // and outlives the call; each LLVM object made here is disposed of
+        // once (on failure here, on success by `HostModule`'s Drop).
         unsafe {
             LLVMInitializeX86TargetInfo();
             LLVMInitializeX86Target();
@@ -205,7 +220,10 @@ impl HostModule {
         let path = CString::new(path.display().to_string()).map_err(|e| EmitError::Llvm(e.to_string()))?;
         let mut error = std::ptr::null_mut();
         let kind = if object { 1 } else { 0 };
+        // SAFETY: machine and module live as long as `self`; `path` is a
+        // NUL-terminated string; `error` is an out-parameter.
         if unsafe { LLVMTargetMachineEmitToFile(self.machine, self.module, path.as_ptr(), kind, &mut error) } != 0 {
+            // SAFETY: on failure LLVM set `error` to a message it owns.
             return Err(EmitError::Llvm(unsafe { message(error) }));
         }
         Ok(())
@@ -214,6 +232,8 @@ impl HostModule {
 
 impl Drop for HostModule {
     fn drop(&mut self) {
+        // SAFETY: `HostModule` owns the three, made in `new`; the module
+        // goes before its context.
         unsafe {
             LLVMDisposeModule(self.module);
             LLVMDisposeTargetMachine(self.machine);
@@ -236,6 +256,8 @@ pub fn emit(lowered: &Module, artifact: Artifact, path: &Path, target: CodeTarge
     let host = HostModule::new(lowered, target)?;
     match artifact {
         Artifact::LlvmIr => {
+            // SAFETY: the module lives in `host`; the printed string is
+            // LLVM's, handed to `message`.
             let text = unsafe { message(LLVMPrintModuleToString(host.module)) };
             std::fs::write(path, text).map_err(|e| EmitError::Llvm(e.to_string()))
         }

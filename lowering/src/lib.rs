@@ -2,6 +2,8 @@
 //! named pipelines (`tessel-to-cpu`, `tessel-to-rocm`) so `tessel-opt` and pipeline strings
 //! reach them too.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod cpu;
 pub mod emit;
 pub mod rocm;
@@ -46,6 +48,8 @@ pub fn register_everything() {
         melior::utility::register_all_passes();
         tessel_passes::register_passes();
         for (name, description, pipeline) in [cpu::registration(), rocm::registration()] {
+            // SAFETY: the three strings outlive the call (the registry
+            // copies them); registration runs once, under `ONCE`.
             unsafe {
                 ffi::tesselRegisterPassPipeline(
                     StringRef::new(name).to_raw(),

@@ -304,6 +304,8 @@ pub fn compile_for_launch(
 /// must be constant.
 fn constant_i64(value: MlirValue, what: &str) -> Result<i64, String> {
     let attribute = tessel_passes::constant_value(value).ok_or_else(|| format!("{what} must be constants"))?;
+    // SAFETY: `constant_value` returns the live integer attribute of an
+    // `arith.constant` of the module being read.
     Ok(unsafe { mlirIntegerAttrGetValueInt(attribute) })
 }
 
@@ -320,6 +322,8 @@ pub fn host_program(module: &Module, entry: &str) -> Result<HostProgram, String>
         .ok_or_else(|| format!("no function @{entry}"))?;
     let body = RawOp(function).region_block(0);
     let mut walk = HostWalk {
+        // SAFETY: `body` is the entry block of a function of `module`,
+        // which outlives the walk; indices stay below the argument count.
         arguments: unsafe { (0..mlirBlockGetNumArguments(body)).map(|i| mlirBlockGetArgument(body, i)).collect() },
         scratch: Vec::new(),
         steps: Vec::new(),
@@ -341,9 +345,12 @@ struct HostWalk {
 
 impl HostWalk {
     fn block(&mut self, block: MlirBlock) -> Result<(), String> {
+        // SAFETY: `block` belongs to the module being walked, which is
+        // neither changed nor dropped during the walk.
         let mut op = unsafe { mlirBlockGetFirstOperation(block) };
         while !op.ptr.is_null() {
             self.operation(op)?;
+            // SAFETY: `op` is a live operation of that block (checked non-null).
             op = unsafe { mlirOperationGetNextInBlock(op) };
         }
         Ok(())
@@ -354,7 +361,10 @@ impl HostWalk {
         match raw.name().as_str() {
             "arith.constant" | "gpu.dealloc" | "func.return" | "scf.yield" => {}
             "gpu.alloc" if self.steps.is_empty() => {
+                // SAFETY: a `gpu.alloc` of the lowered host code has one
+                // result, a rank-1 `memref<Nxi8>` (grid-to-gpu makes it so).
                 let memref = unsafe { mlirValueGetType(raw.results()[0]) };
+                // SAFETY: as above: a shaped type of rank 1.
                 let bytes = unsafe { mlirShapedTypeGetDimSize(memref, 0) };
                 self.program.scratch.push(bytes as usize);
                 self.scratch.push(raw.results()[0]);
@@ -367,6 +377,8 @@ impl HostWalk {
                     return Err("host loops must count up and carry no values".into());
                 }
                 let body = raw.region_block(0);
+                // SAFETY: an `scf.for` body's first argument is its
+                // induction variable.
                 let iv = unsafe { mlirBlockGetArgument(body, 0) };
                 let mut value = lower;
                 while value < upper {
@@ -387,6 +399,8 @@ impl HostWalk {
                 let workgroup = [size(4)?, size(5)?, size(6)?];
                 let kernel_operands = &operands[start(11)..start(11) + segments[11]];
                 let args = kernel_operands.iter().map(|value| self.argument(*value)).collect::<Result<_, _>>()?;
+                // SAFETY: `gpu.launch_func` verifies that it has a `kernel`
+                // symbol reference attribute (non-null).
                 let kernel = unsafe { melior::ir::Attribute::from_raw(raw.attribute("kernel")) }.to_string();
                 let kernel = kernel.rsplit("::@").next().unwrap_or("").trim_start_matches('@').to_string();
                 self.program.launches.push(Launch { kernel, grid, workgroup, args });
@@ -416,6 +430,9 @@ fn binary_object(module: &Module) -> Option<Vec<u8>> {
     while let Some(current) = op {
         if current.name().as_string_ref().as_str() == Ok("gpu.binary") {
             let objects = RawOp(current.to_raw()).attribute("objects");
+            // SAFETY: a verified `gpu.binary` has an array of
+            // `#gpu.object`s (checked non-empty); the object's bytes live in
+            // the context while they are copied out.
             unsafe {
                 if objects.ptr.is_null() || mlirArrayAttrGetNumElements(objects) < 1 {
                     return None;

@@ -128,11 +128,15 @@ impl HostArray {
 
     pub fn bytes(&self) -> &[u8] {
         let len = self.len() * self.element.size();
+        // SAFETY: `words` holds at least `len` initialized bytes (the
+        // constructors size it from the element count and size), and u8
+        // has no alignment or validity requirements.
         unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast(), len) }
     }
 
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         let len = self.len() * self.element.size();
+        // SAFETY: as in `bytes`; the borrow of `self` is exclusive.
         unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast(), len) }
     }
 

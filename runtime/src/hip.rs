@@ -84,6 +84,7 @@ mod launcher {
         if status == hipError_t::hipSuccess {
             return Ok(());
         }
+        // SAFETY: HIP returns a static NUL-terminated string for any status.
         let message = unsafe { CStr::from_ptr(hipGetErrorString(status)) }.to_string_lossy().into_owned();
         Err(HipError::Call { call, message })
     }
@@ -91,11 +92,14 @@ mod launcher {
     /// AMD GPUs HIP sees (an error when the runtime finds none).
     pub fn device_count() -> Result<usize, HipError> {
         let mut count = 0;
+        // SAFETY: hipInit takes flags only and may be called repeatedly.
         let status = unsafe { hipInit(0) };
         if status != hipError_t::hipSuccess {
+            // SAFETY: a static string, as in `check`.
             let message = unsafe { CStr::from_ptr(hipGetErrorString(status)) }.to_string_lossy().into_owned();
             return Err(HipError::NoDevice(message));
         }
+        // SAFETY: `count` is a live out-parameter.
         check("hipGetDeviceCount", unsafe { hipGetDeviceCount(&mut count) })
             .map_err(|e| HipError::NoDevice(e.to_string()))?;
         if count < 1 {
@@ -110,6 +114,7 @@ mod launcher {
     impl DeviceBuffer {
         fn new(bytes: usize) -> Result<Self, HipError> {
             let mut pointer = std::ptr::null_mut();
+            // SAFETY: `pointer` is a live out-parameter.
             check("hipMalloc", unsafe { hipMalloc(&mut pointer, bytes.max(1)) })?;
             Ok(DeviceBuffer(pointer))
         }
@@ -117,6 +122,7 @@ mod launcher {
 
     impl Drop for DeviceBuffer {
         fn drop(&mut self) {
+            // SAFETY: the buffer owns this allocation from hipMalloc.
             unsafe { hipFree(self.0) };
         }
     }
@@ -132,12 +138,15 @@ mod launcher {
     ) -> Result<Vec<f64>, HipError> {
         device_count()?;
         let mut module: hipModule_t = std::ptr::null_mut();
+        // SAFETY: `code_object` is a live byte slice (HIP copies what it
+        // needs); `module` is an out-parameter, unloaded below.
         check("hipModuleLoadData", unsafe { hipModuleLoadData(&mut module, code_object.as_ptr() as *const c_void) })?;
         let result = (|| {
             let mut buffers = Vec::new();
             for array in arrays.iter() {
                 let buffer = DeviceBuffer::new(array.bytes().len())?;
                 let bytes = array.bytes();
+                // SAFETY: the device buffer was allocated with this length.
                 check("hipMemcpy", unsafe {
                     hipMemcpy(
                         buffer.0,
@@ -152,9 +161,11 @@ mod launcher {
             // (grid-to-loops; a device global in the code object).
             let flag_name = CString::new(tessel_dialects::OUT_OF_BOUNDS_FLAG).expect("no NUL");
             let (mut flag, mut flag_bytes): (hipDeviceptr_t, usize) = (std::ptr::null_mut(), 0);
+            // SAFETY: out-parameters and a NUL-terminated name; `module` is loaded.
             let has_flag = unsafe { hipModuleGetGlobal(&mut flag, &mut flag_bytes, module, flag_name.as_ptr()) }
                 == hipError_t::hipSuccess;
             if has_flag {
+                // SAFETY: the global is `flag_bytes` long, as HIP reported.
                 check("hipMemset", unsafe { hipMemset(flag, 0, flag_bytes) })?;
             }
             let scratch: Vec<DeviceBuffer> =
@@ -165,6 +176,7 @@ mod launcher {
                 for launch in &program.launches {
                     let name = CString::new(launch.kernel.as_str()).expect("kernel names have no NUL");
                     let mut function: hipFunction_t = std::ptr::null_mut();
+                    // SAFETY: an out-parameter, the loaded module, a NUL-terminated name.
                     check("hipModuleGetFunction", unsafe {
                         hipModuleGetFunction(&mut function, module, name.as_ptr())
                     })?;
@@ -180,16 +192,22 @@ mod launcher {
                         })
                         .collect();
                     let mut size = pointers.len() * 8;
-                    // HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END.
+                    // HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END:
+                    // tags that HIP defines as the addresses 1, 2 and 3.
+                    let tag = std::ptr::without_provenance_mut::<c_void>;
                     let mut extra = [
-                        1 as *mut c_void,
+                        tag(1),
                         pointers.as_mut_ptr() as *mut c_void,
-                        2 as *mut c_void,
+                        tag(2),
                         &mut size as *mut usize as *mut c_void,
-                        3 as *mut c_void,
+                        tag(3),
                     ];
                     let [gx, gy, gz] = launch.grid;
                     let [bx, by, bz] = launch.workgroup;
+                    // SAFETY: `extra` describes `pointers` (8 bytes per kernel
+                    // argument, as the kernel's signature from grid-to-gpu
+                    // takes them) and both outlive the call; every pointer in
+                    // it is a live device buffer of this run.
                     check("hipModuleLaunchKernel", unsafe {
                         hipModuleLaunchKernel(
                             function,
@@ -206,11 +224,13 @@ mod launcher {
                         )
                     })?;
                 }
+                // SAFETY: no arguments.
                 check("hipDeviceSynchronize", unsafe { hipDeviceSynchronize() })?;
                 times.push(started.elapsed().as_secs_f64());
             }
             if has_flag {
                 let mut raised = 0i32;
+                // SAFETY: the flag global is an i32 (4 bytes) on the device.
                 check("hipMemcpy", unsafe {
                     hipMemcpy(&mut raised as *mut i32 as *mut c_void, flag, 4, hipMemcpyKind::hipMemcpyDeviceToHost)
                 })?;
@@ -220,6 +240,7 @@ mod launcher {
             }
             for (array, buffer) in arrays.iter_mut().zip(&buffers) {
                 let bytes = array.bytes_mut();
+                // SAFETY: host and device buffers have this same length.
                 check("hipMemcpy", unsafe {
                     hipMemcpy(
                         bytes.as_mut_ptr() as *mut c_void,
@@ -231,6 +252,7 @@ mod launcher {
             }
             Ok(times)
         })();
+        // SAFETY: loaded above, unloaded once, after its last launch.
         unsafe { hipModuleUnload(module) };
         result
     }

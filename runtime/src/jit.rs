@@ -37,7 +37,11 @@ impl Jit {
         let paths: Vec<std::ffi::CString> =
             LIBRARIES.iter().map(|path| std::ffi::CString::new(*path).unwrap()).collect();
         let libraries: Vec<_> =
+            // SAFETY: each path is NUL-terminated and outlives the engine's creation.
             paths.iter().map(|path| unsafe { mlirStringRefCreateFromCString(path.as_ptr()) }).collect();
+        // SAFETY: `module` is a live module in the LLVM dialect; `libraries`
+        // (and the strings it refers to) outlive the call; a null engine is
+        // handled below.
         let engine = unsafe {
             mlirExecutionEngineCreate(
                 module.to_raw(),
@@ -55,8 +59,12 @@ impl Jit {
     }
 
     /// Calls `entry(memref, ...)` with one host array per argument, in place.
+    /// The arrays must have the element types and shapes of `entry`'s memref
+    /// arguments, in order (callers make them from the function's signature,
+    /// as `tessel run` does): the engine cannot check what compiled code reads.
     pub fn call(&self, entry: &str, arrays: &mut [HostArray]) -> Result<(), JitError> {
         let wrapper = format!("_mlir_ciface_{entry}");
+        // SAFETY: the engine is live (owned by `self`); the name outlives the call.
         let found = unsafe { mlirExecutionEngineLookupPacked(self.engine, StringRef::new(&wrapper).to_raw()) };
         if found.is_null() {
             return Err(JitError::UnknownEntry(entry.to_string()));
@@ -80,18 +88,25 @@ impl Jit {
         let mut arguments: Vec<*mut c_void> = pointers.iter_mut().map(|p| (p as *mut *mut c_void).cast()).collect();
         // Compiled code raises this flag for blocks it could only check at run
         // time (see grid-to-loops).
+        // SAFETY: as for the entry's lookup.
         let flag =
             unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) } as *mut i32;
         if !flag.is_null() {
+            // SAFETY: the symbol is the compiled module's i32 global.
             unsafe { flag.write(0) };
         }
         // InvokePacked adds the `_mlir_ciface_` prefix itself.
+        // SAFETY: `arguments` holds one pointer per array to a pointer to
+        // its memref descriptor, all alive until the call returns; each
+        // descriptor describes its array's own buffer (shape and row-major
+        // strides), which matches the argument per `call`'s contract.
         let result = unsafe {
             mlirExecutionEngineInvokePacked(self.engine, StringRef::new(entry).to_raw(), arguments.as_mut_ptr())
         };
         if result.value == 0 {
             return Err(JitError::Call(entry.to_string()));
         }
+        // SAFETY: as for the write above.
         if !flag.is_null() && unsafe { flag.read() } != 0 {
             return Err(JitError::OutOfBounds);
         }
@@ -101,6 +116,7 @@ impl Jit {
 
 impl Drop for Jit {
     fn drop(&mut self) {
+        // SAFETY: `Jit` owns the engine; it is destroyed once.
         unsafe { mlirExecutionEngineDestroy(self.engine) }
     }
 }

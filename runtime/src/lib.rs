@@ -2,6 +2,8 @@
 //! printing, and calling JIT-compiled kernels on them (on the CPU, or on
 //! an AMD GPU through HIP with the `hip` feature).
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod array;
 pub mod hip;
 pub mod interpret;

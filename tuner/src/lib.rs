@@ -10,6 +10,8 @@
 //! keeps the winner in the on-disk cache (`cache`), which `tessel run` and
 //! `tessel compile` consult ([`cached_schedule`]).
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod cache;
 pub mod gpu;
 pub mod measure;

@@ -16,6 +16,8 @@ use tessel_runtime::{HostArray, Jit};
 /// context it was lowered in, and is used by one thread at a time: it may
 /// move from the compiling thread to the timing one.
 struct Compiled(Jit);
+// SAFETY: see above: the engine owns its own LLVM context and JITed code,
+// shares nothing with other threads, and `Compiled` is moved, never shared.
 unsafe impl Send for Compiled {}
 
 /// Lowers `module_text` under `schedule` and JIT-compiles it, in a fresh

@@ -108,7 +108,11 @@ pub(crate) use tessel_dialects::RawOp as Op;
 
 /// Element type and shape of a value's type (shape empty for scalars).
 pub(crate) fn type_info(r#type: MlirType) -> Result<(ElementType, Vec<usize>)> {
+    // SAFETY: `r#type` is a live, non-null type of the module being
+    // interpreted (a value's type or a parsed scratch type).
     let text = unsafe { melior::ir::Type::from_raw(r#type) }.to_string();
+    // SAFETY: the same type; the shaped-type calls run only on shaped
+    // types, with dimensions below their rank.
     unsafe {
         if mlirTypeIsAShaped(r#type) {
             let element = melior::ir::Type::from_raw(mlirShapedTypeGetElementType(r#type)).to_string();
@@ -125,6 +129,8 @@ pub(crate) fn type_info(r#type: MlirType) -> Result<(ElementType, Vec<usize>)> {
 }
 
 pub(crate) fn value_type(value: MlirValue) -> Result<(ElementType, Vec<usize>)> {
+    // SAFETY: `value` belongs to the module being interpreted, which lives
+    // and is not changed while the interpreter runs.
     type_info(unsafe { mlirValueGetType(value) })
 }
 
@@ -171,17 +177,22 @@ impl Interpreter {
     fn run_block(&mut self, block: MlirBlock, arguments: Vec<Val>) -> Result<Vec<Val>> {
         let mut env = Env::default();
         for (i, argument) in arguments.into_iter().enumerate() {
+            // SAFETY: verified IR passes a block as many values as it has
+            // arguments (calls and region terminators are checked).
             env.set(unsafe { mlirBlockGetArgument(block, i as isize) }, argument);
         }
         self.run_ops(block, &mut env)
     }
 
     fn run_ops(&mut self, block: MlirBlock, env: &mut Env) -> Result<Vec<Val>> {
+        // SAFETY: `block` belongs to the module being interpreted, which is
+        // never changed while it runs.
         let mut op = unsafe { mlirBlockGetFirstOperation(block) };
         while !op.ptr.is_null() {
             if let Flow::Exit(values) = self.run_op(&Op(op), env)? {
                 return Ok(values);
             }
+            // SAFETY: `op` is a live operation of that block (non-null).
             op = unsafe { mlirOperationGetNextInBlock(op) };
         }
         Ok(Vec::new())
@@ -191,6 +202,7 @@ impl Interpreter {
     fn run_nested(&mut self, block: MlirBlock, env: &Env, arguments: Vec<Val>) -> Result<Vec<Val>> {
         let mut inner = Env(env.0.clone());
         for (i, argument) in arguments.into_iter().enumerate() {
+            // SAFETY: as in `run_block`.
             inner.set(unsafe { mlirBlockGetArgument(block, i as isize) }, argument);
         }
         self.run_ops(block, &mut inner)
@@ -207,6 +219,7 @@ impl Interpreter {
         match name.as_str() {
             "func.return" | "scf.yield" | "scf.condition" => return Ok(Flow::Exit(operands)),
             "func.call" => {
+                // SAFETY: a verified `func.call` has a `callee` attribute.
                 let callee = unsafe { melior::ir::Attribute::from_raw(op.attribute("callee")) }.to_string();
                 let function = find_symbol(self.module, callee.trim_start_matches('@'))
                     .ok_or_else(|| InterpretError(format!("unknown function {callee}")))?;
@@ -325,6 +338,7 @@ impl Interpreter {
 
     /// Runs one `grid.call`: every program in row-major grid order.
     fn grid_call(&mut self, op: &Op, operands: &[Val]) -> Result<()> {
+        // SAFETY: `op` is a live operation of the interpreted module.
         let call = GridCall::new(unsafe { OperationRef::from_raw(op.0) }).expect("a grid.call");
         let kernel = find_symbol(self.module, &call.callee()).ok_or_else(|| InterpretError("unknown kernel".into()))?;
         let specs: Vec<BlockSpec> = call
@@ -345,6 +359,8 @@ impl Interpreter {
         // Scratch lives for the whole call (the grid runs in order).
         let mut scratch = Vec::new();
         for text in call.scratch_types() {
+            // SAFETY: a live operation's context; the text is a type the
+            // verified `grid.call` printed, so it parses (non-null).
             let parsed = unsafe { mlirTypeParseGet(mlirOperationGetContext(op.0), StringRef::new(&text).to_raw()) };
             let (element, shape) = type_info(parsed)?;
             let mut buffer = HostArray::zeros(element, &shape).map_err(|e| InterpretError(format!("scratch: {e}")))?;
@@ -467,6 +483,8 @@ fn copy_block(from: &HostArray, to: &mut HostArray, spec: &BlockSpec, starts: &[
 fn constant(op: &Op) -> Result<Val> {
     let (element, shape) = value_type(op.results()[0])?;
     let attribute = op.attribute("value");
+    // SAFETY: a verified `arith.constant` has a typed `value` attribute;
+    // each accessor below runs only on the attribute kind it reads.
     unsafe {
         let number = |attribute: MlirAttribute| -> Result<Num> {
             if mlirAttributeIsAInteger(attribute) {
