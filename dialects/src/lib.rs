@@ -7,11 +7,15 @@
 
 mod block_spec;
 pub mod builders;
+mod chip;
 pub mod ffi;
 mod grid_call;
+pub mod knobs;
+pub mod matrix_layout;
 mod raw_op;
 pub mod source;
 mod symbols;
+pub use chip::Chip;
 pub use raw_op::RawOp;
 
 /// The public i32 global that compiled code sets when a program's block has

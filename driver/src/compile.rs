@@ -3,6 +3,7 @@
 use crate::{DriverError, source::parse_file};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use tessel_dialects::knobs;
 use tessel_lowering::{
     cpu::{self, Padding},
     emit::{Artifact, CodeTarget, emit},
@@ -46,8 +47,7 @@ pub struct CompileOptions {
     /// Output file.
     #[arg(short = 'o', value_name = "OUT")]
     output: PathBuf,
-    /// Pad partial blocks with NaN / the integer minimum instead of zeros.
-    #[arg(long)]
+    #[arg(long, help = tessel_dialects::knobs::POISON.help)]
     poison: bool,
     /// The CPU to generate code for, as LLVM names it (x86-64-v3, znver3,
     /// sapphirerapids, neoverse-v2, ...; default: the host). Register tiles
@@ -135,8 +135,8 @@ fn record_model(context: &melior::Context, module: &mut melior::ir::Module, mode
     use melior::ir::operation::{OperationLike, OperationMutLike};
     let mut operation = module.as_operation_mut();
     let integer = |value: i64| melior::ir::Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
-    if operation.attribute(tessel_passes::VECTOR_BITS).is_err() {
-        operation.set_attribute(tessel_passes::VECTOR_BITS, integer(model.vector_bits));
+    if operation.attribute(knobs::VECTOR_BITS.attribute).is_err() {
+        operation.set_attribute(knobs::VECTOR_BITS.attribute, integer(model.vector_bits));
     }
-    operation.set_attribute(tessel_passes::VECTOR_REGISTERS, integer(model.vector_registers));
+    operation.set_attribute(knobs::VECTOR_REGISTERS.attribute, integer(model.vector_registers));
 }

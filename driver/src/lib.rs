@@ -12,47 +12,39 @@ pub mod source;
 pub mod tune;
 
 pub use error::DriverError;
+use tessel_dialects::knobs::{self, Knob};
 
-/// Schedule knobs shared by `tessel run` and `tessel compile`.
+/// A flag's parser for an integer knob: the table's legal range.
+fn in_range(knob: &Knob) -> clap::builder::RangedI64ValueParser<i64> {
+    let (min, max) = knob.range();
+    clap::value_parser!(i64).range(min..=max)
+}
+
+/// Schedule knobs shared by `tessel run` and `tessel compile`; help texts
+/// and ranges come from the knob table (`tessel_dialects::knobs`).
 #[derive(clap::Args, Debug, Default)]
 pub struct ScheduleOptions {
-    /// Register tile of contractions, ROWSxCOLUMNS (default: from the host's
-    /// vector width). Results are identical under every tile.
-    #[arg(long, value_name = "ROWSxCOLUMNS", value_parser = tessel_lowering::cpu::parse_register_tile)]
+    #[arg(long, help = knobs::REGISTER_TILE.help, value_name = "ROWSxCOLUMNS",
+          value_parser = tessel_lowering::cpu::parse_register_tile)]
     register_tile: Option<(i64, i64)>,
-    /// Blocks in flight along arbitrary grid axes: step k prefetches the
-    /// blocks of step k + N - 1 (default 1: no software pipelining).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=8))]
+    #[arg(long, help = knobs::NUM_STAGES.help, value_name = "N", value_parser = in_range(&knobs::NUM_STAGES))]
     num_stages: Option<i64>,
-    /// k steps per cache block of contractions (default: all of k at once).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
+    #[arg(long, help = knobs::K_CHUNK.help, value_name = "N", value_parser = in_range(&knobs::K_CHUNK))]
     k_chunk: Option<i64>,
-    /// k steps per iteration of contractions' k loops (default 1).
-    #[arg(long, value_name = "U", value_parser = clap::value_parser!(i64).range(1..=64))]
+    #[arg(long, help = knobs::K_UNROLL.help, value_name = "U", value_parser = in_range(&knobs::K_UNROLL))]
     k_unroll: Option<i64>,
-    /// Threads sharing a grid's programs (default: one per core).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=4096))]
+    #[arg(long, help = knobs::NUM_THREADS.help, value_name = "N", value_parser = in_range(&knobs::NUM_THREADS))]
     num_threads: Option<i64>,
-    /// Order of the programs along consecutive parallel grid axes, over threads
-    /// (CPU) or workgroups (GPU): row-major (default: the last axis fastest)
-    /// or column-major.
-    #[arg(long, value_name = "ORDER", value_enum)]
+    #[arg(long, help = knobs::GRID_ORDER.help, value_name = "ORDER", value_enum)]
     grid_order: Option<GridOrder>,
-    /// Keep the register tile's size where it does not divide a block, padding
-    /// the partial tiles (default: shrink the tile to a divisor).
-    #[arg(long)]
+    #[arg(long, help = knobs::PAD_TILES.help)]
     pad_tiles: bool,
-    /// Vector width the CPU code is generated for (default: the host's widest).
-    #[arg(long, value_name = "128|256|512", value_enum)]
+    #[arg(long, help = knobs::VECTOR_BITS.help, value_name = "128|256|512", value_enum)]
     vector_bits: Option<VectorBits>,
-    /// Reductions (block.reduce) as P partial results per result, partial p
-    /// combining elements p, p + P, ..., then combined (tinygrad's GROUP;
-    /// default: unsplit). Float sums may round differently (their order is
-    /// unspecified); contractions never change.
-    #[arg(long, value_name = "P", value_parser = clap::value_parser!(i64).range(2..=4096), conflicts_with = "group_top")]
+    #[arg(long, help = knobs::GROUP.help, value_name = "P", value_parser = in_range(&knobs::GROUP),
+          conflicts_with = "group_top")]
     group: Option<i64>,
-    /// As --group, each partial combining a contiguous chunk (GROUPTOP).
-    #[arg(long, value_name = "P", value_parser = clap::value_parser!(i64).range(2..=4096))]
+    #[arg(long, help = knobs::GROUP_TOP.help, value_name = "P", value_parser = in_range(&knobs::GROUP))]
     group_top: Option<i64>,
     /// Ignore schedules `tessel tune` cached for this kernel.
     #[arg(long)]
@@ -156,19 +148,15 @@ pub enum ChipOption {
 /// Options of the ROCm path.
 #[derive(clap::Args, Debug, Default)]
 pub struct GpuOptions {
-    /// AMD GPU: gfx90a (MI200), gfx942 (MI300), gfx1100 (RDNA3).
-    #[arg(long, value_enum, default_value = "gfx90a")]
+    #[arg(long, help = knobs::CHIP.help, value_enum, default_value = knobs::CHIP.default)]
     chip: ChipOption,
     /// Code object version of the HSACO.
     #[arg(long, value_name = "4|5|6", default_value = "5", value_parser = clap::value_parser!(u32).range(4..=6))]
     code_object: u32,
-    /// Wavefronts per workgroup (default 4).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=16))]
+    #[arg(long, help = knobs::NUM_WARPS.help, value_name = "N", value_parser = in_range(&knobs::NUM_WARPS))]
     num_warps: Option<i64>,
-    /// Contractions on matrix cores (MFMA on gfx90a/gfx942, WMMA on
-    /// gfx1100) where they compute block.dot exactly: f32 and 8-bit
-    /// integer ones on CDNA, 8-bit integer ones on RDNA3 (default on).
-    #[arg(long, value_name = "on|off", value_parser = clap::builder::BoolishValueParser::new())]
+    #[arg(long, help = knobs::MATRIX_CORES.help, value_name = "on|off",
+          value_parser = clap::builder::BoolishValueParser::new())]
     matrix_cores: Option<bool>,
 }
 

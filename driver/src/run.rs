@@ -26,8 +26,7 @@ pub struct RunOptions {
     /// Write every argument after the call as DIR/arg<N>.npy.
     #[arg(long, value_name = "DIR")]
     dump: Option<PathBuf>,
-    /// Pad partial blocks with NaN / the integer minimum instead of zeros.
-    #[arg(long)]
+    #[arg(long, help = tessel_dialects::knobs::POISON.help)]
     poison: bool,
     /// Run the reference interpreter instead of compiled code.
     #[arg(long, conflicts_with_all = ["check", "bench"])]

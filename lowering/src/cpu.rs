@@ -9,6 +9,7 @@ use melior::{
         operation::{OperationLike, OperationMutLike},
     },
 };
+use tessel_dialects::knobs;
 
 // The CPU pipeline's stages, each named so other pipelines (the emulated
 // GPU) can ask for them by name.
@@ -149,18 +150,18 @@ impl Schedule {
         if let Some((rows, columns)) = self.register_tile {
             let text = format!("array<i64: {rows}, {columns}>");
             let attribute = Attribute::parse(context, &text).expect("a dense i64 array");
-            module.as_operation_mut().set_attribute("tessel.register_tile", attribute);
+            module.as_operation_mut().set_attribute(knobs::REGISTER_TILE.attribute, attribute);
         }
         let knobs = [
-            ("tessel.num_stages", self.num_stages),
-            ("tessel.k_chunk", self.k_chunk),
-            ("tessel.k_unroll", self.k_unroll),
-            (tessel_passes::NUM_THREADS, self.num_threads),
-            (tessel_passes::VECTOR_BITS, self.vector_bits),
-            (tessel_passes::PAD_TILES, self.pad_tiles.map(i64::from)),
-            (tessel_passes::GRID_ORDER, self.column_major.map(i64::from)),
-            (tessel_passes::GROUP, self.group),
-            (tessel_passes::GROUP_TOP, self.group_top.map(i64::from)),
+            (knobs::NUM_STAGES.attribute, self.num_stages),
+            (knobs::K_CHUNK.attribute, self.k_chunk),
+            (knobs::K_UNROLL.attribute, self.k_unroll),
+            (knobs::NUM_THREADS.attribute, self.num_threads),
+            (knobs::VECTOR_BITS.attribute, self.vector_bits),
+            (knobs::PAD_TILES.attribute, self.pad_tiles.map(i64::from)),
+            (knobs::GRID_ORDER.attribute, self.column_major.map(i64::from)),
+            (knobs::GROUP.attribute, self.group),
+            (knobs::GROUP_TOP.attribute, self.group_top.map(i64::from)),
         ];
         for (name, value) in knobs {
             if let Some(value) = value {
@@ -192,7 +193,7 @@ pub fn lower(context: &Context, module: &mut Module, padding: Padding) -> Result
 /// interfaces recorded as attributes.
 pub fn prepare(context: &Context, module: &mut Module, padding: Padding) {
     if padding == Padding::Poison {
-        module.as_operation_mut().set_attribute("tessel.poison", Attribute::unit(context));
+        module.as_operation_mut().set_attribute(knobs::POISON.attribute, Attribute::unit(context));
     }
     let unit = Attribute::unit(context);
     let body = module.body();

@@ -18,40 +18,12 @@ use melior::{
 use mlir_sys::*;
 use std::path::{Path, PathBuf};
 use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
 use tessel_runtime::hip::{HostProgram, Launch, LaunchArg};
 
-/// The AMD GPUs Tessel compiles for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Chip {
-    /// MI200 (CDNA2): wave64.
-    #[default]
-    Gfx90a,
-    /// MI300 (CDNA3): wave64.
-    Gfx942,
-    /// RX 7900 (RDNA3): wave32.
-    Gfx1100,
-}
-
-impl Chip {
-    pub const ALL: [Chip; 3] = [Chip::Gfx90a, Chip::Gfx942, Chip::Gfx1100];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Chip::Gfx90a => "gfx90a",
-            Chip::Gfx942 => "gfx942",
-            Chip::Gfx1100 => "gfx1100",
-        }
-    }
-
-    pub fn wave_size(self) -> i64 {
-        if self == Chip::Gfx1100 { 32 } else { 64 }
-    }
-
-    /// LDS bytes a workgroup may use.
-    pub fn workgroup_memory(self) -> i64 {
-        65536
-    }
-}
+/// The AMD GPUs Tessel compiles for (defined below the passes, which
+/// read the same chip).
+pub use tessel_dialects::Chip;
 
 /// Options of the ROCm pipeline: the chip and the schedule knobs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,25 +69,25 @@ impl RocmOptions {
             let attribute = Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
             module.as_operation_mut().set_attribute(name, attribute);
         };
-        set(tessel_passes::WAVE_SIZE, self.chip.wave_size());
+        set(knobs::WAVE_SIZE.attribute, self.chip.wave_size());
         if let Some(enabled) = self.matrix_cores {
-            set(tessel_passes::MATRIX_CORES, enabled as i64);
+            set(knobs::MATRIX_CORES.attribute, enabled as i64);
         }
         if let Some(column_major) = self.column_major {
-            set(tessel_passes::GRID_ORDER, column_major as i64);
+            set(knobs::GRID_ORDER.attribute, column_major as i64);
         }
-        set(tessel_passes::WORKGROUP_MEMORY, self.chip.workgroup_memory());
+        set(knobs::WORKGROUP_MEMORY.attribute, self.chip.workgroup_memory());
         if let Some(warps) = self.num_warps {
-            set(tessel_passes::NUM_WARPS, warps);
+            set(knobs::NUM_WARPS.attribute, warps);
         }
         if let Some(stages) = self.num_stages {
-            set("tessel.num_stages", stages);
+            set(knobs::NUM_STAGES.attribute, stages);
         }
         if let Some(chunk) = self.lds_chunk {
-            set("tessel.lds_chunk", chunk);
+            set(knobs::LDS_CHUNK.attribute, chunk);
         }
         let chip = Attribute::parse(context, &format!("\"{}\"", self.chip.name())).expect("a string");
-        module.as_operation_mut().set_attribute(tessel_passes::CHIP, chip);
+        module.as_operation_mut().set_attribute(knobs::CHIP.attribute, chip);
     }
 }
 

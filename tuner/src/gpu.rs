@@ -12,6 +12,7 @@ use crate::{
 };
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
+use tessel_dialects::knobs::{LDS_CHUNK, NUM_STAGES, NUM_WARPS};
 use tessel_lowering::rocm::{self, Chip, RocmOptions};
 use tessel_runtime::{HostArray, hip};
 
@@ -40,10 +41,12 @@ impl GpuSchedule {
     }
 
     pub fn is_legal(self, chip: Chip) -> bool {
-        (1..=16).contains(&self.num_warps)
+        NUM_WARPS.allows(self.num_warps)
             && self.num_warps * chip.wave_size() <= 1024
             && (1..=2).contains(&self.num_stages)
+            && NUM_STAGES.allows(self.num_stages)
             && LDS_CHUNKS.contains(&self.lds_chunk)
+            && LDS_CHUNK.allows(self.lds_chunk)
     }
 
     /// The legal schedules one action away: wavefronts doubled or halved,
@@ -142,7 +145,7 @@ fn knobs_of(module_text: &str, chip: Chip) -> Knobs {
     let Some(module) = melior::ir::Module::parse(&context, module_text) else { return Knobs::default() };
     let matrix_cores = crate::space::Space::dots(&module).iter().any(|dot| {
         let [m, n, _] = dot.sizes;
-        m % 16 == 0 && n % 16 == 0 && tessel_passes::instruction_for(chip.name(), &dot.input, &dot.output).is_some()
+        m % 16 == 0 && n % 16 == 0 && chip.matrix_instruction(&dot.input, &dot.output).is_some()
     });
     Knobs { matrix_cores, grid_order: crate::space::grid_shapes(&module).0 }
 }

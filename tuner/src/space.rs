@@ -20,6 +20,7 @@ use melior::ir::{
     r#type::{RankedTensorType, ShapedTypeLike},
 };
 use serde::{Deserialize, Serialize};
+use tessel_dialects::knobs;
 use tessel_lowering::cpu::Schedule;
 // The passes' own rule for shrinking sizes to divisors, so normalized
 // schedules are exactly what the passes apply.
@@ -142,12 +143,17 @@ impl CpuSchedule {
             && columns % lanes == 0
             && (1..=MAX_VECTORS_PER_ROW).contains(&vectors)
             && (1..=MAX_STAGES).contains(&self.num_stages)
+            && knobs::NUM_STAGES.allows(self.num_stages)
             && K_CHUNKS.contains(&self.k_chunk)
+            && (self.k_chunk == 0 || knobs::K_CHUNK.allows(self.k_chunk))
             && K_UNROLLS.contains(&self.k_unroll)
+            && knobs::K_UNROLL.allows(self.k_unroll)
+            && (self.num_threads == 0 || knobs::NUM_THREADS.allows(self.num_threads))
             && (0..=host_cores()).contains(&self.num_threads)
             && (self.vector_bits == 0
                 || (matches!(self.vector_bits, 256 | 512) && self.vector_bits <= host_vectors().0))
-            && (self.group == 0 || (2..=MAX_GROUP).contains(&self.group))
+            && knobs::VECTOR_BITS.allows(self.bits())
+            && (self.group == 0 || ((2..=MAX_GROUP).contains(&self.group) && knobs::GROUP.allows(self.group)))
             && self.fits_registers()
     }
 

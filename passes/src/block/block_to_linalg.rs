@@ -25,13 +25,12 @@
 //! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
 
 use crate::{
-    PassDefinition,
+    PassDefinition, PassError,
     grid::in_place,
     support::ir::{constant_value, identity_map, join, map_dims, parallel_iterators, print_type},
     support::template,
 };
 use melior::ir::OperationRef;
-use melior::pass::ExternalPass;
 use mlir_sys::*;
 use std::fmt::Write;
 
@@ -43,12 +42,14 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    let poison = Op(module.to_raw()).has("tessel.poison");
+/// The marker on a contraction's `linalg.generic` (block.dot), by which
+/// the tiling, widening, matrix-core and staging passes recognise it.
+pub const CONTRACTION: &str = "tessel.contraction";
+
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    let poison = Op(module.to_raw()).has(knobs::POISON.attribute);
     template::rewrite_each(
         module,
-        &pass,
-        PASS.argument,
         |name| name.starts_with("block."),
         |operation, name| {
             let op = Op(operation);
@@ -64,10 +65,11 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             }
             .map(Some)
         },
-    );
+    )
 }
 
 use tessel_dialects::RawOp as Op;
+use tessel_dialects::knobs;
 
 /// A shaped type, printed and taken apart.
 struct Shaped {

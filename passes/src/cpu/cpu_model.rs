@@ -19,10 +19,6 @@ pub struct CpuModel {
     pub vector_registers: i64,
 }
 
-/// Module attribute: vector registers of the CPU code is generated for
-/// (`tessel compile --cpu`; default: the host's).
-pub const VECTOR_REGISTERS: &str = "tessel.vector_registers";
-
 /// x86 CPUs (LLVM's names) with AVX-512: 512-bit vectors, 32 registers.
 const AVX512_CPUS: &[&str] = &[
     "x86-64-v4",

@@ -16,14 +16,14 @@
 //! and OpenMP's outlined functions inherit them). Neither knob changes a
 //! result: contractions keep their FMA order at any width.
 
-use crate::{PassDefinition, emit_error, support::ir::collect_operations};
+use crate::{PassDefinition, PassError, support::ir::collect_operations};
 use melior::{
     StringRef,
     ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
 };
 use mlir_sys::*;
 use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-cpu-target",
@@ -33,35 +33,24 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Module attribute: threads sharing a grid's programs.
-pub const NUM_THREADS: &str = "tessel.num_threads";
-/// Module attribute: the vector width (bits) code is generated for.
-pub const VECTOR_BITS: &str = "tessel.vector_bits";
 /// Where `omp.parallel`'s thread count is among its operand groups
 /// (allocate, allocators, if, num_threads, private, reduction).
 const NUM_THREADS_GROUP: usize = 3;
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = RawOp(module.to_raw());
-    let threads = settings.integer_or(NUM_THREADS, 0);
-    let bits = settings.integer_or(VECTOR_BITS, 0);
+    let threads = knobs::NUM_THREADS.integer_or(settings, 0);
+    let bits = knobs::VECTOR_BITS.integer_or(settings, 0);
     if threads < 0 || !matches!(bits, 0 | 128 | 256 | 512) {
-        emit_error(
+        return Err(PassError::at(
             module.location(),
-            "tessel-cpu-target: tessel.num_threads must be positive and tessel.vector_bits 128, 256 or 512",
-        );
-        pass.signal_failure();
-        return;
+            "tessel.num_threads must be positive and tessel.vector_bits 128, 256 or 512",
+        ));
     }
     if threads > 0 {
         for (parallel, _) in collect_operations(module, |name| name == "omp.parallel") {
             if let Err(message) = set_thread_count(parallel, threads) {
-                emit_error(
-                    unsafe { OperationRef::from_raw(parallel) }.location(),
-                    &format!("tessel-cpu-target: {message}"),
-                );
-                pass.signal_failure();
-                return;
+                return Err(PassError::at(unsafe { OperationRef::from_raw(parallel) }.location(), message));
             }
         }
     }
@@ -73,6 +62,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             unsafe { mlirOperationSetAttributeByName(function, StringRef::new("passthrough").to_raw(), attribute) };
         }
     }
+    Ok(())
 }
 
 /// Gives `parallel` (an `omp.parallel`) `num_threads(threads)`, unless it

@@ -18,8 +18,8 @@
 //! `math.rsqrt` is left alone: it already lowers to vector square roots and
 //! divisions at full vector rate.
 
-use crate::{PassDefinition, support::ir::print_type, support::template};
-use melior::{ir::OperationRef, pass::ExternalPass};
+use crate::{PassDefinition, PassError, support::ir::print_type, support::template};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
@@ -166,9 +166,9 @@ fn tanh_body(shape: &Shape, body: &mut String) {
     .unwrap();
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let wanted = |name: &str| name == "math.exp" || name == "math.tanh";
-    template::rewrite_each(module, &pass, PASS.argument, wanted, |raw, name| {
+    template::rewrite_each(module, wanted, |raw, name| {
         let operands = RawOp(raw).operands();
         let Some(shape) = Shape::of(operands[0]) else { return Ok(None) };
         let mut body = String::new();
@@ -182,5 +182,5 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         let f = &shape.float;
         let text = format!("func.func @template(%x: {f}) -> {f} {{\n{body}return {result} : {f}\n}}\n");
         Ok(Some((text, operands[..1].to_vec())))
-    });
+    })
 }

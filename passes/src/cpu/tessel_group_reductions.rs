@@ -27,17 +27,15 @@
 //! change; a float block.reduce's may, by reassociation only.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassDefinition, PassError,
     support::ir::{fitting, join},
     support::transform,
     transforms::tessel_split_reductions::{mark_splits, split_steps},
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use std::fmt::Write;
 use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
 
 /// After vectorizing: the single-step reductions become element-wise
 /// vector operations, and each partials vector is read before and written
@@ -59,11 +57,6 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Module attribute: partial results per reduction result (GROUP).
-pub const GROUP: &str = "tessel.group";
-/// Module attribute: 1 gives each partial a contiguous chunk (GROUPTOP).
-pub const GROUP_TOP: &str = "tessel.group_top";
-
 /// Partials per result for a reduction of `extent` elements when the
 /// schedule asks for `wanted`: the largest divisor of `extent` up to it
 /// that leaves two or more elements per partial (below 2: unsplit). The
@@ -72,16 +65,16 @@ pub fn group_partials(extent: i64, wanted: i64) -> i64 {
     fitting(extent, wanted.min(extent / 2))
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = RawOp(module.to_raw());
-    let wanted = settings.integer_or(GROUP, 0);
+    let wanted = knobs::GROUP.integer_or(settings, 0);
     if wanted < 2 {
-        return;
+        return Ok(());
     }
-    let top = settings.integer_or(GROUP_TOP, 0) != 0;
+    let top = knobs::GROUP_TOP.integer_or(settings, 0) != 0;
     let groups = mark_splits(module, |extents, dim| group_partials(extents[dim], wanted));
     if groups.is_empty() {
-        return;
+        return Ok(());
     }
     let any = "!transform.any_op";
     let mut body = String::new();
@@ -112,7 +105,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         body.push_str(&hoist_partials());
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
-        emit_error(module.location(), &format!("tessel-group-reductions: {}", error.0));
-        pass.signal_failure();
+        return Err(PassError::at(module.location(), error.0));
     }
+    Ok(())
 }

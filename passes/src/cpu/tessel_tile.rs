@@ -41,21 +41,19 @@
 //! still accumulates over k in order, chunk after chunk.
 
 use crate::{
-    PassDefinition,
+    PassDefinition, PassError,
+    block::block_to_linalg::CONTRACTION,
     cpu::cpu_model::CpuModel,
-    emit_error,
     support::ir::{
         collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute,
     },
     support::transform,
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-tile",
@@ -64,10 +62,6 @@ pub static PASS: PassDefinition = PassDefinition {
     anchor: "builtin.module",
     run,
 };
-
-/// Module attribute: 1 pads partial register tiles (PADTO) instead of
-/// shrinking tiles to divisors of the block.
-pub const PAD_TILES: &str = "tessel.pad_tiles";
 
 /// Bits of the host's widest vector registers (default register tiles).
 pub fn host_vector_bits() -> i64 {
@@ -89,46 +83,42 @@ fn zero_of(shaped: MlirType) -> String {
     format!("{zero} : {}", print_type(element))
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    let requested = RawOp(module.to_raw()).integers("tessel.register_tile");
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    let requested = RawOp(module.to_raw()).integers(knobs::REGISTER_TILE.attribute);
     if !requested.is_empty() && (requested.len() != 2 || requested.iter().any(|&size| size < 1)) {
-        emit_error(module.location(), "tessel-tile: tessel.register_tile must be two positive sizes [rows, columns]");
-        pass.signal_failure();
-        return;
+        return Err(PassError::at(
+            module.location(),
+            "tessel.register_tile must be two positive sizes [rows, columns]",
+        ));
     }
-    let k_chunk = RawOp(module.to_raw()).integer("tessel.k_chunk");
+    let k_chunk = knobs::K_CHUNK.integer_or(RawOp(module.to_raw()), 0);
     // Vectors of `tessel.vector_bits` (tessel-cpu-target), else the host's;
     // the registers of the CPU code is for (`tessel compile --cpu`).
     let host = CpuModel::host();
-    let vector_bits = RawOp(module.to_raw()).integer_or(crate::cpu::tessel_cpu_target::VECTOR_BITS, host.vector_bits);
+    let vector_bits = knobs::VECTOR_BITS.integer_or(RawOp(module.to_raw()), host.vector_bits);
     let model = CpuModel {
         vector_bits,
-        vector_registers: RawOp(module.to_raw())
-            .integer_or(crate::cpu::cpu_model::VECTOR_REGISTERS, host.vector_registers),
+        vector_registers: RawOp(module.to_raw()).integer_or(knobs::VECTOR_REGISTERS.attribute, host.vector_registers),
     };
     if model.vector_registers < 2 {
-        emit_error(module.location(), "tessel-tile: tessel.vector_registers must be at least 2");
-        pass.signal_failure();
-        return;
+        return Err(PassError::at(module.location(), "tessel.vector_registers must be at least 2"));
     }
-    let k_unroll = match RawOp(module.to_raw()).integer("tessel.k_unroll") {
+    let k_unroll = match knobs::K_UNROLL.integer_or(RawOp(module.to_raw()), 0) {
         0 => 1,
         unroll => unroll,
     };
     // PADTO: tiles keep their size and partial ones are padded, instead of
     // shrinking to divisors of the block.
-    let pad_tiles = RawOp(module.to_raw()).integer(PAD_TILES) != 0;
+    let pad_tiles = knobs::PAD_TILES.integer_or(RawOp(module.to_raw()), 0) != 0;
     if k_chunk < 0 || k_unroll < 1 {
-        emit_error(module.location(), "tessel-tile: tessel.k_chunk and tessel.k_unroll must be positive integers");
-        pass.signal_failure();
-        return;
+        return Err(PassError::at(module.location(), "tessel.k_chunk and tessel.k_unroll must be positive integers"));
     }
     // Groups of contractions tiled alike: (rank, tile rows, tile columns,
     // operand zeros, k chunk); the tile and the group are marked on each op.
     let mut tiles = Vec::new();
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
         let op = RawOp(raw);
-        if !op.has("tessel.contraction") {
+        if !op.has(CONTRACTION) {
             continue;
         }
         let result = unsafe { mlirValueGetType(op.results()[0]) };
@@ -146,7 +136,11 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             let context = mlirOperationGetContext(raw);
             let sizes = [m, n];
             let attribute = mlirDenseI64ArrayGet(context, 2, sizes.as_ptr());
-            mlirOperationSetAttributeByName(raw, melior::StringRef::new("tessel.register_tile").to_raw(), attribute);
+            mlirOperationSetAttributeByName(
+                raw,
+                melior::StringRef::new(knobs::REGISTER_TILE.attribute).to_raw(),
+                attribute,
+            );
         }
         let zeros = join(op.operands().iter().map(|&value| zero_of(unsafe { mlirValueGetType(value) })));
         let lhs = unsafe { mlirValueGetType(op.operands()[0]) };
@@ -162,7 +156,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
     }
     if tiles.is_empty() {
-        return;
+        return Ok(());
     }
     let mut body = String::new();
     for (index, (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns)) in tiles.iter().enumerate() {
@@ -240,7 +234,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         .unwrap();
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
-        emit_error(module.location(), &format!("tessel-tile: {}", error.0));
-        pass.signal_failure();
+        return Err(PassError::at(module.location(), error.0));
     }
+    Ok(())
 }

@@ -10,11 +10,8 @@
 //! read and write are hoisted out of the k loop marked
 //! `tessel.reduction_loop`, so it stays in registers for the whole loop.
 
-use crate::{PassDefinition, emit_error, support::ir::print_type, support::template, support::transform};
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use crate::{PassDefinition, PassError, support::ir::print_type, support::template, support::transform};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::mlirValueGetType;
 use tessel_dialects::RawOp;
 
@@ -41,19 +38,15 @@ fn script() -> String {
     format!("{vectorize}{}", transform::patterns_then_hoist(&[to_contractions, to_fmas], "tessel.reduction_loop"))
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&script())) {
-        emit_error(module.location(), &format!("tessel-vectorize: {}", error.0));
-        pass.signal_failure();
-        return;
+        return Err(PassError::at(module.location(), error.0));
     }
     // `vector.fma` becomes `llvm.intr.fmuladd`, which may round twice where
     // the target lacks FMA; `math.fma` is `llvm.intr.fma`, always fused, so
     // every target computes the same bits as the interpreter.
     template::rewrite_each(
         module,
-        &pass,
-        PASS.argument,
         |name| name == "vector.fma",
         |raw, _| {
             let operands = RawOp(raw).operands();
@@ -64,5 +57,5 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             );
             Ok(Some((text, operands)))
         },
-    );
+    )
 }

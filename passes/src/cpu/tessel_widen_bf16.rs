@@ -9,11 +9,11 @@
 //! into selects that LLVM no longer recognizes as vectorizable reductions.
 
 use crate::{
-    PassDefinition,
+    PassDefinition, PassError,
     support::ir::{element_type, print_type},
     support::template,
 };
-use melior::{ir::OperationRef, pass::ExternalPass};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use tessel_dialects::RawOp;
 
@@ -25,11 +25,9 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     template::rewrite_each(
         module,
-        &pass,
-        PASS.argument,
         |name| name == "arith.extf",
         |raw, _| {
             let op = RawOp(raw);
@@ -54,5 +52,5 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             );
             Ok(Some((text, op.operands())))
         },
-    );
+    )
 }

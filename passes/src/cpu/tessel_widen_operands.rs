@@ -16,11 +16,12 @@
 //! narrow operands straight into their matrix instructions).
 
 use crate::{
-    PassDefinition,
+    PassDefinition, PassError,
+    block::block_to_linalg::CONTRACTION,
     support::ir::{element_name, identity_map, parallel_iterators, print_type},
     support::template,
 };
-use melior::{ir::OperationRef, pass::ExternalPass};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use tessel_dialects::RawOp;
 
@@ -32,15 +33,13 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     template::rewrite_each(
         module,
-        &pass,
-        PASS.argument,
         |name| name == "linalg.generic",
         |raw, _| {
             let op = RawOp(raw);
-            if !op.has("tessel.contraction") || op.operands().len() != 3 || op.results().len() != 1 {
+            if !op.has(CONTRACTION) || op.operands().len() != 3 || op.results().len() != 1 {
                 return Ok(None);
             }
             let types: Vec<MlirType> = op.operands().iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
@@ -99,5 +98,5 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             );
             Ok(Some((text, op.operands())))
         },
-    );
+    )
 }

@@ -16,7 +16,7 @@
 //! - `gpu.alloc`/`gpu.dealloc` (global scratch) are host allocations.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassDefinition, PassError,
     emulate::privatize::{Workgroup, privatize},
     gpu::per_item::is_pure_arithmetic,
     support::ir::{
@@ -25,10 +25,7 @@ use crate::{
     },
     support::template,
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::collections::HashSet;
 use tessel_dialects::RawOp;
@@ -41,10 +38,9 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let fail = |op: MlirOperation, message: String| {
-        emit_error(unsafe { OperationRef::from_raw(op) }.location(), &format!("tessel-emulate-gpu: {message}"));
-        pass.signal_failure();
+        Err(PassError::at(unsafe { OperationRef::from_raw(op) }.location(), message))
     };
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
         if let Err(message) = emulate_launch(launch) {
@@ -57,6 +53,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             return fail(op, message);
         }
     }
+    Ok(())
 }
 
 /// `gpu.alloc`/`gpu.dealloc` (synchronous, no host-shared flag) as memref ones.

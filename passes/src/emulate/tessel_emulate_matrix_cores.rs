@@ -19,20 +19,19 @@
 //! `tessel-emulate-gpu`, which then runs the phases between barriers.
 
 use crate::{
-    PassDefinition, emit_error,
-    gpu::matrix_layout::{Family, MatrixInstruction},
+    PassDefinition, PassError,
     support::ir::{
         any_nested, block_arguments, block_operations, collect_operations, erase, inline_template, join, print_type,
         region_blocks,
     },
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::{collections::HashSet, fmt::Write};
-use tessel_dialects::RawOp;
+use tessel_dialects::{
+    RawOp,
+    matrix_layout::{Family, MatrixInstruction},
+};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-emulate-matrix-cores",
@@ -46,15 +45,14 @@ fn is_matrix_op(name: &str) -> bool {
     name == "amdgpu.mfma" || name == "amdgpu.wmma"
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
         if let Err((op, message)) = emulate_launch(launch) {
             let location = unsafe { OperationRef::from_raw(op) }.location();
-            emit_error(location, &format!("tessel-emulate-matrix-cores: {message}"));
-            pass.signal_failure();
-            return;
+            return Err(PassError::at(location, message));
         }
     }
+    Ok(())
 }
 
 /// What one matrix op computes, read off its attributes and types.

@@ -27,7 +27,7 @@
 //!   hold barriers.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassDefinition, PassError,
     gpu::{
         per_item::PerItem,
         tessel_elide_barriers::drop_adjacent_barriers,
@@ -39,13 +39,11 @@ use crate::{
         block_arguments, block_operations, collect_operations, erase, find_named, inline_template, join, move_before,
     },
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-gpu",
@@ -55,25 +53,17 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Module attribute: wavefronts per workgroup (default 4).
-pub const NUM_WARPS: &str = "tessel.num_warps";
-/// Module attribute: work-items per wavefront (64 on CDNA, 32 on RDNA).
-pub const WAVE_SIZE: &str = "tessel.wave_size";
-/// Module attribute: bytes of workgroup memory (LDS) a workgroup may use.
-pub const WORKGROUP_MEMORY: &str = "tessel.workgroup_memory";
-
 pub const DEFAULT_NUM_WARPS: i64 = 4;
 pub const DEFAULT_WAVE_SIZE: i64 = 64;
 pub const DEFAULT_WORKGROUP_MEMORY: i64 = 65536;
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = RawOp(module.to_raw());
-    let threads = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS) * settings.integer_or(WAVE_SIZE, DEFAULT_WAVE_SIZE);
-    let memory = settings.integer_or(WORKGROUP_MEMORY, DEFAULT_WORKGROUP_MEMORY);
+    let threads = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS)
+        * knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
+    let memory = knobs::WORKGROUP_MEMORY.integer_or(settings, DEFAULT_WORKGROUP_MEMORY);
     if !(1..=1024).contains(&threads) || memory < 0 {
-        emit_error(module.location(), "grid-to-gpu: a workgroup needs 1 to 1024 work-items and non-negative memory");
-        pass.signal_failure();
-        return;
+        return Err(PassError::at(module.location(), "a workgroup needs 1 to 1024 work-items and non-negative memory"));
     }
     let mut nests = Vec::new();
     for (function, _) in collect_operations(module, |name| name == "func.func") {
@@ -87,11 +77,10 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         // ops into a launch and erased it.
         let location = unsafe { OperationRef::from_raw(nest) }.location();
         if let Err(message) = map_programs(nest, threads, memory) {
-            emit_error(location, &format!("grid-to-gpu: {message}"));
-            pass.signal_failure();
-            return;
+            return Err(PassError::at(location, message));
         }
     }
+    Ok(())
 }
 
 /// The program nests of `body`, each to become one launch: a grid's

@@ -3,7 +3,6 @@
 //! gathered for the code object.
 
 pub mod grid_to_gpu;
-pub mod matrix_layout;
 pub mod per_item;
 pub mod tessel_contraction_fma;
 pub mod tessel_elide_barriers;

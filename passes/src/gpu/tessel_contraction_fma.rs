@@ -7,8 +7,10 @@
 //! products; paths that lower contractions to plain loops (the GPU's) run
 //! this pass first, so that every target computes the same bits.
 
-use crate::{PassDefinition, support::ir::print_type, support::template};
-use melior::{ir::OperationRef, pass::ExternalPass};
+use crate::{
+    PassDefinition, PassError, block::block_to_linalg::CONTRACTION, support::ir::print_type, support::template,
+};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use tessel_dialects::RawOp;
 
@@ -20,16 +22,14 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     template::rewrite_each(
         module,
-        &pass,
-        PASS.argument,
         |name| name == "arith.addf",
         |raw, _| {
             let add = RawOp(raw);
             let parent = RawOp(unsafe { mlirOperationGetParentOperation(raw) });
-            if parent.name() != "linalg.generic" || !parent.has("tessel.contraction") {
+            if parent.name() != "linalg.generic" || !parent.has(CONTRACTION) {
                 return Ok(None);
             }
             let (sum, product) = (add.operands()[0], add.operands()[1]);
@@ -48,5 +48,5 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             let operands = multiply.operands();
             Ok(Some((text, vec![operands[0], operands[1], sum])))
         },
-    );
+    )
 }

@@ -18,15 +18,12 @@
 //! work across loop iterations and enclosing code.
 
 use crate::{
-    PassDefinition,
+    PassDefinition, PassError,
     support::ir::{any_nested, block_operations, collect_operations, constant_value, erase, region_blocks},
 };
-use melior::{
-    ir::{
-        OperationRef,
-        operation::{OperationLike, WalkOrder, WalkResult},
-    },
-    pass::ExternalPass,
+use melior::ir::{
+    OperationRef,
+    operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::*;
 use tessel_dialects::RawOp;
@@ -170,7 +167,7 @@ fn is_barrier(op: MlirOperation) -> bool {
     RawOp(op).name() == "gpu.barrier"
 }
 
-fn run(module: OperationRef<'static, '_>, _pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
         let launch_ref = unsafe { OperationRef::from_raw(launch) };
         let mut blocks = region_blocks(launch);
@@ -183,6 +180,7 @@ fn run(module: OperationRef<'static, '_>, _pass: ExternalPass<'_>) {
             elide_in(block, launch);
         }
     }
+    Ok(())
 }
 
 /// Merges the phases of `block` across barriers that order nothing.

@@ -9,13 +9,12 @@
 //! `gpu.launch_func`s are updated.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassDefinition, PassError,
     support::ir::{block_operations, collect_operations, erase},
 };
 use melior::{
     StringRef,
     ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
 };
 use mlir_sys::*;
 use std::collections::HashSet;
@@ -49,11 +48,11 @@ fn set_attribute(op: MlirOperation, name: &str, text: &str) -> Result<(), String
     Ok(())
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if let Err(message) = gather(module) {
-        emit_error(module.location(), &format!("tessel-gather-kernels: {message}"));
-        pass.signal_failure();
+        return Err(PassError::at(module.location(), message));
     }
+    Ok(())
 }
 
 fn gather(module: OperationRef<'static, '_>) -> Result<(), String> {

@@ -16,14 +16,12 @@
 //! bit-packed.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassDefinition, PassError,
+    block::block_to_linalg::CONTRACTION,
     support::ir::{collect_operations, element_bits, group_of, set_i64_attribute},
     support::transform,
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
@@ -80,7 +78,7 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
     }
     if raw.name() == "linalg.generic" {
         let iterators = unsafe { melior::ir::Attribute::from_raw(raw.attribute("iterator_types")) }.to_string();
-        if iterators.contains("reduction") || raw.has("tessel.contraction") {
+        if iterators.contains("reduction") || raw.has(CONTRACTION) {
             return None;
         }
         // Bodies with control flow or memory accesses of their own (the
@@ -133,7 +131,7 @@ fn lanes(op: MlirOperation) -> i64 {
     (VECTOR_BYTES * 8 / widest.max(8)).max(1)
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // Ops grouped by (rank, lanes): one script entry per group.
     let mut groups: Vec<(usize, i64)> = Vec::new();
     let wanted = |name: &str| matches!(name, "linalg.generic" | "linalg.copy" | "linalg.fill");
@@ -147,7 +145,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         set_i64_attribute(op, "tessel.vector_group", group as i64);
     }
     if groups.is_empty() {
-        return;
+        return Ok(());
     }
     let any = "!transform.any_op";
     let mut body = String::new();
@@ -170,7 +168,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         .unwrap();
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
-        emit_error(module.location(), &format!("tessel-gpu-vectorize: {}", error.0));
-        pass.signal_failure();
+        return Err(PassError::at(module.location(), error.0));
     }
+    Ok(())
 }

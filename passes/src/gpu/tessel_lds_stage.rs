@@ -22,17 +22,16 @@
 //! so the four buffers take at most 32 KiB.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassDefinition, PassError,
+    block::block_to_linalg::CONTRACTION,
     support::ir::{collect_operations, fitting, group_of, print_type, set_i64_attribute, strided_view_type},
     support::transform,
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-lds-stage",
@@ -42,8 +41,7 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Module attribute: k steps per staged chunk.
-pub const LDS_CHUNK: &str = "tessel.lds_chunk";
+/// k steps per staged chunk when the module does not say.
 pub const DEFAULT_LDS_CHUNK: i64 = 16;
 /// Marks the k-chunk loops (grid-to-gpu gives their buffers LDS first).
 pub const STAGED_LOOP: &str = "tessel.lds_chunks";
@@ -52,20 +50,18 @@ pub const STAGED_BUFFER: &str = "tessel.staged";
 /// Bytes of LDS the double buffers of one contraction may take.
 const DOUBLE_BUFFER_BYTES: i64 = 32768;
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = RawOp(module.to_raw());
-    let wanted = settings.integer_or(LDS_CHUNK, DEFAULT_LDS_CHUNK);
+    let wanted = knobs::LDS_CHUNK.integer_or(settings, DEFAULT_LDS_CHUNK);
     if wanted < 1 {
-        emit_error(module.location(), "tessel-lds-stage: tessel.lds_chunk must be a positive integer");
-        pass.signal_failure();
-        return;
+        return Err(PassError::at(module.location(), "tessel.lds_chunk must be a positive integer"));
     }
-    let stages = settings.integer_or("tessel.num_stages", 1);
+    let stages = knobs::NUM_STAGES.integer_or(settings, 1);
     // Contractions grouped by (rank, chunk): one script entry per group.
     let mut groups: Vec<(i64, i64)> = Vec::new();
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
         let op = RawOp(raw);
-        if !op.has("tessel.contraction") {
+        if !op.has(CONTRACTION) {
             continue;
         }
         let lhs = unsafe { mlirValueGetType(op.operands()[0]) };
@@ -79,12 +75,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(message) => {
-                    emit_error(
-                        unsafe { OperationRef::from_raw(raw) }.location(),
-                        &format!("tessel-lds-stage: {message}"),
-                    );
-                    pass.signal_failure();
-                    return;
+                    return Err(PassError::at(unsafe { OperationRef::from_raw(raw) }.location(), message));
                 }
             }
         }
@@ -92,7 +83,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         set_i64_attribute(raw, "tessel.stage_group", group as i64);
     }
     if groups.is_empty() {
-        return;
+        return Ok(());
     }
     let any = "!transform.any_op";
     let mut body = String::new();
@@ -111,9 +102,9 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         .unwrap();
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
-        emit_error(module.location(), &format!("tessel-lds-stage: {}", error.0));
-        pass.signal_failure();
+        return Err(PassError::at(module.location(), error.0));
     }
+    Ok(())
 }
 
 /// Double-buffers the rank-2 contraction `op` (on memrefs); `Ok(false)`

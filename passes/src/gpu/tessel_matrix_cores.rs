@@ -45,23 +45,22 @@
 //! rounded to the instruction's k).
 
 use crate::{
-    PassDefinition, emit_error,
-    gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE, NUM_WARPS, WAVE_SIZE},
-    gpu::matrix_layout::{
-        Family, MFMA_F32_16X16X4, MFMA_I32_16X16X16_I8, MFMA_I32_16X16X32_I8, MatrixInstruction, WMMA_I32_16X16X16_IU8,
-    },
-    gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
+    PassDefinition, PassError,
+    block::block_to_linalg::CONTRACTION,
+    gpu::grid_to_gpu::DEFAULT_NUM_WARPS,
+    gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
     grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{collect_operations, element_name, print_type, strided_view_type},
     support::template,
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::fmt::Write;
-use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
+use tessel_dialects::{
+    Chip, RawOp,
+    matrix_layout::{Family, MatrixInstruction},
+};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-matrix-cores",
@@ -71,62 +70,44 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Module attribute: the AMD GPU the kernels are for (`gfx90a`, `gfx942`,
-/// `gfx1100`).
-pub const CHIP: &str = "tessel.chip";
-pub const DEFAULT_CHIP: &str = "gfx90a";
-/// Module attribute: 0 keeps contractions on FMAs.
-pub const MATRIX_CORES: &str = "tessel.matrix_cores";
 /// Accumulator registers a lane may hold (of 32 bits).
 const ACCUMULATOR_REGISTERS: i64 = 64;
 /// Bytes of LDS the staged chunks of one contraction may take.
 const STAGED_BYTES: i64 = 32768;
 
-/// The instruction for a contraction of `input` elements into `output`
-/// ones on `chip`, where it computes block.dot's meaning exactly.
-pub fn instruction_for(chip: &str, input: &str, output: &str) -> Option<MatrixInstruction> {
-    match (chip, input, output) {
-        ("gfx90a" | "gfx942", "f32", "f32") => Some(MFMA_F32_16X16X4),
-        ("gfx90a", "i8", "i32") => Some(MFMA_I32_16X16X16_I8),
-        ("gfx942", "i8", "i32") => Some(MFMA_I32_16X16X32_I8),
-        ("gfx1100", "i8", "i32") => Some(WMMA_I32_16X16X16_IU8),
-        _ => None,
-    }
-}
-
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = RawOp(module.to_raw());
-    if settings.integer_or(MATRIX_CORES, 1) == 0 {
-        return;
+    if knobs::MATRIX_CORES.integer_or(settings, 1) == 0 {
+        return Ok(());
     }
-    let chip = settings.string(CHIP).unwrap_or_else(|| DEFAULT_CHIP.to_string());
-    let warps = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS);
-    let wanted_chunk = settings.integer_or(LDS_CHUNK, DEFAULT_LDS_CHUNK);
-    let stages = settings.integer_or("tessel.num_stages", 1);
+    let warps = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS);
+    let wanted_chunk = knobs::LDS_CHUNK.integer_or(settings, DEFAULT_LDS_CHUNK);
+    let stages = knobs::NUM_STAGES.integer_or(settings, 1);
+    let chip = match knobs::chip_of(settings) {
+        Ok(chip) if warps >= 1 && wanted_chunk >= 1 => chip,
+        unsupported => {
+            let name = unsupported.map_or_else(|name| name, |chip| chip.name().to_string());
+            return Err(PassError::at(
+                module.location(),
+                format!("unsupported settings (chip '{name}', {warps} waves, chunk {wanted_chunk})"),
+            ));
+        }
+    };
     // Work-items per wavefront as grid-to-gpu will launch them (the
     // instructions need their own: 64 for MFMA, 32 for WMMA).
-    let wave_size = settings.integer_or(WAVE_SIZE, if chip == "gfx1100" { 32 } else { DEFAULT_WAVE_SIZE });
-    if !matches!(chip.as_str(), "gfx90a" | "gfx942" | "gfx1100") || warps < 1 || wanted_chunk < 1 {
-        emit_error(
-            module.location(),
-            &format!("tessel-matrix-cores: unsupported settings (chip '{chip}', {warps} waves, chunk {wanted_chunk})"),
-        );
-        pass.signal_failure();
-        return;
-    }
+    let wave_size = knobs::WAVE_SIZE.integer_or(settings, chip.wave_size());
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
-        let Some(plan) = plan(raw, &chip, warps, wanted_chunk, stages) else { continue };
+        let Some(plan) = plan(raw, chip, warps, wanted_chunk, stages) else { continue };
         if plan.instruction.wave_size() != wave_size {
             continue;
         }
         let operands = RawOp(raw).operands();
         let context = unsafe { mlirOperationGetContext(raw) };
         if let Err(error) = template::replace(context, raw, &plan.template(), &operands[..3]) {
-            emit_error(unsafe { OperationRef::from_raw(raw) }.location(), &format!("tessel-matrix-cores: {}", error.0));
-            pass.signal_failure();
-            return;
+            return Err(PassError::at(unsafe { OperationRef::from_raw(raw) }.location(), error.0));
         }
     }
+    Ok(())
 }
 
 /// How one contraction is computed on matrix cores.
@@ -166,9 +147,9 @@ fn inside_programs(op: MlirOperation) -> bool {
 }
 
 /// The plan for `op`, when it is a contraction matrix cores compute exactly.
-fn plan(op: MlirOperation, chip: &str, warps: i64, wanted_chunk: i64, stages: i64) -> Option<Plan> {
+fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i64) -> Option<Plan> {
     let raw = RawOp(op);
-    if !raw.has("tessel.contraction") || raw.operands().len() != 3 || !inside_programs(op) {
+    if !raw.has(CONTRACTION) || raw.operands().len() != 3 || !inside_programs(op) {
         return None;
     }
     let types = [0, 1, 2].map(|index| unsafe { mlirValueGetType(raw.operands()[index]) });
@@ -184,7 +165,7 @@ fn plan(op: MlirOperation, chip: &str, warps: i64, wanted_chunk: i64, stages: i6
     if element_name(types[1]) != input {
         return None;
     }
-    let instruction = instruction_for(chip, &input, &output)?;
+    let instruction = chip.matrix_instruction(&input, &output)?;
     if !computes_block_dot(op, &input) || m % 16 != 0 || n % 16 != 0 || k % instruction.k != 0 {
         return None;
     }

@@ -19,7 +19,7 @@
 //! the upstream `inline` pass then inlines it into the loops.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassDefinition, PassError,
     grid::grid_verify_specs::infer_semantics,
     grid::in_place::{self, Aliasing},
     support::ir::{collect_operations, join, print_type},
@@ -31,10 +31,10 @@ use melior::{
         OperationRef, ValueLike,
         operation::{OperationLike, WalkOrder, WalkResult},
     },
-    pass::ExternalPass,
 };
 use mlir_sys::*;
 use std::fmt::Write;
+use tessel_dialects::knobs;
 use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, OUT_OF_BOUNDS_FLAG, Operand, RawOp, find_symbol};
 
 pub static PASS: PassDefinition = PassDefinition {
@@ -45,18 +45,16 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let calls = collect_operations(module, |name| name == GridCall::NAME);
-    let poison = module.has_attribute("tessel.poison");
-    let reversed = RawOp(module.to_raw()).integer(GRID_ORDER) == 1;
+    let poison = module.has_attribute(knobs::POISON.attribute);
+    let reversed = knobs::GRID_ORDER.integer_or(RawOp(module.to_raw()), 0) == 1;
     let mut kernels = Vec::new();
     for (index, (raw, _)) in calls.into_iter().enumerate() {
         let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
         kernels.push(call.callee());
         if let Err(message) = lower_call(module.to_raw(), &call, index, poison, reversed) {
-            emit_error(call.operation().location(), &format!("grid-to-loops: {message}"));
-            pass.signal_failure();
-            return;
+            return Err(PassError::at(call.operation().location(), message));
         }
     }
     // Kernels run only through grid.call (grid.program_id means nothing
@@ -70,6 +68,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             unsafe { mlirOperationDestroy(function) };
         }
     }
+    Ok(())
 }
 
 /// Whether some `func.call` still calls `name`.
@@ -471,11 +470,6 @@ fn lower_call(
 /// The attribute on the ordered `scf.for` of an arbitrary grid axis (its
 /// axis number).
 pub const ARBITRARY_AXIS: &str = "tessel.arbitrary_axis";
-/// Module attribute: 1 runs consecutive parallel axes' programs in
-/// column-major order (the first axis fastest): which programs share a
-/// thread (CPU) or neighbour each other as workgroups (GPU) changes, never
-/// what they compute (the tuner's loop-order knob).
-pub const GRID_ORDER: &str = "tessel.grid_order";
 
 /// Adds the error flag's definition to the module, once.
 fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), String> {

@@ -16,13 +16,10 @@
 //! access, so they are located errors here.
 
 use crate::{
-    PassDefinition, emit_error, emit_warning,
+    PassDefinition, PassError, emit_error, emit_warning,
     support::ir::{collect_operations, element_bits},
 };
-use melior::{
-    ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike};
 use tessel_dialects::{AxisSemantics, GridCall, MAX_ENUMERATED_PROGRAMS, Operand};
 
 /// Bytes a user process can address on x86-64 and AArch64 (47 bits):
@@ -75,15 +72,14 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let mut ok = true;
     for (raw, _) in collect_operations(module, |name| name == GridCall::NAME) {
         let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
         ok &= verify_call(&call);
     }
-    if !ok {
-        pass.signal_failure();
-    }
+    // The diagnostics stand on their own (like an op verifier's).
+    if ok { Ok(()) } else { Err(PassError::Reported) }
 }
 
 fn verify_call(call: &GridCall) -> bool {

@@ -20,7 +20,7 @@
 //! steps are left alone. Runs after grid-to-loops, before inlining.
 
 use crate::{
-    PassDefinition, emit_error,
+    PassAlias, PassDefinition, PassError,
     grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{collect_operations, constant_value, element_bits, print_type},
     support::template,
@@ -28,11 +28,11 @@ use crate::{
 use melior::{
     StringRef,
     ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
 };
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-prefetch",
@@ -44,12 +44,10 @@ pub static PASS: PassDefinition = PassDefinition {
 
 /// The pass under its old name, kept for one release so existing pipeline
 /// strings keep working.
-pub static DEPRECATED_ALIAS: PassDefinition = PassDefinition {
+pub static DEPRECATED_ALIAS: PassAlias = PassAlias {
     argument: "tessel-pipeline",
-    name: "TesselPipeline",
     description: "Deprecated alias of tessel-prefetch (removed in the next release)",
-    anchor: "builtin.module",
-    run,
+    of: &PASS,
 };
 
 /// Stages when the module does not say: 1 (off). On this machine the
@@ -58,30 +56,27 @@ pub static DEPRECATED_ALIAS: PassDefinition = PassDefinition {
 /// tuner's knob rather than a default.
 pub const DEFAULT_STAGES: i64 = 1;
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
-    let stages = match RawOp(module.to_raw()).attribute("tessel.num_stages") {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    let stages = match RawOp(module.to_raw()).attribute(knobs::NUM_STAGES.attribute) {
         attribute if attribute.ptr.is_null() => DEFAULT_STAGES,
         attribute if unsafe { mlirAttributeIsAInteger(attribute) } => unsafe { mlirIntegerAttrGetValueInt(attribute) },
         _ => 0,
     };
     if stages < 1 {
-        emit_error(module.location(), "tessel-prefetch: tessel.num_stages must be a positive integer");
-        pass.signal_failure();
-        return;
+        return Err(PassError::at(module.location(), "tessel.num_stages must be a positive integer"));
     }
     if stages == 1 {
-        return;
+        return Ok(());
     }
     for (raw, _) in collect_operations(module, |name| name == "scf.for") {
         if !RawOp(raw).has(ARBITRARY_AXIS) {
             continue;
         }
         if let Err(message) = pipeline_loop(raw, stages) {
-            emit_error(unsafe { OperationRef::from_raw(raw) }.location(), &format!("tessel-prefetch: {message}"));
-            pass.signal_failure();
-            return;
+            return Err(PassError::at(unsafe { OperationRef::from_raw(raw) }.location(), message));
         }
     }
+    Ok(())
 }
 
 fn constant_index(value: MlirValue) -> Option<i64> {

@@ -5,6 +5,7 @@
 //! Lowerings stay readable (the IR they produce is written out as IR) and
 //! every template is checked by MLIR's parser and verifiers when it is used.
 
+use crate::PassError;
 use melior::StringRef;
 use melior::ir::operation::OperationLike;
 use mlir_sys::{
@@ -93,11 +94,9 @@ pub type Rewrite = (String, Vec<MlirValue>);
 /// pass's name, and fails the pass.
 pub fn rewrite_each(
     module: melior::ir::OperationRef<'static, '_>,
-    pass: &melior::pass::ExternalPass<'_>,
-    pass_name: &str,
     wanted: impl Fn(&str) -> bool,
     mut rewrite: impl FnMut(MlirOperation, &str) -> Result<Option<Rewrite>, String>,
-) {
+) -> Result<(), PassError> {
     for (raw, name) in crate::support::ir::collect_operations(module, wanted) {
         let result = rewrite(raw, &name).and_then(|rewrite| match rewrite {
             Some((text, args)) => {
@@ -106,10 +105,8 @@ pub fn rewrite_each(
             None => Ok(()),
         });
         if let Err(message) = result {
-            let location = unsafe { melior::ir::OperationRef::from_raw(raw) }.location();
-            crate::emit_error(location, &format!("{pass_name}: {message}"));
-            pass.signal_failure();
-            return;
+            return Err(PassError::at(unsafe { melior::ir::OperationRef::from_raw(raw) }.location(), message));
         }
     }
+    Ok(())
 }

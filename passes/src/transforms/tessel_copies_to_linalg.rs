@@ -7,8 +7,8 @@
 //! become loops with a unit-stride innermost loop that LLVM vectorizes.
 //! Copies between contiguous memrefs stay `memref.copy` (a `memcpy`).
 
-use crate::{PassDefinition, support::ir::print_type, support::template};
-use melior::{ir::OperationRef, pass::ExternalPass};
+use crate::{PassDefinition, PassError, support::ir::print_type, support::template};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use tessel_dialects::RawOp;
 
@@ -24,11 +24,9 @@ fn contiguous(memref: MlirType) -> bool {
     unsafe { mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(memref)) }
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     template::rewrite_each(
         module,
-        &pass,
-        PASS.argument,
         |name| name == "memref.copy",
         |raw, _| {
             let operands = RawOp(raw).operands();
@@ -44,5 +42,5 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
             );
             Ok(Some((text, operands)))
         },
-    );
+    )
 }

@@ -17,18 +17,17 @@
 //! unspecified). Contractions keep their k order.
 
 use crate::{
-    PassDefinition, emit_error,
-    gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE, NUM_WARPS, WAVE_SIZE},
+    PassDefinition, PassError,
+    block::block_to_linalg::CONTRACTION,
+    gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE},
     support::ir::{collect_operations, fitting, group_of, join, set_i64_attribute},
     support::transform,
 };
-use melior::{
-    ir::{OperationRef, operation::OperationLike},
-    pass::ExternalPass,
-};
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::fmt::Write;
 use tessel_dialects::RawOp;
+use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-split-reductions",
@@ -91,7 +90,7 @@ fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
     let reductions: Vec<usize> = kinds.iter().enumerate().filter(|(_, r)| **r).map(|(d, _)| d).collect();
     let maps = raw.attribute("indexing_maps");
     let [dim] = reductions[..] else { return None };
-    if kinds.len() != rank || raw.has("tessel.contraction") || unsafe { mlirArrayAttrGetNumElements(maps) } != 2 {
+    if kinds.len() != rank || raw.has(CONTRACTION) || unsafe { mlirArrayAttrGetNumElements(maps) } != 2 {
         return None;
     }
     let map = |index: isize| unsafe { mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index)) };
@@ -144,15 +143,16 @@ pub(crate) fn split_steps(index: usize, split: i64, dim: usize, inner_parallel: 
     )
 }
 
-fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = RawOp(module.to_raw());
-    let items = settings.integer_or(NUM_WARPS, DEFAULT_NUM_WARPS) * settings.integer_or(WAVE_SIZE, DEFAULT_WAVE_SIZE);
+    let items = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS)
+        * knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
     let groups = mark_splits(module, |extents, dim| {
         let results: i64 = extents.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &e)| e).product();
         fitting(extents[dim], (items / results.max(1)).max(1))
     });
     if groups.is_empty() {
-        return;
+        return Ok(());
     }
     let any = "!transform.any_op";
     let mut body = String::new();
@@ -171,7 +171,7 @@ fn run(module: OperationRef<'static, '_>, pass: ExternalPass<'_>) {
         .unwrap();
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
-        emit_error(module.location(), &format!("tessel-split-reductions: {}", error.0));
-        pass.signal_failure();
+        return Err(PassError::at(module.location(), error.0));
     }
+    Ok(())
 }
