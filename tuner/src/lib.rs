@@ -17,6 +17,7 @@ pub mod gpu;
 pub mod measure;
 pub mod space;
 
+use indexmap::IndexSet;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -394,14 +395,13 @@ where
     let mut beam = vec![(start, start_cost)];
     let mut stale = 0;
     for _ in 0..rounds {
-        let mut batch: Vec<S> = Vec::new();
+        // New schedules, each once, in the order the beam proposes them
+        // (so a search and its progress lines are reproducible).
+        let mut batch: IndexSet<S> = IndexSet::new();
         for (schedule, _) in &beam {
-            for next in neighbours(schedule) {
-                if !known.contains_key(&next) && !batch.contains(&next) {
-                    batch.push(next);
-                }
-            }
+            batch.extend(neighbours(schedule).into_iter().filter(|next| !known.contains_key(next)));
         }
+        let batch: Vec<S> = batch.into_iter().collect();
         if batch.is_empty() {
             break;
         }
