@@ -71,7 +71,12 @@ impl IndexExpr {
         }
     }
 
+    /// # Safety
+    /// `expr` is a valid affine expression without symbols.
     unsafe fn from_raw(expr: MlirAffineExpr) -> Self {
+        // SAFETY: the caller's contract; each accessor runs on the kind the
+        // `IsA` check before it established, and operands of a binary
+        // expression are valid expressions again.
         unsafe {
             let binary = |make: fn(Box<IndexExpr>, Box<IndexExpr>) -> IndexExpr| {
                 make(
@@ -100,7 +105,11 @@ impl IndexExpr {
         }
     }
 
+    /// # Safety
+    /// None beyond a live `context` (borrowed here); unsafe only because it
+    /// hands out a raw handle.
     unsafe fn to_raw(&self, context: &Context) -> MlirAffineExpr {
+        // SAFETY: builders of uniqued affine expressions in a live context.
         unsafe {
             let ctx = context.to_raw();
             match self {
@@ -143,6 +152,8 @@ impl IndexMap {
     /// # Safety
     /// `map` must be a valid, non-null affine map without symbols.
     pub unsafe fn from_raw(map: MlirAffineMap) -> Self {
+        // SAFETY: the caller's contract; result positions stay below the
+        // map's result count.
         unsafe {
             IndexMap {
                 num_dims: mlirAffineMapGetNumDims(map) as usize,
@@ -154,6 +165,8 @@ impl IndexMap {
     }
 
     fn to_raw(&self, context: &Context) -> MlirAffineMap {
+        // SAFETY: builders of uniqued affine expressions and maps in a live
+        // context; `results` outlives the call that reads it.
         unsafe {
             let mut results: Vec<_> = self.results.iter().map(|r| r.to_raw(context)).collect();
             mlirAffineMapGet(context.to_raw(), self.num_dims as isize, 0, results.len() as isize, results.as_mut_ptr())
@@ -193,6 +206,9 @@ impl BlockSpec {
     /// Reads a `#grid.block` attribute.
     pub fn from_attribute(attribute: Attribute) -> Result<Self, BlockSpecError> {
         let raw = attribute.to_raw();
+        // SAFETY: `attribute` is live (melior's borrow); the accessors run
+        // only once it is known to be a `#grid.block`, and the index map
+        // they return is a symbol-free affine map (its verifier says so).
         unsafe {
             if !ffi::tesselAttributeIsABlockSpec(raw) {
                 return Err(BlockSpecError::NotABlockSpec);
@@ -220,6 +236,7 @@ impl BlockSpec {
 
     /// Builds the `#grid.block` attribute.
     pub fn to_attribute<'c>(&self, context: &'c Context) -> Result<Attribute<'c>, BlockSpecError> {
+        // SAFETY: returns a constant.
         let squeezed = unsafe { ffi::tesselBlockSpecSqueezed() };
         let shape: Vec<i64> = self.block_shape.iter().map(|size| size.unwrap_or(squeezed)).collect();
         let padding: Vec<i64> = self.padding.iter().flat_map(|&(lo, hi)| [lo, hi]).collect();
@@ -227,6 +244,8 @@ impl BlockSpec {
             Some(map) => map.to_raw(context),
             None => MlirAffineMap { ptr: std::ptr::null() },
         };
+        // SAFETY: a live context; the two slices outlive the call (the
+        // attribute copies them); a null map means "no index map".
         let raw = unsafe {
             ffi::tesselBlockSpecGet(
                 context.to_raw(),
@@ -242,6 +261,7 @@ impl BlockSpec {
         if raw.ptr.is_null() {
             return Err(BlockSpecError::Invalid);
         }
+        // SAFETY: a non-null attribute of `context`.
         Ok(unsafe { Attribute::from_raw(raw) })
     }
 

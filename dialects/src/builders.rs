@@ -143,6 +143,8 @@ pub fn grid_call<'c>(
     if let Some(semantics) = call.semantics {
         let values: Vec<Attribute> = semantics
             .iter()
+            // SAFETY: `context` is live (borrowed); the C++ side returns a
+            // uniqued enum attribute of it.
             .map(|axis| unsafe {
                 Attribute::from_raw(ffi::tesselDimensionSemanticsGet(
                     context.to_raw(),

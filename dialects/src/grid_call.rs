@@ -56,11 +56,13 @@ impl<'c, 'a> GridCall<'c, 'a> {
     /// Grid sizes, one per axis (empty: one program).
     pub fn grid(&self) -> Vec<i64> {
         let raw = self.operation.attribute("grid").expect("verified grid.call").to_raw();
+        // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): `grid` is a dense i64 array; indices below its size.
         unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
     }
 
     fn segment(&self, index: isize) -> std::ops::Range<usize> {
         let raw = self.operation.attribute("operandSegmentSizes").expect("verified grid.call").to_raw();
+        // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): two operand segments (inputs, outputs).
         let (inputs, outputs) =
             unsafe { (mlirDenseI32ArrayGetElement(raw, 0) as usize, mlirDenseI32ArrayGetElement(raw, 1) as usize) };
         if index == 0 { 0..inputs } else { inputs..inputs + outputs }
@@ -74,11 +76,13 @@ impl<'c, 'a> GridCall<'c, 'a> {
                 let value = self.operation.operand(position).expect("verified grid.call");
                 // Verified: a statically shaped memref.
                 let raw_type = value.r#type().to_raw();
+                // SAFETY: a ranked memref type; dimensions below its rank.
                 let shape = unsafe {
                     (0..mlirShapedTypeGetRank(raw_type))
                         .map(|d| mlirShapedTypeGetDimSize(raw_type, d as isize))
                         .collect()
                 };
+                // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): one spec per operand of the segment.
                 let spec = unsafe { Attribute::from_raw(mlirArrayAttrGetElement(specs, i as isize)) };
                 Ok(Operand { value, shape, spec: BlockSpec::from_attribute(spec)? })
             })
@@ -99,6 +103,7 @@ impl<'c, 'a> GridCall<'c, 'a> {
             return Vec::new();
         };
         let raw = scratch.to_raw();
+        // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): `scratch` is an array of type attributes.
         unsafe {
             (0..mlirArrayAttrGetNumElements(raw))
                 .map(|i| melior::ir::Type::from_raw(mlirTypeAttrGetValue(mlirArrayAttrGetElement(raw, i))).to_string())
@@ -109,6 +114,7 @@ impl<'c, 'a> GridCall<'c, 'a> {
     /// The written `semantics`, if any.
     pub fn semantics(&self) -> Option<Vec<AxisSemantics>> {
         let raw = self.operation.attribute("semantics").ok()?.to_raw();
+        // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): `semantics` is an array of integer-valued enum attributes.
         Some(unsafe {
             (0..mlirArrayAttrGetNumElements(raw))
                 .map(|i| match mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(raw, i)) {
@@ -124,6 +130,7 @@ impl<'c, 'a> GridCall<'c, 'a> {
         let context = self.operation.context();
         let elements: Vec<Attribute> = semantics
             .iter()
+            // SAFETY: the op's context is live while the op is.
             .map(|axis| unsafe {
                 Attribute::from_raw(ffi::tesselDimensionSemanticsGet(
                     context.to_ref().to_raw(),
@@ -131,7 +138,10 @@ impl<'c, 'a> GridCall<'c, 'a> {
                 ))
             })
             .collect();
+        // SAFETY: the op's context is live while the op is.
         let array = ArrayAttribute::new(unsafe { context.to_ref() }, &elements);
+        // SAFETY: the view holds the only handle being written through here;
+        // setting an attribute does not invalidate other views of the op.
         let mut operation = unsafe { OperationRefMut::from_raw(self.operation.to_raw()) };
         operation.set_inherent_attribute("semantics", array.into());
     }

@@ -5,24 +5,45 @@ use melior::{StringRef, ir::OperationRef, ir::operation::OperationLike};
 use mlir_sys::*;
 
 /// An operation seen through its raw handle.
+///
+/// Made only by [`RawOp::from_raw`], whose caller promises the operation
+/// stays alive while the view is used; every method relies on that.
 #[derive(Clone, Copy)]
-pub struct RawOp(pub MlirOperation);
+pub struct RawOp(MlirOperation);
 
 impl RawOp {
+    /// A view of `op`.
+    ///
+    /// # Safety
+    /// `op` is a live operation, and stays alive (not erased, its context
+    /// not dropped) while the view or any copy of it is used.
+    pub unsafe fn from_raw(op: MlirOperation) -> Self {
+        RawOp(op)
+    }
+
+    /// The raw handle.
+    pub fn raw(&self) -> MlirOperation {
+        self.0
+    }
+
     pub fn name(&self) -> String {
+        // SAFETY: the view's contract: a live operation.
         unsafe { OperationRef::from_raw(self.0) }.name().as_string_ref().as_str().unwrap_or("").to_string()
     }
 
     pub fn operands(&self) -> Vec<MlirValue> {
+        // SAFETY: a live operation; indices below its operand count.
         unsafe { (0..mlirOperationGetNumOperands(self.0)).map(|i| mlirOperationGetOperand(self.0, i)).collect() }
     }
 
     pub fn results(&self) -> Vec<MlirValue> {
+        // SAFETY: a live operation; indices below its result count.
         unsafe { (0..mlirOperationGetNumResults(self.0)).map(|i| mlirOperationGetResult(self.0, i)).collect() }
     }
 
     /// The attribute `name`; null when absent.
     pub fn attribute(&self, name: &str) -> MlirAttribute {
+        // SAFETY: a live operation; the name outlives the call.
         unsafe { mlirOperationGetAttributeByName(self.0, StringRef::new(name).to_raw()) }
     }
 
@@ -33,7 +54,11 @@ impl RawOp {
     /// An integer attribute (0 when absent).
     pub fn integer(&self, name: &str) -> i64 {
         let attribute = self.attribute(name);
-        if attribute.ptr.is_null() { 0 } else { unsafe { mlirIntegerAttrGetValueInt(attribute) } }
+        if attribute.ptr.is_null() {
+            return 0;
+        }
+        // SAFETY: a non-null attribute, read only if it is an integer one.
+        unsafe { if mlirAttributeIsAInteger(attribute) { mlirIntegerAttrGetValueInt(attribute) } else { 0 } }
     }
 
     /// An integer attribute, `default` when absent (module-level settings).
@@ -44,9 +69,11 @@ impl RawOp {
     /// A string attribute (`None` when absent or not a string).
     pub fn string(&self, name: &str) -> Option<String> {
         let attribute = self.attribute(name);
+        // SAFETY: checked non-null before the kind is asked.
         if attribute.ptr.is_null() || !unsafe { mlirAttributeIsAString(attribute) } {
             return None;
         }
+        // SAFETY: a string attribute; its value lives in the context.
         let value = unsafe { StringRef::from_raw(mlirStringAttrGetValue(attribute)) };
         value.as_str().ok().map(str::to_string)
     }
@@ -54,18 +81,22 @@ impl RawOp {
     /// A `DenseI64ArrayAttr` (empty when absent).
     pub fn integers(&self, name: &str) -> Vec<i64> {
         let raw = self.attribute(name);
-        if raw.ptr.is_null() {
+        // SAFETY: checked non-null before the kind is asked.
+        if raw.ptr.is_null() || !unsafe { mlirAttributeIsADenseI64Array(raw) } {
             return Vec::new();
         }
+        // SAFETY: a dense i64 array; indices below its size.
         unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
     }
 
     /// Operand counts per ODS operand group (`operandSegmentSizes`).
     pub fn segments(&self) -> Vec<usize> {
         let raw = self.attribute("operandSegmentSizes");
-        if raw.ptr.is_null() {
+        // SAFETY: checked non-null before the kind is asked.
+        if raw.ptr.is_null() || !unsafe { mlirAttributeIsADenseI32Array(raw) } {
             return Vec::new();
         }
+        // SAFETY: a dense i32 array; indices below its size.
         unsafe {
             (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI32ArrayGetElement(raw, i) as usize).collect()
         }
@@ -73,6 +104,12 @@ impl RawOp {
 
     /// The first block of region `index` (null when the region is empty).
     pub fn region_block(&self, index: isize) -> MlirBlock {
+        assert!(
+            // SAFETY: a live operation.
+            (0..unsafe { mlirOperationGetNumRegions(self.0) }).contains(&index),
+            "region #{index} of an op with fewer"
+        );
+        // SAFETY: a live operation and one of its regions.
         unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, index)) }
     }
 }

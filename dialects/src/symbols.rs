@@ -1,25 +1,20 @@
 //! Looking things up in modules, and facts about block ops that both the
 //! lowering and the interpreter need.
 
-use melior::StringRef;
-use mlir_sys::{
-    MlirOperation, mlirBlockGetFirstOperation, mlirOperationGetAttributeByName, mlirOperationGetFirstRegion,
-    mlirOperationGetNextInBlock, mlirRegionGetFirstBlock, mlirStringAttrGetValue,
-};
+use melior::ir::{BlockLike, OperationRef, RegionLike, attribute::StringAttribute, operation::OperationLike};
 
 /// The top-level operation of `module` whose `sym_name` is `name`.
-pub fn find_symbol(module: MlirOperation, name: &str) -> Option<MlirOperation> {
-    unsafe {
-        let mut op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module)));
-        while !op.ptr.is_null() {
-            let symbol = mlirOperationGetAttributeByName(op, StringRef::new("sym_name").to_raw());
-            if !symbol.ptr.is_null() && StringRef::from_raw(mlirStringAttrGetValue(symbol)).as_str() == Ok(name) {
-                return Some(op);
-            }
-            op = mlirOperationGetNextInBlock(op);
+pub fn find_symbol<'c, 'a>(module: &impl OperationLike<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
+    let block = module.region(0).ok()?.first_block()?;
+    let mut op = block.first_operation();
+    while let Some(current) = op {
+        let symbol = current.attribute("sym_name").ok().and_then(|attribute| StringAttribute::try_from(attribute).ok());
+        if symbol.is_some_and(|symbol| symbol.value() == name) {
+            return Some(current);
         }
-        None
+        op = current.next_in_block();
     }
+    None
 }
 
 /// The `arith` op combining two elements for a `block.reduce` kind (sum,

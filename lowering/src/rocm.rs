@@ -11,7 +11,7 @@ use melior::{
     Context,
     ir::{
         BlockLike, Module,
-        attribute::Attribute,
+        attribute::{Attribute, AttributeLike},
         operation::{OperationLike, OperationMutLike},
     },
 };
@@ -275,14 +275,26 @@ pub fn compile_for_launch(
 /// The value of an integer constant of the host code; `what` says what
 /// must be constant.
 fn constant_i64(value: MlirValue, what: &str) -> Result<i64, String> {
-    let attribute = tessel_passes::constant_value(value).ok_or_else(|| format!("{what} must be constants"))?;
-    // SAFETY: `constant_value` returns the live integer attribute of an
-    // `arith.constant` of the module being read.
-    Ok(unsafe { mlirIntegerAttrGetValueInt(attribute) })
+    // SAFETY: `value` is a live value of the host function being walked.
+    if unsafe { mlirValueIsAOpResult(value) } {
+        // SAFETY: checked to be an operation's result.
+        let definition = view(unsafe { mlirOpResultGetOwner(value) });
+        if definition.name() == "arith.constant" && definition.has("value") {
+            return Ok(definition.integer("value"));
+        }
+    }
+    Err(format!("{what} must be constants"))
 }
 
 fn constant_u32(value: MlirValue) -> Result<u32, String> {
     constant_i64(value, "launch sizes").map(|size| size as u32)
+}
+
+/// A view of an operation of the module `host_program` walks.
+fn view(op: MlirOperation) -> RawOp {
+    // SAFETY: the walk only holds handles of the module it borrows for its
+    // whole run, which nothing changes or drops meanwhile.
+    unsafe { RawOp::from_raw(op) }
 }
 
 /// The launches and scratch buffers of the lowered host function `entry`.
@@ -290,9 +302,9 @@ fn constant_u32(value: MlirValue) -> Result<u32, String> {
 /// programs) are unrolled into their launches, in order, each passing its
 /// step as an index argument.
 pub fn host_program(module: &Module, entry: &str) -> Result<HostProgram, String> {
-    let function = tessel_dialects::find_symbol(module.as_operation().to_raw(), entry)
-        .ok_or_else(|| format!("no function @{entry}"))?;
-    let body = RawOp(function).region_block(0);
+    let function =
+        tessel_dialects::find_symbol(&module.as_operation(), entry).ok_or_else(|| format!("no function @{entry}"))?;
+    let body = view(function.to_raw()).region_block(0);
     let mut walk = HostWalk {
         // SAFETY: `body` is the entry block of a function of `module`,
         // which outlives the walk; indices stay below the argument count.
@@ -329,7 +341,7 @@ impl HostWalk {
     }
 
     fn operation(&mut self, op: MlirOperation) -> Result<(), String> {
-        let raw = RawOp(op);
+        let raw = view(op);
         match raw.name().as_str() {
             "arith.constant" | "gpu.dealloc" | "func.return" | "scf.yield" => {}
             "gpu.alloc" if self.steps.is_empty() => {
@@ -401,7 +413,7 @@ fn binary_object(module: &Module) -> Option<Vec<u8>> {
     let mut op = body.first_operation();
     while let Some(current) = op {
         if current.name().as_string_ref().as_str() == Ok("gpu.binary") {
-            let objects = RawOp(current.to_raw()).attribute("objects");
+            let objects = current.attribute("objects").map_or(MlirAttribute { ptr: std::ptr::null() }, |a| a.to_raw());
             // SAFETY: a verified `gpu.binary` has an array of
             // `#gpu.object`s (checked non-empty); the object's bytes live in
             // the context while they are copied out.

@@ -6,6 +6,8 @@
 //! flags and `--pass-pipeline` strings reach Tessel passes like upstream
 //! ones (in `tessel-opt` and in any pass manager of the process).
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod block;
 mod cpu;
 mod emulate;
@@ -19,7 +21,7 @@ pub use cpu::tessel_group_reductions::group_partials;
 pub use cpu::tessel_tile::{default_tile, host_vector_bits};
 pub use grid::grid_verify_specs::axis_semantics;
 pub use support::diagnostics::{emit_error, emit_remark, emit_warning};
-pub use support::ir::{constant_value, fitting};
+pub use support::ir::fitting;
 pub use support::registry::{PassAlias, PassDefinition, PassError, create_pass, is_registered, register_passes};
 
 /// Old names of renamed passes, registered for one more release.

@@ -24,15 +24,18 @@
 //! - `block.broadcast` and `block.iota` are `linalg.generic`s.
 //! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
 
+use crate::support::handles::{rank_of, raw_op, value_type};
+use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
     grid::in_place,
-    support::ir::{constant_value, identity_map, join, map_dims, parallel_iterators, print_type},
+    support::ir::{
+        ShapedKind, constant_value, identity_map, join, map_dims, parallel_iterators, print_type, shaped_type_text,
+    },
     support::template,
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use std::fmt::Write;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "block-to-linalg",
@@ -47,12 +50,12 @@ pub static PASS: PassDefinition = PassDefinition {
 pub const CONTRACTION: &str = "tessel.contraction";
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let poison = Op(module.to_raw()).has(knobs::POISON.attribute);
+    let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
     template::rewrite_each(
         module,
         |name| name.starts_with("block."),
         |operation, name| {
-            let op = Op(operation);
+            let op = raw_op(operation);
             match name {
                 "block.load" => load(&op, poison),
                 "block.store" => store(&op),
@@ -80,10 +83,11 @@ struct Shaped {
 }
 
 fn shaped(raw: MlirType) -> Shaped {
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     unsafe {
         Shaped {
             text: print_type(raw),
-            shape: (0..mlirShapedTypeGetRank(raw)).map(|d| mlirShapedTypeGetDimSize(raw, d as isize)).collect(),
+            shape: (0..rank_of(raw)).map(|d| mlirShapedTypeGetDimSize(raw, d as isize)).collect(),
             element: print_type(mlirShapedTypeGetElementType(raw)),
             raw,
         }
@@ -92,11 +96,11 @@ fn shaped(raw: MlirType) -> Shaped {
 
 /// The shaped type of operand `i` / of the (first) result.
 fn operand_type(op: &Op, i: usize) -> Shaped {
-    shaped(unsafe { mlirValueGetType(op.operands()[i]) })
+    shaped(value_type(op.operands()[i]))
 }
 
 fn result_type(op: &Op) -> Shaped {
-    shaped(unsafe { mlirValueGetType(op.results()[0]) })
+    shaped(value_type(op.results()[0]))
 }
 
 fn is_float(element: &str) -> bool {
@@ -104,13 +108,11 @@ fn is_float(element: &str) -> bool {
 }
 
 fn tensor_text(shape: &[i64], element: &str) -> String {
-    let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
-    format!("tensor<{dims}{element}>")
+    shaped_type_text(ShapedKind::Tensor, shape, element, None)
 }
 
 fn buffer_text(shape: &[i64], element: &str) -> String {
-    let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
-    format!("memref<{dims}{element}>")
+    shaped_type_text(ShapedKind::Memref, shape, element, None)
 }
 
 /// `%view` = the window of `%ref` at `%o<d>` with `sizes`, or `%ref` itself.
@@ -121,18 +123,17 @@ fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, S
     let rank = r#ref.shape.len();
     let mut strides = vec![0i64; rank];
     let mut offset = 0i64;
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     unsafe { mlirMemRefTypeGetStridesAndOffset(r#ref.raw, strides.as_mut_ptr(), &mut offset) };
-    let dims: String = sizes.iter().map(|size| format!("{size}x")).collect();
-    let view = format!("memref<{dims}{}, strided<[{}], offset: ?>>", r#ref.element, join(&strides));
-    writeln!(
+    let view = shaped_type_text(ShapedKind::Memref, sizes, &r#ref.element, Some(&strides));
+    emit_line!(
         out,
         "%view = memref.subview %ref[{}] [{}] [{}] : {} to {view}",
         join((0..rank).map(|d| format!("%o{d}"))),
         join(sizes),
         join(sizes.iter().map(|_| 1)),
         r#ref.text
-    )
-    .unwrap();
+    );
     ("%view".into(), view)
 }
 
@@ -141,7 +142,7 @@ type Lowering = Result<template::Rewrite, String>;
 /// `%p<d>` = `%o<d>` + the generic's index `d`, for predicated accesses.
 fn window_indices(body: &mut String, rank: usize) -> String {
     for d in 0..rank {
-        writeln!(body, "%i{d} = linalg.index {d} : index\n%p{d} = arith.addi %o{d}, %i{d} : index").unwrap();
+        emit_line!(body, "%i{d} = linalg.index {d} : index\n%p{d} = arith.addi %o{d}, %i{d} : index");
     }
     join((0..rank).map(|d| format!("%p{d}")))
 }
@@ -162,16 +163,15 @@ fn predicated_load(op: &Op, poison: bool) -> Lowering {
         params.push(format!("%other: {}", result.element));
         "%other".to_string()
     } else {
-        writeln!(
+        emit_line!(
             body,
             "%unset = arith.constant {}",
             crate::grid::grid_to_loops::padding_constant(&result.element, poison)
-        )
-        .unwrap();
+        );
         "%unset".to_string()
     };
     let map = identity_map(rank);
-    write!(
+    emit!(
         body,
         "%empty = tensor.empty() : {result}\n\
          %r = linalg.generic {{indexing_maps = [{map}, {map}], iterator_types = [{iterators}]}} \
@@ -179,18 +179,16 @@ fn predicated_load(op: &Op, poison: bool) -> Lowering {
         result = result.text,
         iterators = parallel_iterators(rank),
         e = result.element
-    )
-    .unwrap();
+    );
     let at = window_indices(&mut body, rank);
-    write!(
+    emit!(
         body,
         "%v = scf.if %m -> ({e}) {{\n%l = memref.load %ref[{at}] : {ref_type}\nscf.yield %l : {e}\n}} else {{\n\
          scf.yield {off} : {e}\n}}\nlinalg.yield %v : {e}\n}} -> {result}\n",
         e = result.element,
         ref_type = r#ref.text,
         result = result.text
-    )
-    .unwrap();
+    );
     let text = format!(
         "func.func @template({}) -> {result} {{\n{body}return %r : {result}\n}}",
         join(&params),
@@ -221,12 +219,11 @@ fn predicated_store(op: &Op) -> Lowering {
         e = value.element
     );
     let at = window_indices(&mut body, rank);
-    write!(
+    emit!(
         body,
         "scf.if %m {{\nmemref.store %x, %ref[{at}] : {ref_type}\n}}\nlinalg.yield %m : i1\n}} -> {mask_type}\n",
         ref_type = r#ref.text
-    )
-    .unwrap();
+    );
     Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
 }
 
@@ -252,29 +249,26 @@ fn load(op: &Op, poison: bool) -> Lowering {
     let (source, source_type) = window(&mut body, &r#ref, sizes.as_deref());
     if op.has(in_place::READ_ONLY) {
         // Nothing writes the ref while the kernel runs: read it in place.
-        writeln!(body, "%t = bufferization.to_tensor {source} restrict : {source_type} to {}", result.text).unwrap();
+        emit_line!(body, "%t = bufferization.to_tensor {source} restrict : {source_type} to {}", result.text);
     } else if op.has(in_place::IN_PLACE) {
         // An accumulator stored back once: update the block where it lives.
-        writeln!(body, "%t = bufferization.to_tensor {source} restrict writable : {source_type} to {}", result.text)
-            .unwrap();
+        emit_line!(body, "%t = bufferization.to_tensor {source} restrict writable : {source_type} to {}", result.text);
     } else {
         let buffer = buffer_text(&result.shape, &result.element);
-        write!(
+        emit!(
             body,
             "%buf = memref.alloc() : {buffer}\n\
              memref.copy {source}, %buf : {source_type} to {buffer}\n\
              %t = bufferization.to_tensor %buf restrict writable : {buffer} to {}\n",
             result.text
-        )
-        .unwrap();
+        );
     }
     let value = if has_other {
-        write!(
+        emit!(
             body,
             "%fill = tensor.splat %other : {result}\n%r = arith.select %mask, %t, %fill : {mask_type}, {result}\n",
             result = result.text
-        )
-        .unwrap();
+        );
         "%r"
     } else {
         "%t"
@@ -306,42 +300,40 @@ fn store(op: &Op) -> Lowering {
     if let (false, Some(scalar)) = (has_mask, splat_constant(op.operands()[0])) {
         // Storing a splat constant fills the target: no constant buffer to
         // copy from.
-        write!(
+        emit!(
             body,
             "%scalar = arith.constant {scalar}\n\
              linalg.fill ins(%scalar : {e}) outs({target} : {target_type})\n",
             e = value.element
-        )
-        .unwrap();
+        );
         return Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()));
     }
     let stored = if has_mask {
         let buffer = buffer_text(&value.shape, &value.element);
-        write!(
+        emit!(
             body,
             "%buf = memref.alloc() : {buffer}\n\
              memref.copy {target}, %buf : {target_type} to {buffer}\n\
              %old = bufferization.to_tensor %buf restrict writable : {buffer} to {t}\n\
              %merged = arith.select %mask, %value, %old : {mask_type}, {t}\n",
             t = value.text
-        )
-        .unwrap();
+        );
         "%merged"
     } else {
         "%value"
     };
-    writeln!(
+    emit_line!(
         body,
         "bufferization.materialize_in_destination {stored} in restrict writable {target} : ({}, {target_type}) -> ()",
         value.text
-    )
-    .unwrap();
+    );
     Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
 }
 
 /// The element of a splat `arith.constant` tensor, printed with its type.
 fn splat_constant(value: MlirValue) -> Option<String> {
     let attribute = constant_value(value)?;
+    // SAFETY: attributes live in the context; each is read as the kind the op's verifier (or a check here) guarantees
     unsafe {
         (mlirAttributeIsADenseElements(attribute) && mlirDenseElementsAttrIsSplat(attribute))
             .then(|| melior::ir::Attribute::from_raw(mlirDenseElementsAttrGetSplatValue(attribute)).to_string())
@@ -362,14 +354,13 @@ fn dot(op: &Op) -> Lowering {
         params.push(format!("%acc: {r}"));
         "%acc"
     } else {
-        write!(
+        emit!(
             body,
             "%zero = arith.constant {}\n%empty = tensor.empty() : {r}\n\
              %init = linalg.fill ins(%zero : {e}) outs(%empty : {r}) -> {r}\n",
             zero(&result.element),
             e = result.element
-        )
-        .unwrap();
+        );
         "%init"
     };
     // The canonical contraction, loops (batch,) i, j, k: `tessel-tile` and
@@ -401,7 +392,7 @@ fn dot(op: &Op) -> Lowering {
     };
     let wide = |value: &str| if input == output { format!("%{value}") } else { format!("%{value}w") };
     let (multiply, add) = if is_float(output) { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
-    write!(
+    emit!(
         body,
         "%c = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}], tessel.contraction}} \
          ins(%a, %b : {}, {}) outs({init} : {r}) {{\n\
@@ -415,8 +406,7 @@ fn dot(op: &Op) -> Lowering {
         widen("y"),
         wide("x"),
         wide("y"),
-    )
-    .unwrap();
+    );
     Ok((format!("func.func @template({}) -> {r} {{\n{body}return %c : {r}\n}}", join(&params)), op.operands()))
 }
 
@@ -554,28 +544,27 @@ fn atomic_rmw(op: &Op) -> Lowering {
         value.text
     );
     if has_mask {
-        writeln!(
+        emit_line!(
             body,
             "%masks = bufferization.to_buffer %mask read_only : {mask_type} to {}",
             buffer_text(&value.shape, "i1")
-        )
-        .unwrap();
+        );
     }
     for (d, size) in value.shape.iter().enumerate() {
-        writeln!(body, "%n{d} = arith.constant {size} : index\nscf.for %i{d} = %c0 to %n{d} step %c1 {{").unwrap();
+        emit_line!(body, "%n{d} = arith.constant {size} : index\nscf.for %i{d} = %c0 to %n{d} step %c1 {{");
     }
     let indices = join((0..rank).map(|d| format!("%i{d}")));
     let targets: Vec<String> = (0..rank)
         .map(|d| {
             if offsets > 0 {
-                writeln!(body, "%j{d} = arith.addi %o{d}, %i{d} : index").unwrap();
+                emit_line!(body, "%j{d} = arith.addi %o{d}, %i{d} : index");
                 format!("%j{d}")
             } else {
                 format!("%i{d}")
             }
         })
         .collect();
-    writeln!(body, "%x = memref.load %values[{indices}] : {values}").unwrap();
+    emit_line!(body, "%x = memref.load %values[{indices}] : {values}");
     let update = format!(
         "%old = memref.atomic_rmw {kind} %x, %ref[{}] : ({}, {}) -> {}\n",
         join(&targets),
@@ -584,12 +573,11 @@ fn atomic_rmw(op: &Op) -> Lowering {
         value.element
     );
     if has_mask {
-        write!(
+        emit!(
             body,
             "%m = memref.load %masks[{indices}] : {}\nscf.if %m {{\n{update}}}\n",
             buffer_text(&value.shape, "i1")
-        )
-        .unwrap();
+        );
     } else {
         body.push_str(&update);
     }

@@ -16,13 +16,13 @@
 //! and OpenMP's outlined functions inherit them). Neither knob changes a
 //! result: contractions keep their FMA order at any width.
 
+use crate::support::handles::{location_of, raw_op};
 use crate::{PassDefinition, PassError, support::ir::collect_operations};
 use melior::{
     StringRef,
     ir::{OperationRef, operation::OperationLike},
 };
 use mlir_sys::*;
-use tessel_dialects::RawOp;
 use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
@@ -38,7 +38,7 @@ pub static PASS: PassDefinition = PassDefinition {
 const NUM_THREADS_GROUP: usize = 3;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let settings = RawOp(module.to_raw());
+    let settings = raw_op(module.to_raw());
     let threads = knobs::NUM_THREADS.integer_or(settings, 0);
     let bits = knobs::VECTOR_BITS.integer_or(settings, 0);
     if threads < 0 || !matches!(bits, 0 | 128 | 256 | 512) {
@@ -50,15 +50,17 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if threads > 0 {
         for (parallel, _) in collect_operations(module, |name| name == "omp.parallel") {
             if let Err(message) = set_thread_count(parallel, threads) {
-                return Err(PassError::at(unsafe { OperationRef::from_raw(parallel) }.location(), message));
+                return Err(PassError::at(location_of(parallel), message));
             }
         }
     }
     if bits > 0 {
         let text = format!("[[\"prefer-vector-width\", \"{bits}\"], [\"min-legal-vector-width\", \"0\"]]");
         let attribute =
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
             unsafe { mlirAttributeParseGet(mlirOperationGetContext(module.to_raw()), StringRef::new(&text).to_raw()) };
         for (function, _) in collect_operations(module, |name| name == "func.func") {
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
             unsafe { mlirOperationSetAttributeByName(function, StringRef::new("passthrough").to_raw(), attribute) };
         }
     }
@@ -68,7 +70,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// Gives `parallel` (an `omp.parallel`) `num_threads(threads)`, unless it
 /// has a thread count already.
 fn set_thread_count(parallel: MlirOperation, threads: i64) -> Result<(), String> {
-    let raw = RawOp(parallel);
+    let raw = raw_op(parallel);
     let mut segments: Vec<i32> = raw.segments().iter().map(|&size| size as i32).collect();
     if segments.len() <= NUM_THREADS_GROUP {
         return Err("an omp.parallel of unexpected form".into());
@@ -82,6 +84,7 @@ fn set_thread_count(parallel: MlirOperation, threads: i64) -> Result<(), String>
     let at: i32 = segments[..NUM_THREADS_GROUP].iter().sum();
     operands.insert(at as usize, values[0]);
     segments[NUM_THREADS_GROUP] = 1;
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         mlirOperationSetOperands(parallel, operands.len() as isize, operands.as_ptr());
         let context = mlirOperationGetContext(parallel);

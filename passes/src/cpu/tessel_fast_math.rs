@@ -18,11 +18,11 @@
 //! `math.rsqrt` is left alone: it already lowers to vector square roots and
 //! divisions at full vector rate.
 
+use crate::support::handles::{raw_op, value_type};
+use crate::support::template::{emit, emit_line};
 use crate::{PassDefinition, PassError, support::ir::print_type, support::template};
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-fast-math",
@@ -43,8 +43,9 @@ struct Shape {
 
 impl Shape {
     fn of(value: MlirValue) -> Option<Shape> {
+        // SAFETY: live IR (crate invariant, support/handles.rs); a value is read only after its kind is checked
         unsafe {
-            let raw = mlirValueGetType(value);
+            let raw = value_type(value);
             let f32_type = mlirF32TypeGet(mlirTypeGetContext(raw));
             if mlirTypeEqual(raw, f32_type) {
                 return Some(Shape { float: "f32".into(), int: "i32".into(), mask: "i1".into(), vector: false });
@@ -62,7 +63,7 @@ impl Shape {
     fn constant(&self, body: &mut String, name: &str, value: &str, integer: bool) {
         let ty = if integer { &self.int } else { &self.float };
         let value = if self.vector { format!("dense<{value}>") } else { value.to_string() };
-        writeln!(body, "%{name} = arith.constant {value} : {ty}").unwrap();
+        emit_line!(body, "%{name} = arith.constant {value} : {ty}");
     }
 }
 
@@ -91,7 +92,7 @@ fn exp_body(shape: &Shape, body: &mut String, x: &str, p: &str) {
     shape.constant(body, &format!("{p}bias"), "127", true);
     shape.constant(body, &format!("{p}shift"), "23", true);
     shape.constant(body, &format!("{p}i1"), "1", true);
-    write!(
+    emit!(
         body,
         "%{p}xl = arith.maximumf {x}, %{p}low : {f}\n\
          %{p}xc = arith.minimumf %{p}xl, %{p}high : {f}\n\
@@ -121,8 +122,7 @@ fn exp_body(shape: &Shape, body: &mut String, x: &str, p: &str) {
          %{p}nan = arith.cmpf uno, {x}, {x} : {f}\n\
          %{p}exp = arith.select %{p}nan, {x}, %{p}y : {i1}, {f}\n",
         i1 = shape.mask
-    )
-    .unwrap();
+    );
 }
 
 fn tanh_body(shape: &Shape, body: &mut String) {
@@ -139,7 +139,7 @@ fn tanh_body(shape: &Shape, body: &mut String) {
     ] {
         shape.constant(body, name, value, false);
     }
-    write!(
+    emit!(
         body,
         "%z = arith.mulf %x, %x : {f}\n\
          %p1 = math.fma %t5, %z, %t4 : {f}\n\
@@ -150,10 +150,9 @@ fn tanh_body(shape: &Shape, body: &mut String) {
          %small = math.fma %pz, %x, %x : {f}\n\
          %ax = math.absf %x : {f}\n\
          %ax2 = arith.mulf %ax, %two : {f}\n"
-    )
-    .unwrap();
+    );
     exp_body(shape, body, "%ax2", "e");
-    write!(
+    emit!(
         body,
         "%ep1 = arith.addf %eexp, %one : {f}\n\
          %frac = arith.divf %two, %ep1 : {f}\n\
@@ -162,14 +161,13 @@ fn tanh_body(shape: &Shape, body: &mut String) {
          %is_small = arith.cmpf olt, %ax, %cut : {f}\n\
          %r = arith.select %is_small, %small, %signed : {i1}, {f}\n",
         i1 = shape.mask
-    )
-    .unwrap();
+    );
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let wanted = |name: &str| name == "math.exp" || name == "math.tanh";
     template::rewrite_each(module, wanted, |raw, name| {
-        let operands = RawOp(raw).operands();
+        let operands = raw_op(raw).operands();
         let Some(shape) = Shape::of(operands[0]) else { return Ok(None) };
         let mut body = String::new();
         let result = if name == "math.exp" {

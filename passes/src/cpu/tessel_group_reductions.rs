@@ -26,6 +26,8 @@
 //! `jnp.sum`'s). Contractions keep their k order, so block.dot's bits never
 //! change; a float block.reduce's may, by reassociation only.
 
+use crate::support::handles::raw_op;
+use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     support::ir::{fitting, join},
@@ -33,8 +35,6 @@ use crate::{
     transforms::tessel_split_reductions::{mark_splits, split_steps},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 use tessel_dialects::knobs;
 
 /// After vectorizing: the single-step reductions become element-wise
@@ -66,7 +66,7 @@ pub fn group_partials(extent: i64, wanted: i64) -> i64 {
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let settings = RawOp(module.to_raw());
+    let settings = raw_op(module.to_raw());
     let wanted = knobs::GROUP.integer_or(settings, 0);
     if wanted < 2 {
         return Ok(());
@@ -90,15 +90,14 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let loops = join((0..rank).map(|d| format!("%loop{index}_{d}")));
         let types = join(std::iter::repeat_n(any, rank + 1));
         let sizes = join((0..rank).map(|_| "1").chain(["0"]));
-        writeln!(
+        emit_line!(
             body,
             "%step{index}, {loops} = transform.structured.tile_using_for %partial{index} tile_sizes [{sizes}] \
              : ({any}) -> ({types})\n\
              transform.structured.vectorize %step{index} : {any}\n\
              transform.annotate %loop{index}_{} \"tessel.group_loop\" : {any}",
             rank - 1
-        )
-        .unwrap();
+        );
         vectorized = true;
     }
     if vectorized {

@@ -40,6 +40,8 @@
 //! so the packed B panel is N x tile_n and can stay in L1; each output
 //! still accumulates over k in order, chunk after chunk.
 
+use crate::support::handles::{dim_size, rank_of, raw_op, shaped_element, value_type};
+use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
@@ -51,8 +53,6 @@ use crate::{
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
@@ -72,44 +72,45 @@ pub fn host_vector_bits() -> i64 {
 /// vectors of `vector_bits`, on the host (`CpuModel::default_tile`).
 /// (Narrow operands arrive widened by `tessel-widen-operands`: the tile
 /// is the wide type's.)
-pub fn default_tile(output: MlirType, vector_bits: i64) -> (i64, i64) {
-    CpuModel::host().default_tile(vector_bits, element_bits(output))
+pub fn default_tile(output: melior::ir::Type, vector_bits: i64) -> (i64, i64) {
+    CpuModel::host().default_tile(vector_bits, element_bits(melior::ir::r#type::TypeLike::to_raw(&output)))
 }
 
 /// The zero of a shaped type's element type, as an attribute.
 fn zero_of(shaped: MlirType) -> String {
-    let element = unsafe { mlirShapedTypeGetElementType(shaped) };
+    let element = shaped_element(shaped);
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     let zero = if unsafe { mlirTypeIsAInteger(element) || mlirTypeIsAIndex(element) } { "0" } else { "0.0" };
     format!("{zero} : {}", print_type(element))
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let requested = RawOp(module.to_raw()).integers(knobs::REGISTER_TILE.attribute);
+    let requested = raw_op(module.to_raw()).integers(knobs::REGISTER_TILE.attribute);
     if !requested.is_empty() && (requested.len() != 2 || requested.iter().any(|&size| size < 1)) {
         return Err(PassError::at(
             module.location(),
             "tessel.register_tile must be two positive sizes [rows, columns]",
         ));
     }
-    let k_chunk = knobs::K_CHUNK.integer_or(RawOp(module.to_raw()), 0);
+    let k_chunk = knobs::K_CHUNK.integer_or(raw_op(module.to_raw()), 0);
     // Vectors of `tessel.vector_bits` (tessel-cpu-target), else the host's;
     // the registers of the CPU code is for (`tessel compile --cpu`).
     let host = CpuModel::host();
-    let vector_bits = knobs::VECTOR_BITS.integer_or(RawOp(module.to_raw()), host.vector_bits);
+    let vector_bits = knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), host.vector_bits);
     let model = CpuModel {
         vector_bits,
-        vector_registers: RawOp(module.to_raw()).integer_or(knobs::VECTOR_REGISTERS.attribute, host.vector_registers),
+        vector_registers: raw_op(module.to_raw()).integer_or(knobs::VECTOR_REGISTERS.attribute, host.vector_registers),
     };
     if model.vector_registers < 2 {
         return Err(PassError::at(module.location(), "tessel.vector_registers must be at least 2"));
     }
-    let k_unroll = match knobs::K_UNROLL.integer_or(RawOp(module.to_raw()), 0) {
+    let k_unroll = match knobs::K_UNROLL.integer_or(raw_op(module.to_raw()), 0) {
         0 => 1,
         unroll => unroll,
     };
     // PADTO: tiles keep their size and partial ones are padded, instead of
     // shrinking to divisors of the block.
-    let pad_tiles = knobs::PAD_TILES.integer_or(RawOp(module.to_raw()), 0) != 0;
+    let pad_tiles = knobs::PAD_TILES.integer_or(raw_op(module.to_raw()), 0) != 0;
     if k_chunk < 0 || k_unroll < 1 {
         return Err(PassError::at(module.location(), "tessel.k_chunk and tessel.k_unroll must be positive integers"));
     }
@@ -117,13 +118,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // operand zeros, k chunk); the tile and the group are marked on each op.
     let mut tiles = Vec::new();
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
-        let op = RawOp(raw);
+        let op = raw_op(raw);
         if !op.has(CONTRACTION) {
             continue;
         }
-        let result = unsafe { mlirValueGetType(op.results()[0]) };
-        let rank = unsafe { mlirShapedTypeGetRank(result) };
-        let extent = |d: isize| unsafe { mlirShapedTypeGetDimSize(result, d) };
+        let result = value_type(op.results()[0]);
+        let rank = rank_of(result);
+        let extent = |d: isize| dim_size(result, (d) as usize);
         let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
@@ -132,6 +133,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let size = |extent: i64, wanted: i64| if pad_tiles { wanted.min(extent) } else { fitting(extent, wanted) };
         let (m, n) = (size(rows, want_m), size(columns, want_n));
         let (pad_rows, pad_columns) = (rows % m != 0, columns % n != 0);
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
         unsafe {
             let context = mlirOperationGetContext(raw);
             let sizes = [m, n];
@@ -142,9 +144,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                 attribute,
             );
         }
-        let zeros = join(op.operands().iter().map(|&value| zero_of(unsafe { mlirValueGetType(value) })));
-        let lhs = unsafe { mlirValueGetType(op.operands()[0]) };
-        let depth = unsafe { mlirShapedTypeGetDimSize(lhs, mlirShapedTypeGetRank(lhs) as isize - 1) };
+        let zeros = join(op.operands().iter().map(|&value| zero_of(value_type(value))));
+        let lhs = value_type(op.operands()[0]);
+        let depth = dim_size(lhs, (rank_of(lhs) as isize - 1) as usize);
         // 0: k in one piece.
         let chunk = if k_chunk > 0 && fitting(depth, k_chunk) < depth { fitting(depth, k_chunk) } else { 0 };
         // 16-bit operands keep single steps: their unrolled contractions
@@ -172,23 +174,21 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         } else {
             (format!("%rows{index}"), format!("{any}, {any}"))
         };
-        writeln!(
+        emit_line!(
             body,
             "%matched{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \
              attributes{{tessel.contraction, tessel.tile_group = {index} : i64}} in %root \
              : ({any}) -> {any}"
-        )
-        .unwrap();
+        );
         if *chunk > 0 {
-            writeln!(
+            emit_line!(
                 body,
                 "%dots{index}, %chunks{index} = transform.structured.tile_using_for %matched{index} \
                  tile_sizes [{}] : ({any}) -> ({any}, {any})",
                 sizes("0", 0, 0, *chunk)
-            )
-            .unwrap();
+            );
         } else {
-            writeln!(body, "%dots{index} = transform.cast %matched{index} : {any} to {any}").unwrap();
+            emit_line!(body, "%dots{index} = transform.cast %matched{index} : {any} to {any}");
         }
         // A partial panel or strip (PADTO) is padded to the full tile with
         // zeros (its extra results are computed and dropped: the copy
@@ -196,7 +196,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let multiple = |i: i64, j: i64| format!(" pad_to_multiple_of [{}]", sizes("1", i, j, 1));
         let (panel_multiple, panel_back) =
             if *pad_columns { (multiple(1, *n), "linalg.copy") } else { (String::new(), "none") };
-        write!(
+        emit!(
             body,
             "%panel{index}, %columns{index} = transform.structured.tile_using_for %dots{index} tile_sizes [{panel}] \
              : ({any}) -> ({any}, {any})\n\
@@ -207,10 +207,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
              : ({any}) -> {any}\n\
              %strip{index}, {strip_loops} = transform.structured.tile_using_for %packed{index} tile_sizes [{strip}] \
              : ({any}) -> ({strip_types})\n",
-        )
-        .unwrap();
+        );
         let strip = if *pad_rows {
-            write!(
+            emit!(
                 body,
                 "%strip_full{index}, %strip_pad{index}, %strip_copy{index} = transform.structured.pad %strip{index}{} {{\
                  padding_values = [{zeros}], padding_dimensions = [{dims}], copy_back_op = \"linalg.copy\"}} \
@@ -218,20 +217,18 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                  %strip_dps{index} = transform.structured.rewrite_in_destination_passing_style %strip_pad{index} \
                  : ({any}) -> {any}\n",
                 multiple(*m, 1)
-            )
-            .unwrap();
+            );
             format!("%strip_full{index}")
         } else {
             format!("%strip{index}")
         };
-        write!(
+        emit!(
             body,
             "%step{index}, %k{index} = transform.structured.tile_using_for {strip} tile_sizes [{step}] \
              : ({any}) -> ({any}, {any})\n\
              transform.annotate %step{index} \"tessel.vectorize\" : {any}\n\
              transform.annotate %k{index} \"tessel.reduction_loop\" : {any}\n",
-        )
-        .unwrap();
+        );
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
         return Err(PassError::at(module.location(), error.0));

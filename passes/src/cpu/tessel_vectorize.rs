@@ -10,10 +10,9 @@
 //! read and write are hoisted out of the k loop marked
 //! `tessel.reduction_loop`, so it stays in registers for the whole loop.
 
+use crate::support::handles::{raw_op, value_type};
 use crate::{PassDefinition, PassError, support::ir::print_type, support::template, support::transform};
 use melior::ir::{OperationRef, operation::OperationLike};
-use mlir_sys::mlirValueGetType;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-vectorize",
@@ -49,8 +48,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         module,
         |name| name == "vector.fma",
         |raw, _| {
-            let operands = RawOp(raw).operands();
-            let vector = print_type(unsafe { mlirValueGetType(operands[0]) });
+            let operands = raw_op(raw).operands();
+            let vector = print_type(value_type(operands[0]));
             let text = format!(
                 "func.func @template(%a: {vector}, %b: {vector}, %c: {vector}) -> {vector} {{\n\
              %r = math.fma %a, %b, %c : {vector}\nreturn %r : {vector}\n}}\n"

@@ -8,6 +8,7 @@
 //! `arith-expand{include-bf16}` would also expand `maximumf`/`minimumf`
 //! into selects that LLVM no longer recognizes as vectorizable reductions.
 
+use crate::support::handles::{raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
     support::ir::{element_type, print_type},
@@ -15,7 +16,6 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-widen-bf16",
@@ -30,8 +30,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         module,
         |name| name == "arith.extf",
         |raw, _| {
-            let op = RawOp(raw);
-            let (source, target) = unsafe { (mlirValueGetType(op.operands()[0]), mlirValueGetType(op.results()[0])) };
+            let op = raw_op(raw);
+            let (source, target) = (value_type(op.operands()[0]), value_type(op.results()[0]));
             let is = |raw: MlirType, name: &str| print_type(element_type(raw)) == name;
             if !is(source, "bf16") || !is(target, "f32") {
                 return Ok(None);
@@ -39,6 +39,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             let (source_text, target_text) = (print_type(source), print_type(target));
             let retyped = |element: &str| source_text.replace("bf16", element);
             let (i16_type, i32_type) = (retyped("i16"), retyped("i32"));
+            // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
             let shaped = unsafe { mlirTypeIsAShaped(source) };
             let sixteen = if shaped { format!("dense<16> : {i32_type}") } else { "16 : i32".to_string() };
             let text = format!(

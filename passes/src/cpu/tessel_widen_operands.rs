@@ -15,6 +15,7 @@
 //! Runs on tensors, before `tessel-tile` (CPU pipeline only: GPUs read
 //! narrow operands straight into their matrix instructions).
 
+use crate::support::handles::{attribute_text, rank_of, raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
@@ -23,7 +24,6 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-widen-operands",
@@ -38,11 +38,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         module,
         |name| name == "linalg.generic",
         |raw, _| {
-            let op = RawOp(raw);
+            let op = raw_op(raw);
             if !op.has(CONTRACTION) || op.operands().len() != 3 || op.results().len() != 1 {
                 return Ok(None);
             }
-            let types: Vec<MlirType> = op.operands().iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
+            let types: Vec<MlirType> = op.operands().iter().map(|&value| value_type(value)).collect();
+            // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
             if types.iter().any(|&t| unsafe { !mlirTypeIsARankedTensor(t) }) {
                 return Ok(None);
             }
@@ -56,7 +57,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             // Only block.dot's widening multiply-add, as block-to-linalg writes it.
             let body: Vec<String> = crate::support::ir::block_operations(op.region_block(0))
                 .into_iter()
-                .map(|nested| RawOp(nested).name())
+                .map(|nested| raw_op(nested).name())
                 .collect();
             if body != [extend, extend, multiply, add, "linalg.yield"] {
                 return Ok(None);
@@ -68,7 +69,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             };
             let [ta, tb, tc] = [types[0], types[1], types[2]].map(print_type);
             let (wa, wb) = (wide(types[0]), wide(types[1]));
-            let rank = unsafe { mlirShapedTypeGetRank(types[0]) } as usize;
+            let rank = rank_of(types[0]) as usize;
             let (identity, parallel) = (identity_map(rank), parallel_iterators(rank));
             let widen = |name: &str, from: &str, narrow: &str, to: &str| {
                 format!(
@@ -79,9 +80,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                  }} -> {to}\n"
                 )
             };
-            let maps = unsafe { melior::ir::Attribute::from_raw(op.attribute("indexing_maps")) }.to_string();
+            let maps = attribute_text(op.attribute("indexing_maps"));
             // Iterator kinds print as `#linalg.iterator_type<..>`; the generic
             // form takes strings.
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
             let iterators = unsafe { melior::ir::Attribute::from_raw(op.attribute("iterator_types")) }
                 .to_string()
                 .replace("#linalg.iterator_type<parallel>", "\"parallel\"")

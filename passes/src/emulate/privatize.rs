@@ -13,6 +13,7 @@
 //! per item (its control stays uniform, as barriers need). Pure
 //! computations on the item ids are left to rematerialization.
 
+use crate::support::handles::{block_of, next_of, operation_ref, raw_op, shaped_element, value_type};
 use crate::{
     gpu::per_item::{PerItem, is_pure_arithmetic},
     support::ir::{
@@ -20,10 +21,9 @@ use crate::{
         users, uses,
     },
 };
-use melior::ir::{OperationRef, operation::OperationLike};
+use melior::ir::operation::OperationLike;
 use mlir_sys::*;
 use std::collections::HashSet;
-use tessel_dialects::RawOp;
 
 /// Where the emulated workgroup's ops live and who its work-items are.
 pub struct Workgroup {
@@ -37,7 +37,7 @@ pub struct Workgroup {
 }
 
 fn is_barrier(op: MlirOperation) -> bool {
-    RawOp(op).name() == "gpu.barrier"
+    raw_op(op).name() == "gpu.barrier"
 }
 
 fn holds_barrier(op: MlirOperation) -> bool {
@@ -49,8 +49,8 @@ fn holds_barrier(op: MlirOperation) -> bool {
 /// (`tessel-emulate-gpu`'s rematerialization, same predicate).
 fn recomputable(root: MlirOperation, ids: &[MlirValue; 3], per_item: &PerItem) -> HashSet<usize> {
     let mut values: HashSet<usize> = ids.iter().map(|value| value.ptr as usize).collect();
-    unsafe { OperationRef::from_raw(root) }.walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
-        let raw = RawOp(nested.to_raw());
+    operation_ref(root).walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
+        let raw = raw_op(nested.to_raw());
         let operands = raw.operands();
         let recomputed = |value: &MlirValue| values.contains(&(value.ptr as usize));
         let per_item_ok = operands.iter().all(|value| recomputed(value) || !per_item.contains(*value));
@@ -65,7 +65,9 @@ fn recomputable(root: MlirOperation, ids: &[MlirValue; 3], per_item: &PerItem) -
 /// The zero of `type_` (scalar or vector), as an `arith.constant` body.
 fn zero(type_: MlirType) -> Result<String, String> {
     let text = print_type(type_);
+    // SAFETY: live IR (crate invariant, support/handles.rs); a value is read only after its kind is checked
     let element = unsafe { if mlirTypeIsAVector(type_) { mlirShapedTypeGetElementType(type_) } else { type_ } };
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     let scalar = unsafe {
         if mlirTypeIsAFloat(element) {
             "0.0"
@@ -75,6 +77,7 @@ fn zero(type_: MlirType) -> Result<String, String> {
             return Err(format!("a per-item value of type {text} kept across a barrier is not emulated"));
         }
     };
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     Ok(if unsafe { mlirTypeIsAVector(type_) } {
         format!("dense<{scalar}> : {text}")
     } else {
@@ -115,8 +118,8 @@ impl Workgroup {
 
     /// Stores `value` in this item's slot of `buffer`, before `anchor`.
     fn store(&self, buffer: MlirValue, value: MlirValue, anchor: MlirOperation) -> Result<(), String> {
-        let memref = print_type(unsafe { mlirValueGetType(buffer) });
-        let element = print_type(unsafe { mlirValueGetType(value) });
+        let memref = print_type(value_type(buffer));
+        let element = print_type(value_type(value));
         let (params, slot) = self.slot();
         let text = format!(
             "func.func @template(%b: {memref}, %v: {element}, {params}) {{\n{slot}\
@@ -129,9 +132,9 @@ impl Workgroup {
 
     /// This item's value in `buffer`, loaded before `anchor`.
     fn load(&self, buffer: MlirValue, anchor: MlirOperation) -> Result<MlirValue, String> {
-        let memref_type = unsafe { mlirValueGetType(buffer) };
+        let memref_type = value_type(buffer);
         let memref = print_type(memref_type);
-        let element = print_type(unsafe { mlirShapedTypeGetElementType(memref_type) });
+        let element = print_type(shaped_element(memref_type));
         let (params, slot) = self.slot();
         let text = format!(
             "func.func @template(%b: {memref}, {params}) -> {element} {{\n{slot}\
@@ -164,6 +167,7 @@ fn load_at_uses(
     for (user, index) in uses(value) {
         if only(user) {
             let loaded = group.load(buffer, user)?;
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
             unsafe { mlirOperationSetOperand(user, index as isize, loaded) };
         }
     }
@@ -174,46 +178,47 @@ fn load_at_uses(
 /// phase (a barrier between them, or the use inside a loop that holds
 /// barriers)?
 fn crosses_barrier(definition: MlirOperation, user: MlirOperation) -> bool {
-    let block = unsafe { mlirOperationGetBlock(definition) };
+    let block = block_of(definition);
     let Some(holder) = ancestor_in(block, user) else { return true };
     if holder.ptr != definition.ptr && holds_barrier(holder) {
         return true;
     }
-    let mut op = unsafe { mlirOperationGetNextInBlock(definition) };
+    let mut op = next_of(definition);
     while !op.ptr.is_null() && op.ptr != holder.ptr {
         if holds_barrier(op) {
             return true;
         }
-        op = unsafe { mlirOperationGetNextInBlock(op) };
+        op = next_of(op);
     }
     false
 }
 
 /// Keeps every per-item value used across a barrier in memory.
 pub fn privatize(root: MlirOperation, group: &Workgroup) -> Result<(), String> {
-    let root_ref = unsafe { OperationRef::from_raw(root) };
+    let root_ref = operation_ref(root);
     // Loops holding barriers carry no per-item values.
     let per_item = PerItem::analyze(root, &group.ids);
     for (op, _) in collect_operations(root_ref, |name| name == "scf.for") {
         if !holds_barrier(op) {
             continue;
         }
-        let raw = RawOp(op);
+        let raw = raw_op(op);
         let body = raw.region_block(0);
         let yield_op = *block_operations(body).last().expect("a terminator");
         for (index, result) in raw.results().into_iter().enumerate() {
             if !per_item.contains(result) {
                 continue;
             }
-            let type_ = unsafe { mlirValueGetType(result) };
+            let type_ = value_type(result);
             let buffer = group.buffer(type_)?;
-            let (init, yielded) = (raw.operands()[3 + index], RawOp(yield_op).operands()[index]);
+            let (init, yielded) = (raw.operands()[3 + index], raw_op(yield_op).operands()[index]);
             group.store(buffer, init, op)?;
             group.store(buffer, yielded, yield_op)?;
             load_at_uses(group, block_arguments(body)[1 + index], buffer, |_| true)?;
             load_at_uses(group, result, buffer, |_| true)?;
             let zero = group.uniform_zero(type_, op)?;
             let zero_in_body = group.uniform_zero(type_, yield_op)?;
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
             unsafe {
                 mlirOperationSetOperand(op, 3 + index as isize, zero);
                 mlirOperationSetOperand(yield_op, index as isize, zero_in_body);
@@ -227,15 +232,15 @@ pub fn privatize(root: MlirOperation, group: &Workgroup) -> Result<(), String> {
         if op.ptr == root.ptr || holds_barrier(op) {
             continue;
         }
-        for value in RawOp(op).results() {
+        for value in raw_op(op).results() {
             if !per_item.contains(value) || recomputed.contains(&(value.ptr as usize)) {
                 continue;
             }
             if !users(value).into_iter().any(|user| crosses_barrier(op, user)) {
                 continue;
             }
-            let buffer = group.buffer(unsafe { mlirValueGetType(value) })?;
-            group.store(buffer, value, unsafe { mlirOperationGetNextInBlock(op) })?;
+            let buffer = group.buffer(value_type(value))?;
+            group.store(buffer, value, next_of(op))?;
             load_at_uses(group, value, buffer, |user| crosses_barrier(op, user) && !is_slot_store(user, buffer))?;
         }
     }
@@ -244,5 +249,5 @@ pub fn privatize(root: MlirOperation, group: &Workgroup) -> Result<(), String> {
 
 /// Is `user` the store of a value into `buffer` (not a use to redirect)?
 fn is_slot_store(user: MlirOperation, buffer: MlirValue) -> bool {
-    RawOp(user).name() == "memref.store" && RawOp(user).operands()[1].ptr == buffer.ptr
+    raw_op(user).name() == "memref.store" && raw_op(user).operands()[1].ptr == buffer.ptr
 }

@@ -15,6 +15,7 @@
 //!   per work-item (`privatize`).
 //! - `gpu.alloc`/`gpu.dealloc` (global scratch) are host allocations.
 
+use crate::support::handles::{context_of, location_of, next_of, operation_ref, raw_op, result_of, value_type};
 use crate::{
     PassDefinition, PassError,
     emulate::privatize::{Workgroup, privatize},
@@ -28,7 +29,6 @@ use crate::{
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use std::collections::HashSet;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-emulate-gpu",
@@ -39,9 +39,7 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let fail = |op: MlirOperation, message: String| {
-        Err(PassError::at(unsafe { OperationRef::from_raw(op) }.location(), message))
-    };
+    let fail = |op: MlirOperation, message: String| Err(PassError::at(location_of(op), message));
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
         if let Err(message) = emulate_launch(launch) {
             return fail(launch, message);
@@ -58,13 +56,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 
 /// `gpu.alloc`/`gpu.dealloc` (synchronous, no host-shared flag) as memref ones.
 fn host_memory(op: MlirOperation, name: &str) -> Result<(), String> {
-    let raw = RawOp(op);
-    let context = unsafe { mlirOperationGetContext(op) };
+    let raw = raw_op(op);
+    let context = context_of(op);
     if name == "gpu.alloc" {
         if !raw.operands().is_empty() || raw.results().len() != 1 {
             return Err("only synchronous, statically shaped gpu.alloc is emulated".into());
         }
-        let memref = print_type(unsafe { mlirValueGetType(raw.results()[0]) });
+        let memref = print_type(value_type(raw.results()[0]));
         let text = format!(
             "func.func @template() -> {memref} {{\n%m = memref.alloc() {{alignment = 64 : i64}} : {memref}\n\
              return %m : {memref}\n}}"
@@ -72,14 +70,14 @@ fn host_memory(op: MlirOperation, name: &str) -> Result<(), String> {
         template::replace(context, op, &text, &[]).map_err(|error| error.0)
     } else {
         let [memref] = raw.operands()[..] else { return Err("only synchronous gpu.dealloc is emulated".into()) };
-        let memref_type = print_type(unsafe { mlirValueGetType(memref) });
+        let memref_type = print_type(value_type(memref));
         let text = format!("func.func @template(%m: {memref_type}) {{\nmemref.dealloc %m : {memref_type}\nreturn\n}}");
         template::replace(context, op, &text, &[memref]).map_err(|error| error.0)
     }
 }
 
 fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
-    let raw = RawOp(launch);
+    let raw = raw_op(launch);
     let segments = raw.segments();
     // asyncDependencies, grid x y z, block x y z, cluster..., dynamic memory.
     if segments.first() != Some(&0) || segments.iter().skip(7).any(|&count| count != 0) || !raw.results().is_empty() {
@@ -102,7 +100,7 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
     );
     let mut local_types = Vec::new();
     for (index, &attribution) in shared.iter().enumerate() {
-        let memref = print_type(unsafe { mlirValueGetType(attribution) });
+        let memref = print_type(value_type(attribution));
         let local = memref.replace(", #gpu.address_space<workgroup>", "");
         text.push_str(&format!("%shared{index} = memref.alloc() {{alignment = 64 : i64}} : {local}\n"));
         local_types.push(local);
@@ -114,18 +112,18 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
     text.push_str("}\nreturn\n}");
     let (_, added) = inline_template(launch, &text, grid)?;
     let forall = find_named(&added, "scf.forall").expect("the template has an scf.forall");
-    let forall_body = RawOp(forall).region_block(0);
+    let forall_body = raw_op(forall).region_block(0);
     let workgroup_ids = block_arguments(forall_body);
     let forall_ops = block_operations(forall_body);
     let placeholder = forall_ops[shared.len()];
-    let locals: Vec<MlirValue> =
-        forall_ops[..shared.len()].iter().map(|&op| unsafe { mlirOperationGetResult(op, 0) }).collect();
+    let locals: Vec<MlirValue> = forall_ops[..shared.len()].iter().map(|&op| result_of(op, 0)).collect();
 
     // The kernel body moves in; ids and sizes become values of the loops.
     let mut kernel = block_operations(body);
     kernel.pop(); // gpu.terminator
     move_before(&kernel, placeholder);
     for d in 0..3 {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
         unsafe {
             mlirValueReplaceAllUsesOfWith(arguments[d], workgroup_ids[d]);
             mlirValueReplaceAllUsesOfWith(arguments[6 + d], grid[d]);
@@ -152,22 +150,22 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
 /// Uses of LDS are `memref.view`s of the attribution, cast to the generic
 /// address space (how grid-to-gpu writes them): views of the local buffer.
 fn retarget_shared(attribution: MlirValue, local: MlirValue) -> Result<(), String> {
-    let local_type = print_type(unsafe { mlirValueGetType(local) });
+    let local_type = print_type(value_type(local));
     for view in users(attribution) {
-        let raw = RawOp(view);
+        let raw = raw_op(view);
         let casts = users(raw.results()[0]);
-        let all_casts = casts.iter().all(|&cast| RawOp(cast).name() == "memref.memory_space_cast");
+        let all_casts = casts.iter().all(|&cast| raw_op(cast).name() == "memref.memory_space_cast");
         if raw.name() != "memref.view" || !all_casts {
             return Err(format!("workgroup memory used by '{}', not by a view cast to generic memory", raw.name()));
         }
         for cast in casts {
-            let generic = print_type(unsafe { mlirValueGetType(mlirOperationGetResult(cast, 0)) });
+            let generic = print_type(value_type(result_of(cast, 0)));
             let operands = raw.operands();
             let text = format!(
                 "func.func @template(%local: {local_type}, %offset: index) -> {generic} {{\n\
                  %view = memref.view %local[%offset][] : {local_type} to {generic}\nreturn %view : {generic}\n}}"
             );
-            let context = unsafe { mlirOperationGetContext(cast) };
+            let context = context_of(cast);
             template::replace(context, cast, &text, &[local, operands[1]]).map_err(|error| error.0)?;
         }
         erase(view);
@@ -180,8 +178,8 @@ fn retarget_shared(attribution: MlirValue, local: MlirValue) -> Result<(), Strin
 fn rematerialize_per_item(root: MlirOperation, item_ids: &[MlirValue; 3]) {
     let mut per_item: HashSet<usize> = item_ids.iter().map(|value| value.ptr as usize).collect();
     let mut computations = Vec::new();
-    unsafe { OperationRef::from_raw(root) }.walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
-        let raw = RawOp(nested.to_raw());
+    operation_ref(root).walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
+        let raw = raw_op(nested.to_raw());
         if is_pure_arithmetic(&raw.name())
             && raw.operands().iter().any(|value| per_item.contains(&(value.ptr as usize)))
         {
@@ -191,8 +189,9 @@ fn rematerialize_per_item(root: MlirOperation, item_ids: &[MlirValue; 3]) {
         melior::ir::operation::WalkResult::Advance
     });
     for &op in computations.iter().rev() {
-        for (index, value) in RawOp(op).results().into_iter().enumerate() {
+        for (index, value) in raw_op(op).results().into_iter().enumerate() {
             for (user, operand) in uses(value) {
+                // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
                 unsafe {
                     let clone = mlirOperationClone(op);
                     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(user), user, clone);
@@ -210,12 +209,12 @@ fn split_at_barriers(block: MlirBlock, item_ids: &[MlirValue; 3], items: &[MlirV
     let mut per_item: HashSet<usize> = item_ids.iter().map(|value| value.ptr as usize).collect();
     let mut phase = Vec::new();
     for op in block_operations(block) {
-        let raw = RawOp(op);
+        let raw = raw_op(op);
         let name = raw.name();
         if name == "gpu.barrier" {
             run_items(&mut phase, item_ids, items)?;
             erase(op);
-        } else if any_nested(op, |nested| RawOp(nested).name() == "gpu.barrier") {
+        } else if any_nested(op, |nested| raw_op(nested).name() == "gpu.barrier") {
             // Its own operands (bounds, condition) must be uniform; what it
             // nests is split in turn.
             if raw.operands().iter().any(|value| per_item.contains(&(value.ptr as usize))) {
@@ -235,7 +234,7 @@ fn split_at_barriers(block: MlirBlock, item_ids: &[MlirValue; 3], items: &[MlirV
 
 /// Does `op` (or an op nested in it) use a value in `per_item`?
 fn depends_on(op: MlirOperation, per_item: &HashSet<usize>) -> bool {
-    any_nested(op, |nested| RawOp(nested).operands().iter().any(|value| per_item.contains(&(value.ptr as usize))))
+    any_nested(op, |nested| raw_op(nested).operands().iter().any(|value| per_item.contains(&(value.ptr as usize))))
 }
 
 /// Wraps a phase's per-item ops in loops over the work-items, placed after
@@ -246,20 +245,20 @@ fn run_items(phase: &mut Vec<MlirOperation>, item_ids: &[MlirValue; 3], items: &
                 %c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n\
                 scf.for %z = %c0 to %nz step %c1 {\nscf.for %y = %c0 to %ny step %c1 {\n\
                 scf.for %x = %c0 to %nx step %c1 {\ngpu.barrier\n}\n}\n}\nreturn\n}";
-    let next = unsafe { mlirOperationGetNextInBlock(last) };
+    let next = next_of(last);
     let (_, added) = inline_template(next, text, items)?;
     let outer = find_named(&added, "scf.for").expect("the template has loops");
     let mut loops = vec![outer];
     for _ in 0..2 {
-        let body = RawOp(*loops.last().unwrap()).region_block(0);
+        let body = raw_op(*loops.last().unwrap()).region_block(0);
         loops.push(find_named(&block_operations(body), "scf.for").expect("nested loops"));
     }
-    let innermost = RawOp(loops[2]).region_block(0);
+    let innermost = raw_op(loops[2]).region_block(0);
     let placeholder = block_operations(innermost)[0];
     move_before(phase, placeholder);
     erase(placeholder);
     // Loop ivs: z, y, x (outermost first); the ids are x, y, z.
-    let ivs: Vec<MlirValue> = loops.iter().map(|&l| block_arguments(RawOp(l).region_block(0))[0]).collect();
+    let ivs: Vec<MlirValue> = loops.iter().map(|&l| block_arguments(raw_op(l).region_block(0))[0]).collect();
     for &op in phase.iter() {
         for (d, &id) in item_ids.iter().enumerate() {
             replace_uses_within(op, id, ivs[2 - d]);
@@ -267,12 +266,12 @@ fn run_items(phase: &mut Vec<MlirOperation>, item_ids: &[MlirValue; 3], items: &
     }
     // A value of one item must not be used outside its phase.
     for &op in phase.iter() {
-        for value in RawOp(op).results() {
+        for value in raw_op(op).results() {
             for user in users(value) {
                 if !is_inside(user, loops[0]) {
                     return Err(format!(
                         "a value of '{}' computed per work-item and used after a barrier is not emulated yet",
-                        RawOp(op).name()
+                        raw_op(op).name()
                     ));
                 }
             }
@@ -284,5 +283,5 @@ fn run_items(phase: &mut Vec<MlirOperation>, item_ids: &[MlirValue; 3], items: &
 
 /// An op still using a work-item id (outside every per-item loop).
 fn any_use_left(item_ids: &[MlirValue; 3]) -> Option<String> {
-    item_ids.iter().flat_map(|&id| users(id)).next().map(|op| RawOp(op).name())
+    item_ids.iter().flat_map(|&id| users(id)).next().map(|op| raw_op(op).name())
 }

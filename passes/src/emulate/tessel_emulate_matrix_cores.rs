@@ -18,6 +18,10 @@
 //! Runs after `grid-to-gpu` (one-dimensional workgroups) and before
 //! `tessel-emulate-gpu`, which then runs the phases between barriers.
 
+use crate::support::handles::{
+    attribute_text, location_of, next_of, operation_ref, raw_op, replace_all_uses, result_of, value_type,
+};
+use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     support::ir::{
@@ -25,13 +29,10 @@ use crate::{
         region_blocks,
     },
 };
-use melior::ir::{OperationRef, operation::OperationLike};
+use melior::ir::OperationRef;
 use mlir_sys::*;
-use std::{collections::HashSet, fmt::Write};
-use tessel_dialects::{
-    RawOp,
-    matrix_layout::{Family, MatrixInstruction},
-};
+use std::collections::HashSet;
+use tessel_dialects::matrix_layout::{Family, MatrixInstruction};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-emulate-matrix-cores",
@@ -48,7 +49,7 @@ fn is_matrix_op(name: &str) -> bool {
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
         if let Err((op, message)) = emulate_launch(launch) {
-            let location = unsafe { OperationRef::from_raw(op) }.location();
+            let location = location_of(op);
             return Err(PassError::at(location, message));
         }
     }
@@ -67,21 +68,20 @@ struct Instruction {
 }
 
 fn read(op: MlirOperation) -> Result<Instruction, String> {
-    let raw = RawOp(op);
+    let raw = raw_op(op);
     let name = raw.name();
     let family = if name == "amdgpu.mfma" { Family::Mfma } else { Family::Wmma };
     let modifiers = ["cbsz", "abid"].iter().any(|attribute| raw.integer(attribute) != 0)
         || ["negateA", "negateB", "negateC", "reducePrecision", "clamp"].iter().any(|attribute| raw.has(attribute))
         || raw.integer("subwordOffset") != 0;
     let blgp = raw.attribute("blgp");
-    let permuted =
-        !blgp.ptr.is_null() && !unsafe { melior::ir::Attribute::from_raw(blgp) }.to_string().contains("none");
+    let permuted = !blgp.ptr.is_null() && !attribute_text(blgp).contains("none");
     if modifiers || permuted {
         return Err(
             "matrix instructions with broadcast, permutation, negation or reduced precision are not emulated".into()
         );
     }
-    let types = raw.operands().into_iter().map(|value| unsafe { mlirValueGetType(value) }).collect::<Vec<_>>();
+    let types = raw.operands().into_iter().map(value_type).collect::<Vec<_>>();
     let element = crate::support::ir::element_name;
     let bits = |t: MlirType| crate::support::ir::element_bits(crate::support::ir::element_type(t));
     let layout = MatrixInstruction {
@@ -143,12 +143,12 @@ fn tables(layout: &MatrixInstruction) -> (Vec<i64>, Vec<i64>) {
 }
 
 fn emulate_launch(launch: MlirOperation) -> Result<(), (MlirOperation, String)> {
-    let launch_ref = unsafe { OperationRef::from_raw(launch) };
+    let launch_ref = operation_ref(launch);
     let ops = collect_operations(launch_ref, is_matrix_op);
     if ops.is_empty() {
         return Ok(());
     }
-    let body = RawOp(launch).region_block(0);
+    let body = raw_op(launch).region_block(0);
     let arguments = block_arguments(body);
     let (item, items) = (arguments[3], arguments[9]);
     // Groups of neighbouring, independent matrix ops, one exchange each.
@@ -205,10 +205,10 @@ fn group_in(block: MlirBlock, groups: &mut Vec<Vec<MlirOperation>>) {
     let mut current: Vec<MlirOperation> = Vec::new();
     let mut results: HashSet<usize> = HashSet::new();
     for op in block_operations(block) {
-        let raw = RawOp(op);
+        let raw = raw_op(op);
         let uses_group =
-            any_nested(op, |nested| RawOp(nested).operands().iter().any(|v| results.contains(&(v.ptr as usize))));
-        let barrier = any_nested(op, |nested| RawOp(nested).name() == "gpu.barrier");
+            any_nested(op, |nested| raw_op(nested).operands().iter().any(|v| results.contains(&(v.ptr as usize))));
+        let barrier = any_nested(op, |nested| raw_op(nested).name() == "gpu.barrier");
         if uses_group || barrier {
             if !current.is_empty() {
                 groups.push(std::mem::take(&mut current));
@@ -240,13 +240,13 @@ fn expand(
         (layout.wave_size(), layout.output_elements(), layout.input_elements(), layout.k);
     let (result_table, input_table) = tables(&layout);
     let table = |values: &[i64]| format!("dense<[{}]> : vector<{}xi32>", join(values), values.len());
-    let memref = print_type(unsafe { mlirValueGetType(exchange) });
+    let memref = print_type(value_type(exchange));
     let last = *group.last().expect("a non-empty group");
-    let anchor = unsafe { mlirOperationGetNextInBlock(last) };
+    let anchor = next_of(last);
     let mut params = vec![format!("%x: {memref}"), "%t: index".into(), "%items: index".into()];
     let mut args = vec![exchange, item, items];
     for (index, (&op, instruction)) in group.iter().zip(instructions).enumerate() {
-        let operands = RawOp(op).operands();
+        let operands = raw_op(op).operands();
         params.push(format!("%fa{index}: {}", instruction.fragment));
         params.push(format!("%fb{index}: {}", instruction.fragment));
         params.push(format!("%fc{index}: {}", instruction.accumulator));
@@ -254,7 +254,7 @@ fn expand(
     }
     let results = vec![inst.accumulator.clone(); group.len()];
     let mut t = format!("func.func @template({}) -> ({}) {{\n", params.join(", "), join(&results));
-    writeln!(
+    emit_line!(
         t,
         "%c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n%c2 = arith.constant 2 : index\n\
          %ck = arith.constant {k} : index\n%cpl = arith.constant {per_lane} : index\n\
@@ -263,21 +263,19 @@ fn expand(
          %lane = arith.remui %t, %cw : index\n%first = arith.subi %t, %lane : index",
         table(&result_table),
         table(&input_table),
-    )
-    .unwrap();
+    );
     // Slot s of item t's fragments of instruction g, operand o (0: A, 1: B):
     // ((g * 2 + o) * items + t) * per_lane + s.
     let slot_base = |g: usize, operand: usize, who: &str, t: &mut String| -> String {
         let name = format!("%base{g}_{operand}_{}", who.trim_start_matches('%'));
-        writeln!(
+        emit_line!(
             t,
             "%go{g}_{operand}_{w} = arith.constant {} : index\n%gi{g}_{operand}_{w} = arith.muli %go{g}_{operand}_{w}, %items : index\n\
              %gt{g}_{operand}_{w} = arith.addi %gi{g}_{operand}_{w}, {who} : index\n\
              {name} = arith.muli %gt{g}_{operand}_{w}, %cpl : index",
             g * 2 + operand,
             w = who.trim_start_matches('%'),
-        )
-        .unwrap();
+        );
         name
     };
     // Store this item's fragments.
@@ -285,9 +283,9 @@ fn expand(
         for (operand, value) in [(0, format!("%fa{g}")), (1, format!("%fb{g}"))] {
             let base = slot_base(g, operand, "%t", &mut t);
             if per_lane == 1 {
-                writeln!(t, "memref.store {value}, %x[{base}] : {memref}").unwrap();
+                emit_line!(t, "memref.store {value}, %x[{base}] : {memref}");
             } else {
-                writeln!(t, "vector.store {value}, %x[{base}] : {memref}, {}", inst.fragment).unwrap();
+                emit_line!(t, "vector.store {value}, %x[{base}] : {memref}, {}", inst.fragment);
             }
         }
     }
@@ -321,7 +319,7 @@ fn expand(
                     o = instruction.output
                 )
             };
-            writeln!(
+            emit_line!(
                 t,
                 "%reg{g}_{register} = arith.constant {register} : index\n\
                  %rl{g}_{register} = arith.muli %lane, %cregs : index\n\
@@ -346,16 +344,15 @@ fn expand(
                 it = input_table.len(),
                 o = instruction.output,
                 acc = instruction.accumulator,
-            )
-            .unwrap();
+            );
             current = name;
         }
         outputs.push(current);
     }
-    writeln!(t, "gpu.barrier\nreturn {} : {}\n}}", outputs.join(", "), join(&results)).unwrap();
+    emit_line!(t, "gpu.barrier\nreturn {} : {}\n}}", outputs.join(", "), join(&results));
     let (values, _) = inline_template(anchor, &t, &args)?;
     for (&op, value) in group.iter().zip(values) {
-        unsafe { mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), value) };
+        replace_all_uses(result_of(op, 0), value);
         erase(op);
     }
     Ok(())

@@ -26,6 +26,8 @@
 //!   axes, bounds checks) depends only on program ids: uniform, so it may
 //!   hold barriers.
 
+use crate::support::handles::{location_of, operation_ref, raw_op, replace_all_uses, result_of};
+use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     gpu::{
@@ -41,8 +43,6 @@ use crate::{
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
@@ -58,7 +58,7 @@ pub const DEFAULT_WAVE_SIZE: i64 = 64;
 pub const DEFAULT_WORKGROUP_MEMORY: i64 = 65536;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let settings = RawOp(module.to_raw());
+    let settings = raw_op(module.to_raw());
     let threads = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS)
         * knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
     let memory = knobs::WORKGROUP_MEMORY.integer_or(settings, DEFAULT_WORKGROUP_MEMORY);
@@ -67,7 +67,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     }
     let mut nests = Vec::new();
     for (function, _) in collect_operations(module, |name| name == "func.func") {
-        let body = RawOp(function).region_block(0);
+        let body = raw_op(function).region_block(0);
         if !body.ptr.is_null() {
             program_nests(body, &mut nests);
         }
@@ -75,7 +75,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for nest in nests {
         // Taken first: a failed mapping may already have moved the nest's
         // ops into a launch and erased it.
-        let location = unsafe { OperationRef::from_raw(nest) }.location();
+        let location = location_of(nest);
         if let Err(message) = map_programs(nest, threads, memory) {
             return Err(PassError::at(location, message));
         }
@@ -90,12 +90,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// launches of the programs.
 fn program_nests(body: MlirBlock, nests: &mut Vec<MlirOperation>) {
     for op in block_operations(body) {
-        let raw = RawOp(op);
+        let raw = raw_op(op);
         match raw.name().as_str() {
             "scf.forall" => nests.push(op),
             "scf.for" if raw.has(ARBITRARY_AXIS) => {
                 let inner = raw.region_block(0);
-                if block_operations(inner).into_iter().any(|nested| RawOp(nested).name() == "scf.forall") {
+                if block_operations(inner).into_iter().any(|nested| raw_op(nested).name() == "scf.forall") {
                     program_nests(inner, nests);
                 } else {
                     nests.push(op);
@@ -108,7 +108,7 @@ fn program_nests(body: MlirBlock, nests: &mut Vec<MlirOperation>) {
 
 /// The launch for one program nest; the nest's ops move into it.
 fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), String> {
-    let raw = RawOp(nest);
+    let raw = raw_op(nest);
     let is_forall = raw.name() == "scf.forall";
     let grid = if is_forall {
         let (lower, upper, step) =
@@ -131,28 +131,27 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
     // The launch, with an LDS arena and global scratch when needed.
     let mut text = String::from("func.func @template() {\n");
     if arena.scratch_bytes > 0 {
-        writeln!(text, "%scratch = gpu.alloc () : {scratch_type}").unwrap();
+        emit_line!(text, "%scratch = gpu.alloc () : {scratch_type}");
     }
-    writeln!(
+    emit_line!(
         text,
         "%programs = arith.constant {programs} : index\n%one = arith.constant 1 : index\n\
          %threads = arith.constant {threads} : index\n\
          gpu.launch blocks(%bx, %by, %bz) in (%gx = %programs, %gy = %one, %gz = %one) \
          threads(%tx, %ty, %tz) in (%sx = %threads, %sy = %one, %sz = %one)"
-    )
-    .unwrap();
+    );
     if arena.shared_bytes > 0 {
-        writeln!(text, "workgroup(%shared : {shared_type})").unwrap();
+        emit_line!(text, "workgroup(%shared : {shared_type})");
     }
     text.push_str("{\ngpu.barrier\ngpu.terminator\n}\n");
     if arena.scratch_bytes > 0 {
-        writeln!(text, "gpu.dealloc %scratch : {scratch_type}").unwrap();
+        emit_line!(text, "gpu.dealloc %scratch : {scratch_type}");
     }
     text.push_str("return\n}\n");
     let (_, added) = inline_template(nest, &text, &[])?;
     let launch = find_named(&added, "gpu.launch").expect("the template has a launch");
-    let scratch = find_named(&added, "gpu.alloc").map(|alloc| unsafe { mlirOperationGetResult(alloc, 0) });
-    let body = RawOp(launch).region_block(0);
+    let scratch = find_named(&added, "gpu.alloc").map(|alloc| result_of(alloc, 0));
+    let body = raw_op(launch).region_block(0);
     let arguments = block_arguments(body);
     let (workgroup, item) = (arguments[0], arguments[3]);
     let shared = (arena.shared_bytes > 0).then(|| arguments[12]);
@@ -181,10 +180,11 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
         work.pop(); // scf.forall.in_parallel
         move_before(&work, placeholder);
         for (iv, &id) in block_arguments(forall_body).into_iter().zip(&program_ids) {
-            unsafe { mlirValueReplaceAllUsesOfWith(iv, id) };
+            replace_all_uses(iv, id);
         }
         erase(nest);
     } else {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
         unsafe { mlirOperationMoveBefore(nest, placeholder) };
     }
     erase(placeholder);
@@ -206,20 +206,23 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
 /// its own copy instead of passing a host pointer.
 fn sink_globals(launch: MlirOperation, body: MlirBlock) {
     let first = block_operations(body)[0];
-    let launch_ref = unsafe { OperationRef::from_raw(launch) };
+    let launch_ref = operation_ref(launch);
     for (op, _) in collect_operations(launch_ref, |_| true) {
-        for (position, operand) in RawOp(op).operands().into_iter().enumerate() {
+        for (position, operand) in raw_op(op).operands().into_iter().enumerate() {
+            // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
             if !unsafe { mlirValueIsAOpResult(operand) } {
                 continue;
             }
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
             let definition = unsafe { mlirOpResultGetOwner(operand) };
-            if RawOp(definition).name() != "memref.get_global" || crate::support::ir::is_inside(definition, launch) {
+            if raw_op(definition).name() != "memref.get_global" || crate::support::ir::is_inside(definition, launch) {
                 continue;
             }
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
             unsafe {
                 let clone = mlirOperationClone(definition);
                 mlirBlockInsertOwnedOperationBefore(body, first, clone);
-                mlirOperationSetOperand(op, position as isize, mlirOperationGetResult(clone, 0));
+                mlirOperationSetOperand(op, position as isize, result_of(clone, 0));
             }
         }
     }

@@ -4,14 +4,11 @@
 //! every work-item (and shares the rest as block work); the GPU emulator
 //! keeps per-item values per item across barriers.
 
+use crate::support::handles::{operation_ref, raw_op};
 use crate::support::ir::{block_arguments, block_operations};
-use melior::ir::{
-    OperationRef,
-    operation::{OperationLike, WalkOrder, WalkResult},
-};
+use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use mlir_sys::*;
 use std::collections::HashSet;
-use tessel_dialects::RawOp;
 
 /// Pure arithmetic (`arith`, `affine`, `index` ops): on item ids,
 /// cheaper to recompute per work-item than to keep across barriers.
@@ -31,7 +28,7 @@ impl PerItem {
         let mut values: HashSet<usize> = seeds.iter().map(|value| value.ptr as usize).collect();
         loop {
             let before = values.len();
-            unsafe { OperationRef::from_raw(root) }.walk(WalkOrder::PostOrder, |nested| {
+            operation_ref(root).walk(WalkOrder::PostOrder, |nested| {
                 mark(nested.to_raw(), &mut values);
                 WalkResult::Advance
             });
@@ -48,18 +45,18 @@ impl PerItem {
     /// Does `op`, or an op nested in it, use a per-item value?
     pub fn used_by(&self, op: MlirOperation) -> bool {
         crate::support::ir::any_nested(op, |nested| {
-            RawOp(nested).operands().into_iter().any(|value| self.contains(value))
+            raw_op(nested).operands().into_iter().any(|value| self.contains(value))
         })
     }
 }
 
 /// The operands of the terminator of `block`.
 fn yielded(block: MlirBlock) -> Vec<MlirValue> {
-    block_operations(block).last().map(|&terminator| RawOp(terminator).operands()).unwrap_or_default()
+    block_operations(block).last().map(|&terminator| raw_op(terminator).operands()).unwrap_or_default()
 }
 
 fn mark(op: MlirOperation, values: &mut HashSet<usize>) {
-    let raw = RawOp(op);
+    let raw = raw_op(op);
     let has = |values: &HashSet<usize>, value: MlirValue| values.contains(&(value.ptr as usize));
     let results = raw.results();
     match raw.name().as_str() {
@@ -96,7 +93,7 @@ fn mark(op: MlirOperation, values: &mut HashSet<usize>) {
         _ => {
             // Its own operands or those of an op nested in it.
             if crate::support::ir::any_nested(op, |inner| {
-                RawOp(inner).operands().into_iter().any(|value| has(values, value))
+                raw_op(inner).operands().into_iter().any(|value| has(values, value))
             }) {
                 values.extend(results.iter().map(|value| value.ptr as usize));
             }

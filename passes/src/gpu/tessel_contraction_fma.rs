@@ -7,12 +7,12 @@
 //! products; paths that lower contractions to plain loops (the GPU's) run
 //! this pass first, so that every target computes the same bits.
 
+use crate::support::handles::{parent_of, raw_op, value_type};
 use crate::{
     PassDefinition, PassError, block::block_to_linalg::CONTRACTION, support::ir::print_type, support::template,
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-contraction-fma",
@@ -27,20 +27,22 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         module,
         |name| name == "arith.addf",
         |raw, _| {
-            let add = RawOp(raw);
-            let parent = RawOp(unsafe { mlirOperationGetParentOperation(raw) });
+            let add = raw_op(raw);
+            let parent = raw_op(parent_of(raw));
             if parent.name() != "linalg.generic" || !parent.has(CONTRACTION) {
                 return Ok(None);
             }
             let (sum, product) = (add.operands()[0], add.operands()[1]);
+            // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
             if !unsafe { mlirValueIsAOpResult(product) } {
                 return Ok(None);
             }
-            let multiply = RawOp(unsafe { mlirOpResultGetOwner(product) });
+            // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
+            let multiply = raw_op(unsafe { mlirOpResultGetOwner(product) });
             if multiply.name() != "arith.mulf" {
                 return Ok(None);
             }
-            let element = print_type(unsafe { mlirValueGetType(sum) });
+            let element = print_type(value_type(sum));
             let text = format!(
                 "func.func @template(%x: {element}, %y: {element}, %sum: {element}) -> {element} {{\n\
              %s = math.fma %x, %y, %sum : {element}\nreturn %s : {element}\n}}"

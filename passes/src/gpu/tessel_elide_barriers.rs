@@ -17,6 +17,7 @@
 //! block, and ops that hold barriers themselves, are left alone: they order
 //! work across loop iterations and enclosing code.
 
+use crate::support::handles::{is_memref, next_of, operation_ref, parent_of, raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
     support::ir::{any_nested, block_operations, collect_operations, constant_value, erase, region_blocks},
@@ -26,7 +27,6 @@ use melior::ir::{
     operation::{OperationLike, WalkOrder, WalkResult},
 };
 use mlir_sys::*;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-elide-barriers",
@@ -73,25 +73,27 @@ fn conflicts(a: Root, b: Root) -> bool {
 
 fn constant_index(value: MlirValue) -> Option<i64> {
     let attribute = constant_value(value)?;
+    // SAFETY: live IR (crate invariant, support/handles.rs); a value is read only after its kind is checked
     unsafe { mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute)) }
 }
 
 /// The root of `memref`, through view-like ops.
 fn root_of(memref: MlirValue, launch: MlirOperation) -> Root {
+    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
     unsafe {
         if mlirValueIsABlockArgument(memref) {
             let owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(memref));
             let index = mlirBlockArgumentGetArgNumber(memref) as usize;
-            let workgroup = RawOp(launch).integer("workgroup_attributions") as usize;
+            let workgroup = raw_op(launch).integer("workgroup_attributions") as usize;
             return if owner.ptr == launch.ptr && (12..12 + workgroup).contains(&index) {
                 Root::Shared(Some(0))
-            } else if RawOp(owner).name() == "func.func" {
+            } else if raw_op(owner).name() == "func.func" {
                 Root::Argument(index)
             } else {
                 Root::Unknown
             };
         }
-        let definition = RawOp(mlirOpResultGetOwner(memref));
+        let definition = raw_op(mlirOpResultGetOwner(memref));
         let operands = definition.operands();
         let name = definition.name();
         match name.as_str() {
@@ -117,8 +119,8 @@ struct Effects {
 impl Effects {
     fn of(op: MlirOperation, launch: MlirOperation) -> Effects {
         let mut effects = Effects::default();
-        unsafe { OperationRef::from_raw(op) }.walk(WalkOrder::PreOrder, |nested| {
-            let raw = RawOp(nested.to_raw());
+        operation_ref(op).walk(WalkOrder::PreOrder, |nested| {
+            let raw = raw_op(nested.to_raw());
             let operands = raw.operands();
             let memref = |index: usize| root_of(operands[index], launch);
             match raw.name().as_str() {
@@ -134,8 +136,7 @@ impl Effects {
                     effects.writes.push(memref(1));
                 }
                 _ => {
-                    let touches_memory =
-                        operands.iter().any(|&value| unsafe { mlirTypeIsAMemRef(mlirValueGetType(value)) });
+                    let touches_memory = operands.iter().any(|&value| is_memref(value_type(value)));
                     let name = raw.name();
                     // Views and metadata touch no memory themselves.
                     let view_like = SAME_MEMORY.contains(&name.as_str())
@@ -164,12 +165,12 @@ impl Effects {
 }
 
 fn is_barrier(op: MlirOperation) -> bool {
-    RawOp(op).name() == "gpu.barrier"
+    raw_op(op).name() == "gpu.barrier"
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
-        let launch_ref = unsafe { OperationRef::from_raw(launch) };
+        let launch_ref = operation_ref(launch);
         let mut blocks = region_blocks(launch);
         for (op, _) in collect_operations(launch_ref, |_| true) {
             if op.ptr != launch.ptr {
@@ -215,7 +216,7 @@ fn elide_in(block: MlirBlock, launch: MlirOperation) {
             pending_barrier = merged.as_ref().map(|_| op);
             continue;
         }
-        if any_nested(op, is_barrier) || unsafe { mlirOperationGetNextInBlock(op) }.ptr.is_null() {
+        if any_nested(op, is_barrier) || next_of(op).ptr.is_null() {
             // A boundary (or the terminator): the phase before it is
             // complete; nothing merges across it.
             if phase_has_ops {
@@ -243,11 +244,10 @@ fn elide_in(block: MlirBlock, launch: MlirOperation) {
 /// that order nothing).
 pub(crate) fn drop_adjacent_barriers(launch: MlirOperation) {
     let mut redundant = Vec::new();
-    for (barrier, _) in collect_operations(unsafe { OperationRef::from_raw(launch) }, |name| name == "gpu.barrier") {
-        let next = unsafe { mlirOperationGetNextInBlock(barrier) };
-        let next_name = RawOp(next).name();
-        let at_end =
-            next_name == "gpu.terminator" && unsafe { mlirOperationGetParentOperation(barrier) }.ptr == launch.ptr;
+    for (barrier, _) in collect_operations(operation_ref(launch), |name| name == "gpu.barrier") {
+        let next = next_of(barrier);
+        let next_name = raw_op(next).name();
+        let at_end = next_name == "gpu.terminator" && parent_of(barrier).ptr == launch.ptr;
         if next_name == "gpu.barrier" || at_end {
             redundant.push(barrier);
         }

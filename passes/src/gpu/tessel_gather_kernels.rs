@@ -8,6 +8,7 @@
 //! one of that name already (outlining cloned the same definition); the
 //! `gpu.launch_func`s are updated.
 
+use crate::support::handles::{attribute_text, raw_op};
 use crate::{
     PassDefinition, PassError,
     support::ir::{block_operations, collect_operations, erase},
@@ -18,7 +19,6 @@ use melior::{
 };
 use mlir_sys::*;
 use std::collections::HashSet;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-gather-kernels",
@@ -29,15 +29,18 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn symbol_name(op: MlirOperation) -> String {
-    let attribute = RawOp(op).attribute("sym_name");
+    let attribute = raw_op(op).attribute("sym_name");
     if attribute.ptr.is_null() {
         return String::new();
     }
+    // SAFETY: attributes live in the context; each is read as the kind the op's verifier (or a check here) guarantees
     let name = unsafe { mlirStringAttrGetValue(attribute) };
+    // SAFETY: attributes live in the context; each is read as the kind the op's verifier (or a check here) guarantees
     unsafe { StringRef::from_raw(name) }.as_str().unwrap_or("").to_string()
 }
 
 fn set_attribute(op: MlirOperation, name: &str, text: &str) -> Result<(), String> {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         let attribute = mlirAttributeParseGet(mlirOperationGetContext(op), StringRef::new(text).to_raw());
         if attribute.ptr.is_null() {
@@ -56,18 +59,18 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 }
 
 fn gather(module: OperationRef<'static, '_>) -> Result<(), String> {
-    let top = RawOp(module.to_raw()).region_block(0);
+    let top = raw_op(module.to_raw()).region_block(0);
     let gpu_modules: Vec<MlirOperation> =
-        block_operations(top).into_iter().filter(|&op| RawOp(op).name() == "gpu.module").collect();
+        block_operations(top).into_iter().filter(|&op| raw_op(op).name() == "gpu.module").collect();
     let Some((&first, others)) = gpu_modules.split_first() else { return Ok(()) };
     let target_name = symbol_name(first);
-    let target_body = RawOp(first).region_block(0);
+    let target_body = raw_op(first).region_block(0);
     let mut defined: HashSet<String> = block_operations(target_body).into_iter().map(symbol_name).collect();
     let mut renamed = Vec::new();
     for &other in others {
         let module_name = symbol_name(other);
-        for op in block_operations(RawOp(other).region_block(0)) {
-            let raw = RawOp(op);
+        for op in block_operations(raw_op(other).region_block(0)) {
+            let raw = raw_op(op);
             let name = symbol_name(op);
             if raw.name() == "gpu.func" {
                 renamed.push((format!("@{module_name}::@{name}"), format!("@{target_name}::@{module_name}")));
@@ -78,6 +81,7 @@ fn gather(module: OperationRef<'static, '_>) -> Result<(), String> {
             } else {
                 defined.insert(name);
             }
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
             unsafe {
                 mlirOperationRemoveFromParent(op);
                 mlirBlockAppendOwnedOperation(target_body, op);
@@ -86,8 +90,8 @@ fn gather(module: OperationRef<'static, '_>) -> Result<(), String> {
         erase(other);
     }
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch_func") {
-        let kernel = RawOp(launch).attribute("kernel");
-        let text = unsafe { melior::ir::Attribute::from_raw(kernel) }.to_string();
+        let kernel = raw_op(launch).attribute("kernel");
+        let text = attribute_text(kernel);
         if let Some((_, new)) = renamed.iter().find(|(old, _)| *old == text) {
             set_attribute(launch, "kernel", new)?;
         }

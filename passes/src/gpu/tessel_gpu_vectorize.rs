@@ -15,6 +15,8 @@
 //! buffers of sub-byte elements (masks), which LLVM's vectors would read
 //! bit-packed.
 
+use crate::support::handles::{attribute_text, dim_size, is_memref, rank_of, raw_op, shaped_element, value_type};
+use crate::support::template::emit;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
@@ -23,8 +25,6 @@ use crate::{
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-gpu-vectorize",
@@ -40,44 +40,46 @@ const VECTOR_BYTES: i64 = 16;
 /// The loop extents of an element-wise op on static buffers, if it is one
 /// whose every operand keeps the innermost loop innermost.
 fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
-    let raw = RawOp(op);
+    let raw = raw_op(op);
     if !raw.results().is_empty() {
         return None;
     }
     let operands = raw.operands();
-    let output = unsafe { mlirValueGetType(*operands.last()?) };
+    let output = value_type(*operands.last()?);
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     if !unsafe { mlirTypeIsAMemRef(output) && mlirShapedTypeHasStaticShape(output) } {
         return None;
     }
-    let rank = unsafe { mlirShapedTypeGetRank(output) };
+    let rank = rank_of(output);
     if rank < 1 {
         return None;
     }
-    let extents: Vec<i64> = (0..rank as isize).map(|d| unsafe { mlirShapedTypeGetDimSize(output, d) }).collect();
+    let extents: Vec<i64> = (0..rank as isize).map(|d| dim_size(output, (d) as usize)).collect();
     // Vectors need unit-stride rows in every buffer (a dynamic stride may
     // be anything).
     for &value in &operands {
-        let memref = unsafe { mlirValueGetType(value) };
-        if !unsafe { mlirTypeIsAMemRef(memref) } {
+        let memref = value_type(value);
+        if !is_memref(memref) {
             continue;
         }
         // Buffers of sub-byte elements (i1 masks, bool arrays) hold a byte
         // per element as scalar code writes them, but LLVM packs a vector
         // of them into bits (`load <4 x i1>` reads 4 bits of one byte): a
         // vector access would read other elements' bytes.
-        if element_bits(unsafe { mlirShapedTypeGetElementType(memref) }) % 8 != 0 {
+        if element_bits(shaped_element(memref)) % 8 != 0 {
             return None;
         }
-        let operand_rank = unsafe { mlirShapedTypeGetRank(memref) } as usize;
+        let operand_rank = rank_of(memref) as usize;
         let mut strides = vec![0i64; operand_rank.max(1)];
         let mut offset = 0i64;
+        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
         unsafe { mlirMemRefTypeGetStridesAndOffset(memref, strides.as_mut_ptr(), &mut offset) };
         if operand_rank == 0 || strides[operand_rank - 1] != 1 {
             return None;
         }
     }
     if raw.name() == "linalg.generic" {
-        let iterators = unsafe { melior::ir::Attribute::from_raw(raw.attribute("iterator_types")) }.to_string();
+        let iterators = attribute_text(raw.attribute("iterator_types"));
         if iterators.contains("reduction") || raw.has(CONTRACTION) {
             return None;
         }
@@ -85,7 +87,8 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
         // predicated loads and stores of masked windows) stay scalar.
         let body = raw.region_block(0);
         let plain = crate::support::ir::block_operations(body).into_iter().all(|nested| {
-            let name = RawOp(nested).name();
+            let name = raw_op(nested).name();
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
             let flat = unsafe { mlirOperationGetNumRegions(nested) } == 0;
             flat && !name.starts_with("memref.") && !name.starts_with("vector.")
         });
@@ -96,12 +99,17 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
         // used, as its last result.
         let maps = raw.attribute("indexing_maps");
         let innermost = (rank - 1) as isize;
+        // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
         for index in 0..unsafe { mlirArrayAttrGetNumElements(maps) } {
+            // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
             let map = unsafe { mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index)) };
+            // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
             if !unsafe { mlirAffineMapIsProjectedPermutation(map) } {
                 return None;
             }
+            // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
             let results = unsafe { mlirAffineMapGetNumResults(map) };
+            // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
             let position = (0..results).find(|&r| unsafe {
                 let expr = mlirAffineMapGetResult(map, r);
                 mlirAffineExprIsADim(expr) && mlirAffineDimExprGetPosition(expr) == innermost
@@ -111,8 +119,8 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
             }
         }
     } else if raw.name() == "linalg.copy" {
-        let input = unsafe { mlirValueGetType(operands[0]) };
-        if !unsafe { mlirTypeIsAMemRef(input) } {
+        let input = value_type(operands[0]);
+        if !is_memref(input) {
             return None;
         }
     }
@@ -121,11 +129,12 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
 
 /// Elements per 16-byte vector for the widest element `op` touches.
 fn lanes(op: MlirOperation) -> i64 {
-    let widest = RawOp(op)
+    let widest = raw_op(op)
         .operands()
         .iter()
-        .filter(|&&value| unsafe { mlirTypeIsAShaped(mlirValueGetType(value)) })
-        .map(|&value| element_bits(unsafe { mlirShapedTypeGetElementType(mlirValueGetType(value)) }))
+        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
+        .filter(|&&value| unsafe { mlirTypeIsAShaped(value_type(value)) })
+        .map(|&value| element_bits(shaped_element(value_type(value))))
         .max()
         .unwrap_or(32);
     (VECTOR_BYTES * 8 / widest.max(8)).max(1)
@@ -152,7 +161,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for (index, &(rank, lanes)) in groups.iter().enumerate() {
         let sizes: Vec<String> =
             (0..rank).map(|d| if d + 1 == rank { lanes.to_string() } else { "1".into() }).collect();
-        write!(
+        emit!(
             body,
             "%ops{index} = transform.structured.match ops{{[\"linalg.generic\", \"linalg.copy\", \"linalg.fill\"]}} \
              attributes{{tessel.vector_group = {index} : i64}} in %root : ({any}) -> {any}\n\
@@ -164,8 +173,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
              %parallel{index} = transform.loop.forall_to_parallel %loop{index} : ({any}) -> {any}\n\
              }}\n",
             sizes.join(", ")
-        )
-        .unwrap();
+        );
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
         return Err(PassError::at(module.location(), error.0));

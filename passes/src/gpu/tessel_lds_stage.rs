@@ -21,6 +21,10 @@
 //! current one, with one barrier per chunk instead of two. Chunks shrink
 //! so the four buffers take at most 32 KiB.
 
+use crate::support::handles::{
+    dim_size, location_of, operation_ref, rank_of, raw_op, result_of, shaped_element, value_type,
+};
+use crate::support::template::emit;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
@@ -29,8 +33,6 @@ use crate::{
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
@@ -51,7 +53,7 @@ pub const STAGED_BUFFER: &str = "tessel.staged";
 const DOUBLE_BUFFER_BYTES: i64 = 32768;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let settings = RawOp(module.to_raw());
+    let settings = raw_op(module.to_raw());
     let wanted = knobs::LDS_CHUNK.integer_or(settings, DEFAULT_LDS_CHUNK);
     if wanted < 1 {
         return Err(PassError::at(module.location(), "tessel.lds_chunk must be a positive integer"));
@@ -60,22 +62,23 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // Contractions grouped by (rank, chunk): one script entry per group.
     let mut groups: Vec<(i64, i64)> = Vec::new();
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
-        let op = RawOp(raw);
+        let op = raw_op(raw);
         if !op.has(CONTRACTION) {
             continue;
         }
-        let lhs = unsafe { mlirValueGetType(op.operands()[0]) };
+        let lhs = value_type(op.operands()[0]);
+        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
         if !unsafe { mlirTypeIsAMemRef(lhs) && mlirShapedTypeHasStaticShape(lhs) } {
             continue;
         }
-        let rank = unsafe { mlirShapedTypeGetRank(lhs) } as i64;
-        let k = unsafe { mlirShapedTypeGetDimSize(lhs, rank as isize - 1) };
+        let rank = rank_of(lhs);
+        let k = dim_size(lhs, (rank as isize - 1) as usize);
         if stages >= 2 && rank == 2 {
             match double_buffer(raw, wanted) {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(message) => {
-                    return Err(PassError::at(unsafe { OperationRef::from_raw(raw) }.location(), message));
+                    return Err(PassError::at(location_of(raw), message));
                 }
             }
         }
@@ -89,7 +92,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let mut body = String::new();
     for (index, &(rank, chunk)) in groups.iter().enumerate() {
         let sizes = if rank == 3 { format!("0, 0, 0, {chunk}") } else { format!("0, 0, {chunk}") };
-        write!(
+        emit!(
             body,
             "%dots{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \
              attributes{{tessel.contraction, tessel.stage_group = {index} : i64}} in %root : ({any}) -> {any}\n\
@@ -98,8 +101,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
              %staged{index} = transform.structured.promote %chunk{index} {{operands_to_promote = [0, 1]}} \
              : ({any}) -> {any}\n\
              transform.annotate %k{index} \"{STAGED_LOOP}\" : {any}\n"
-        )
-        .unwrap();
+        );
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
         return Err(PassError::at(module.location(), error.0));
@@ -111,15 +113,16 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// when it does not apply (dynamic shapes, fewer than two or an odd
 /// number of chunks).
 fn double_buffer(op: MlirOperation, wanted: i64) -> Result<bool, String> {
-    let operands = RawOp(op).operands();
+    let operands = raw_op(op).operands();
     let (a, b, c) = (operands[0], operands[1], operands[2]);
-    let types = [a, b, c].map(|value| unsafe { mlirValueGetType(value) });
+    let types = [a, b, c].map(value_type);
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) || !mlirShapedTypeHasStaticShape(t) }) {
         return Ok(false);
     }
-    let dim = |t: MlirType, d: isize| unsafe { mlirShapedTypeGetDimSize(t, d) };
+    let dim = |t: MlirType, d: isize| dim_size(t, (d) as usize);
     let (m, k, n) = (dim(types[0], 0), dim(types[0], 1), dim(types[1], 1));
-    let bytes = |t: MlirType| (crate::support::ir::element_bits(unsafe { mlirShapedTypeGetElementType(t) }) + 7) / 8;
+    let bytes = |t: MlirType| (crate::support::ir::element_bits(shaped_element(t)) + 7) / 8;
     let per_step = 2 * (m * bytes(types[0]) + n * bytes(types[1]));
     let chunk = fitting(k, wanted.min((DOUBLE_BUFFER_BYTES / per_step.max(1)).max(1)));
     let chunks = k / chunk;
@@ -128,8 +131,8 @@ fn double_buffer(op: MlirOperation, wanted: i64) -> Result<bool, String> {
     }
     let [ta, tb, tc] = types.map(print_type);
     let (sa, sb) = (strided_view_type(types[0], m, chunk), strided_view_type(types[1], chunk, n));
-    let ea = print_type(unsafe { mlirShapedTypeGetElementType(types[0]) });
-    let eb = print_type(unsafe { mlirShapedTypeGetElementType(types[1]) });
+    let ea = print_type(shaped_element(types[0]));
+    let eb = print_type(shaped_element(types[1]));
     let (la, lb) = (format!("memref<{m}x{chunk}x{ea}>"), format!("memref<{chunk}x{n}x{eb}>"));
     // Chunk `at` of both operands into buffer `into` (`label` names it).
     let copy = |label: &str, at: &str, into: &str| {
@@ -168,11 +171,11 @@ fn double_buffer(op: MlirOperation, wanted: i64) -> Result<bool, String> {
     let mut placeholders = Vec::new();
     let mut buffers = Vec::new();
     for &inserted in &added {
-        if RawOp(inserted).name() == "memref.alloc" {
-            buffers.push(unsafe { mlirOperationGetResult(inserted, 0) });
+        if raw_op(inserted).name() == "memref.alloc" {
+            buffers.push(result_of(inserted, 0));
         }
-        unsafe { OperationRef::from_raw(inserted) }.walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
-            if RawOp(nested.to_raw()).name() == "gpu.barrier" {
+        operation_ref(inserted).walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
+            if raw_op(nested.to_raw()).name() == "gpu.barrier" {
                 placeholders.push(nested.to_raw());
             }
             melior::ir::operation::WalkResult::Advance
@@ -180,6 +183,7 @@ fn double_buffer(op: MlirOperation, wanted: i64) -> Result<bool, String> {
     }
     let [a0, a1, b0, b1] = buffers[..] else { return Err("the double-buffer template changed".into()) };
     for (placeholder, (lhs, rhs)) in placeholders.into_iter().zip([(a0, b0), (a1, b1), (a0, b0), (a1, b1)]) {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
         unsafe {
             let compute = mlirOperationClone(op);
             mlirOperationSetOperand(compute, 0, lhs);

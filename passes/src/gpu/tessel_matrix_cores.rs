@@ -44,6 +44,8 @@
 //! `tessel.num_stages`, `tessel.lds_chunk` (k steps per staged chunk,
 //! rounded to the instruction's k).
 
+use crate::support::handles::{context_of, dim_size, location_of, parent_of, rank_of, raw_op, value_type};
+use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
@@ -55,10 +57,9 @@ use crate::{
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use std::fmt::Write;
 use tessel_dialects::knobs;
 use tessel_dialects::{
-    Chip, RawOp,
+    Chip,
     matrix_layout::{Family, MatrixInstruction},
 };
 
@@ -76,7 +77,7 @@ const ACCUMULATOR_REGISTERS: i64 = 64;
 const STAGED_BYTES: i64 = 32768;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let settings = RawOp(module.to_raw());
+    let settings = raw_op(module.to_raw());
     if knobs::MATRIX_CORES.integer_or(settings, 1) == 0 {
         return Ok(());
     }
@@ -101,10 +102,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         if plan.instruction.wave_size() != wave_size {
             continue;
         }
-        let operands = RawOp(raw).operands();
-        let context = unsafe { mlirOperationGetContext(raw) };
+        let operands = raw_op(raw).operands();
+        let context = context_of(raw);
         if let Err(error) = template::replace(context, raw, &plan.template(), &operands[..3]) {
-            return Err(PassError::at(unsafe { OperationRef::from_raw(raw) }.location(), error.0));
+            return Err(PassError::at(location_of(raw), error.0));
         }
     }
     Ok(())
@@ -135,31 +136,31 @@ struct Plan {
 /// Is `op` inside the programs of a grid (which grid-to-gpu maps to a
 /// launch, binding thread ids)?
 fn inside_programs(op: MlirOperation) -> bool {
-    let mut current = unsafe { mlirOperationGetParentOperation(op) };
+    let mut current = parent_of(op);
     while !current.ptr.is_null() {
-        let raw = RawOp(current);
+        let raw = raw_op(current);
         if raw.name() == "scf.forall" || (raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS)) {
             return true;
         }
-        current = unsafe { mlirOperationGetParentOperation(current) };
+        current = parent_of(current);
     }
     false
 }
 
 /// The plan for `op`, when it is a contraction matrix cores compute exactly.
 fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i64) -> Option<Plan> {
-    let raw = RawOp(op);
+    let raw = raw_op(op);
     if !raw.has(CONTRACTION) || raw.operands().len() != 3 || !inside_programs(op) {
         return None;
     }
-    let types = [0, 1, 2].map(|index| unsafe { mlirValueGetType(raw.operands()[index]) });
-    let static_rank_2 = |t: MlirType| unsafe {
-        mlirTypeIsAMemRef(t) && mlirShapedTypeHasStaticShape(t) && mlirShapedTypeGetRank(t) == 2
-    };
+    let types = [0, 1, 2].map(|index| value_type(raw.operands()[index]));
+    let static_rank_2 =
+        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
+        |t: MlirType| unsafe { mlirTypeIsAMemRef(t) && mlirShapedTypeHasStaticShape(t) && rank_of(t) == 2 };
     if !types.iter().all(|&t| static_rank_2(t)) {
         return None;
     }
-    let dim = |t: MlirType, d: isize| unsafe { mlirShapedTypeGetDimSize(t, d) };
+    let dim = |t: MlirType, d: isize| dim_size(t, (d) as usize);
     let (m, k, n) = (dim(types[0], 0), dim(types[0], 1), dim(types[1], 1));
     let (input, output) = (element_name(types[0]), element_name(types[2]));
     if element_name(types[1]) != input {
@@ -208,9 +209,9 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
 /// Is the contraction's body block.dot's multiply-add (a fused one for
 /// floats, sign-extended products for integers)?
 fn computes_block_dot(op: MlirOperation, input: &str) -> bool {
-    let body = RawOp(op).region_block(0);
+    let body = raw_op(op).region_block(0);
     let names: Vec<String> =
-        crate::support::ir::block_operations(body).into_iter().map(|op| RawOp(op).name()).collect();
+        crate::support::ir::block_operations(body).into_iter().map(|op| raw_op(op).name()).collect();
     let expected: &[&str] = if input == "f32" {
         &["math.fma", "linalg.yield"]
     } else {
@@ -305,11 +306,11 @@ impl Plan {
             inst.fragment_k_stride(),
             inst.result_row_per_group(),
         ]);
-        writeln!(t, "func.func @template(%A: {ta}, %B: {tb}, %C: {tc}) {{").unwrap();
+        emit_line!(t, "func.func @template(%A: {ta}, %B: {tb}, %C: {tc}) {{");
         // Constants the code below uses (some also per tile, added later).
         let mut body = String::new();
         // Which wave and lane this work-item is, and where its fragments are.
-        writeln!(
+        emit_line!(
             body,
             "%tid = gpu.thread_id x\n\
              %lane = arith.remui %tid, {wave} : index\n%wave = arith.divui %tid, {wave} : index\n\
@@ -323,15 +324,13 @@ impl Plan {
             tcols = c(self.tile_columns * 16),
             kstride = c(inst.fragment_k_stride()),
             rgroup = c(inst.result_row_per_group()),
-        )
-        .unwrap();
+        );
         for buffer in 0..self.stages {
-            writeln!(
+            emit_line!(
                 body,
                 "%la{buffer} = memref.alloc() {{alignment = 64 : i64, {STAGED_BUFFER}}} : {lds_a}\n\
                  %lb{buffer} = memref.alloc() {{alignment = 64 : i64, {STAGED_BUFFER}}} : {lds_b}"
-            )
-            .unwrap();
+            );
         }
         // Per tile row: the lane's A fragment row; per tile column: its B
         // fragment column. Where its results are in C: transposed, a row
@@ -339,32 +338,30 @@ impl Plan {
         // else one row per register and the B fragment's column.
         for row in 0..self.tile_rows {
             constants.insert(row * 16);
-            writeln!(
+            emit_line!(
                 body,
                 "%tr{row} = arith.addi %row0, {} : index\n%ar{row} = arith.addi %tr{row}, %lo : index",
                 c(row * 16)
-            )
-            .unwrap();
+            );
             if !self.transposed() {
-                writeln!(body, "%dr{row}_0 = arith.addi %tr{row}, %rfrag : index").unwrap();
+                emit_line!(body, "%dr{row}_0 = arith.addi %tr{row}, %rfrag : index");
                 for register in 1..inst.output_elements() {
                     let offset = register * inst.result_row_per_register();
                     constants.insert(offset);
-                    writeln!(body, "%dr{row}_{register} = arith.addi %dr{row}_0, {} : index", c(offset)).unwrap();
+                    emit_line!(body, "%dr{row}_{register} = arith.addi %dr{row}_0, {} : index", c(offset));
                 }
             }
         }
         for column in 0..self.tile_columns {
             constants.insert(column * 16);
-            writeln!(
+            emit_line!(
                 body,
                 "%tc{column} = arith.addi %col0, {} : index\n%dc{column} = arith.addi %tc{column}, %lo : index\n\
                  %ec{column} = arith.addi %tc{column}, %rfrag : index",
                 c(column * 16)
-            )
-            .unwrap();
+            );
         }
-        writeln!(
+        emit_line!(
             body,
             "scf.for %sm = %c0 to {m} step {sub_m_c} {{\nscf.for %sn = %c0 to {n} step {sub_n_c} {{\n\
              %cs = memref.subview %C[%sm, %sn] [{sub_m}, {sub_n}] [1, 1] : {tc} to {view_c}",
@@ -372,29 +369,25 @@ impl Plan {
             n = c(self.n),
             sub_m_c = c(sub_m),
             sub_n_c = c(sub_n),
-        )
-        .unwrap();
+        );
         // The lane's accumulators, from C.
         for &(row, column) in &tiles {
             if self.transposed() {
-                writeln!(
+                emit_line!(
                     body,
                     "%init{row}_{column} = vector.load %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}"
-                )
-                .unwrap();
+                );
                 continue;
             }
             let mut elements = Vec::new();
             for register in 0..inst.output_elements() {
-                writeln!(
+                emit_line!(
                     body,
                     "%ci{row}_{column}_{register} = memref.load %cs[%dr{row}_{register}, %dc{column}] : {view_c}"
-                )
-                .unwrap();
+                );
                 elements.push(format!("%ci{row}_{column}_{register}"));
             }
-            writeln!(body, "%init{row}_{column} = vector.from_elements {} : {accumulator}", elements.join(", "))
-                .unwrap();
+            emit_line!(body, "%init{row}_{column} = vector.from_elements {} : {accumulator}", elements.join(", "));
         }
         // The k-chunk loop: stage, then the matrix instructions; with two
         // stages, chunk c + 1 is staged in the other buffers while chunk c
@@ -405,34 +398,32 @@ impl Plan {
         let types = vec![accumulator.clone(); tiles.len()].join(", ");
         let (count, iter_args) = (tiles.len(), iter_args.join(", "));
         let last = if self.stages == 1 {
-            writeln!(
+            emit_line!(
                 body,
                 "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{",
                 c(self.k),
                 c(chunk)
-            )
-            .unwrap();
+            );
             body.push_str(&self.stage("s", "%k", "0"));
             let next = self.compute(&mut body, "s", "0", carried("acc"), &mut constants);
-            writeln!(body, "scf.yield {} : {types}\n}} {{{STAGED_LOOP}}}", next.join(", ")).unwrap();
+            emit_line!(body, "scf.yield {} : {types}\n}} {{{STAGED_LOOP}}}", next.join(", "));
             (0..count).map(|index| format!("%res#{index}")).collect::<Vec<_>>()
         } else {
             constants.extend([2 * chunk, self.k - 2 * chunk, self.k - chunk]);
             body.push_str(&self.stage("first", "%c0", "0"));
-            writeln!(
+            emit_line!(
                 body,
                 "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{\n\
                  %k1 = arith.addi %k, {chunkc} : index\n%k2 = arith.addi %k1, {chunkc} : index",
                 c(self.k - 2 * chunk),
                 c(2 * chunk),
                 chunkc = c(chunk),
-            )
-            .unwrap();
+            );
             body.push_str(&self.stage("next", "%k1", "1"));
             let middle = self.compute(&mut body, "p", "0", carried("acc"), &mut constants);
             body.push_str(&self.stage("after", "%k2", "0"));
             let next = self.compute(&mut body, "q", "1", middle, &mut constants);
-            writeln!(body, "scf.yield {} : {types}\n}} {{{STAGED_LOOP}}}", next.join(", ")).unwrap();
+            emit_line!(body, "scf.yield {} : {types}\n}} {{{STAGED_LOOP}}}", next.join(", "));
             body.push_str(&self.stage("last", &c(self.k - chunk), "1"));
             let results = (0..count).map(|index| format!("%res#{index}")).collect();
             let middle = self.compute(&mut body, "e", "0", results, &mut constants);
@@ -441,23 +432,22 @@ impl Plan {
         // The lane's results, to C.
         for (index, &(row, column)) in tiles.iter().enumerate() {
             if self.transposed() {
-                writeln!(body, "vector.store {}, %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}", last[index])
-                    .unwrap();
+                emit_line!(body, "vector.store {}, %cs[%ar{row}, %ec{column}] : {view_c}, {accumulator}", last[index]);
                 continue;
             }
             for register in 0..inst.output_elements() {
-                writeln!(
+                emit_line!(
                     body,
                     "%co{row}_{column}_{register} = vector.extract {}[{register}] : {} from {accumulator}\n\
                      memref.store %co{row}_{column}_{register}, %cs[%dr{row}_{register}, %dc{column}] : {view_c}",
-                    last[index], self.output
-                )
-                .unwrap();
+                    last[index],
+                    self.output
+                );
             }
         }
         body.push_str("}\n}\nreturn\n}\n");
         for value in constants {
-            writeln!(t, "%c{value} = arith.constant {value} : index").unwrap();
+            emit_line!(t, "%c{value} = arith.constant {value} : index");
         }
         t.push_str(&body);
         t
@@ -505,40 +495,38 @@ impl Plan {
             let kk = step * inst.k;
             constants.insert(kk);
             let k = format!("%{label}k{step}");
-            writeln!(body, "{k} = arith.addi %kfrag, %c{kk} : index").unwrap();
+            emit_line!(body, "{k} = arith.addi %kfrag, %c{kk} : index");
             // A fragment: consecutive k of one row (one load, vector or not).
             for row in 0..self.tile_rows {
                 let load = if inst.input_elements() == 1 { "memref.load" } else { "vector.load" };
                 let result_type = if inst.input_elements() == 1 { String::new() } else { format!(", {fragment}") };
-                writeln!(body, "%{label}a{step}_{row} = {load} %la{buffer}[%ar{row}, {k}] : {lds_a}{result_type}")
-                    .unwrap();
+                emit_line!(body, "%{label}a{step}_{row} = {load} %la{buffer}[%ar{row}, {k}] : {lds_a}{result_type}");
             }
             // B fragment: consecutive k of one column (a load per element).
             for column in 0..self.tile_columns {
                 let name = format!("%{label}b{step}_{column}");
                 if inst.input_elements() == 1 {
-                    writeln!(body, "{name} = memref.load %lb{buffer}[{k}, %dc{column}] : {lds_b}").unwrap();
+                    emit_line!(body, "{name} = memref.load %lb{buffer}[{k}, %dc{column}] : {lds_b}");
                     continue;
                 }
                 let mut elements = Vec::new();
                 for element in 0..inst.input_elements() {
                     constants.insert(element);
                     let (at, value) = (format!("{name}_k{element}"), format!("{name}_{element}"));
-                    writeln!(
+                    emit_line!(
                         body,
                         "{at} = arith.addi {k}, %c{element} : index\n{value} = memref.load %lb{buffer}[{at}, %dc{column}] : {lds_b}"
-                    )
-                    .unwrap();
+                    );
                     elements.push(value);
                 }
-                writeln!(body, "{name} = vector.from_elements {} : {fragment}", elements.join(", ")).unwrap();
+                emit_line!(body, "{name} = vector.from_elements {} : {fragment}", elements.join(", "));
             }
             let mut next = Vec::new();
             for (index, &(row, column)) in tiles.iter().enumerate() {
                 let name = format!("%{label}m{step}_{row}_{column}");
                 let (a, b) = (format!("%{label}a{step}_{row}"), format!("%{label}b{step}_{column}"));
                 let (first, second) = if self.transposed() { (b, a) } else { (a, b) };
-                writeln!(body, "{name} = {}", self.instruction_text(&first, &second, &current[index])).unwrap();
+                emit_line!(body, "{name} = {}", self.instruction_text(&first, &second, &current[index]));
                 next.push(name);
             }
             current = next;

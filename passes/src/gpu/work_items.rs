@@ -2,6 +2,8 @@
 //! among a workgroup's items as strided loops, other writes on item 0, with
 //! barriers between, and `gpu.thread_id` bound to the item's id.
 
+use crate::support::handles::{attribute_text, next_of, operation_ref, raw_op, replace_all_uses, result_of};
+use crate::support::template::{emit, emit_line};
 use crate::{
     gpu::per_item::PerItem,
     support::ir::{
@@ -9,17 +11,14 @@ use crate::{
         move_before, region_blocks,
     },
 };
-use melior::ir::OperationRef;
 use mlir_sys::*;
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 
 /// Per-lane code (tessel-matrix-cores' fragments and matrix instructions)
 /// reads `gpu.thread_id`: inside the launch, that is the work-item's id.
 pub(super) fn bind_thread_ids(launch: MlirOperation, ids: [MlirValue; 3]) {
-    let launch_ref = unsafe { OperationRef::from_raw(launch) };
+    let launch_ref = operation_ref(launch);
     for (op, _) in collect_operations(launch_ref, |name| name == "gpu.thread_id") {
-        let dimension = unsafe { melior::ir::Attribute::from_raw(RawOp(op).attribute("dimension")) }.to_string();
+        let dimension = attribute_text(raw_op(op).attribute("dimension"));
         let id = if dimension.contains('y') {
             ids[1]
         } else if dimension.contains('z') {
@@ -27,7 +26,7 @@ pub(super) fn bind_thread_ids(launch: MlirOperation, ids: [MlirValue; 3]) {
         } else {
             ids[0]
         };
-        unsafe { mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), id) };
+        replace_all_uses(result_of(op, 0), id);
         erase(op);
     }
 }
@@ -75,7 +74,7 @@ fn is_read_only(name: &str) -> bool {
 }
 
 fn writes(op: MlirOperation) -> bool {
-    any_nested(op, |nested| !is_read_only(&RawOp(nested).name()))
+    any_nested(op, |nested| !is_read_only(&raw_op(nested).name()))
 }
 
 fn is_terminator(name: &str) -> bool {
@@ -89,12 +88,12 @@ pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> 
     let mut writes_of_one = Vec::new();
     let mut last_per_item = None;
     for op in block_operations(block) {
-        let raw = RawOp(op);
+        let raw = raw_op(op);
         let name = raw.name();
         if is_terminator(&name) {
             continue;
         }
-        let holds_block_work = any_nested(op, |nested| RawOp(nested).name() == "scf.parallel");
+        let holds_block_work = any_nested(op, |nested| raw_op(nested).name() == "scf.parallel");
         if name == "scf.parallel" {
             end_per_item(&mut last_per_item)?;
             on_first_item(&mut writes_of_one, items)?;
@@ -128,7 +127,7 @@ pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> 
 /// read or wrote is then safe for the work after it).
 fn end_per_item(last: &mut Option<MlirOperation>) -> Result<(), String> {
     let Some(op) = last.take() else { return Ok(()) };
-    let next = unsafe { mlirOperationGetNextInBlock(op) };
+    let next = next_of(op);
     inline_template(next, "func.func @template() {\ngpu.barrier\nreturn\n}", &[])?;
     Ok(())
 }
@@ -142,11 +141,12 @@ fn on_first_item(ops: &mut Vec<MlirOperation>, items: &Items) -> Result<(), Stri
                 %first = arith.cmpi eq, %t, %c0 : index\nscf.if %first {\ngpu.barrier\n}\ngpu.barrier\nreturn\n}";
     let (_, added) = inline_template(anchor, text, &[items.item])?;
     let guard = find_named(&added, "scf.if").expect("the template has an scf.if");
-    let placeholder = block_operations(RawOp(guard).region_block(0))[0];
+    let placeholder = block_operations(raw_op(guard).region_block(0))[0];
     // The closing barrier must follow the ops: move it after the last one.
     let closing = *added.last().expect("the template's last barrier");
     move_before(ops, placeholder);
     erase(placeholder);
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe { mlirOperationMoveAfter(closing, guard) };
     ops.clear();
     Ok(())
@@ -154,7 +154,7 @@ fn on_first_item(ops: &mut Vec<MlirOperation>, items: &Items) -> Result<(), Stri
 
 /// `scf.parallel` -> a loop of item `t` over linear iterations t, t + T, ...
 fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), String> {
-    let raw = RawOp(parallel);
+    let raw = raw_op(parallel);
     if !raw.results().is_empty() {
         return Err("a parallel loop with reductions cannot be shared among work-items yet".into());
     }
@@ -167,53 +167,50 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
     // the strided loop of item %t.
     let mut text = String::from("func.func @template(%t: index");
     for d in 0..rank {
-        write!(text, ", %lb{d}: index, %ub{d}: index, %st{d}: index").unwrap();
+        emit!(text, ", %lb{d}: index, %ub{d}: index, %st{d}: index");
     }
-    writeln!(text, ") -> ({}) {{\n%total0 = arith.constant 1 : index", indices(rank)).unwrap();
+    emit_line!(text, ") -> ({}) {{\n%total0 = arith.constant 1 : index", indices(rank));
     for d in 0..rank {
-        writeln!(
+        emit_line!(
             text,
             "%d{d} = arith.subi %ub{d}, %lb{d} : index\n%n{d} = arith.ceildivsi %d{d}, %st{d} : index\n\
              %total{} = arith.muli %total{d}, %n{d} : index",
             d + 1
-        )
-        .unwrap();
+        );
     }
-    writeln!(
+    emit_line!(
         text,
         "%threads = arith.constant {} : index\nscf.for %l = %t to %total{rank} step %threads {{\ngpu.barrier\n}}\n\
          gpu.barrier\nreturn {} : {}\n}}",
         items.threads,
         join((0..rank).map(|d| format!("%n{d}"))),
         indices(rank)
-    )
-    .unwrap();
+    );
     let args: Vec<MlirValue> =
         std::iter::once(items.item).chain((0..rank).flat_map(|d| [lower[d], upper[d], steps[d]])).collect();
     let (trips, added) = inline_template(parallel, &text, &args)?;
     let strided = find_named(&added, "scf.for").expect("the template has a loop");
-    let loop_body = RawOp(strided).region_block(0);
+    let loop_body = raw_op(strided).region_block(0);
     let linear = block_arguments(loop_body)[0];
     let placeholder = block_operations(loop_body)[0];
 
     // Induction variables from the linear iteration, the last one fastest.
     let mut ivs = String::from("func.func @template(%l: index");
     for d in 0..rank {
-        write!(ivs, ", %lb{d}: index, %st{d}: index, %n{d}: index").unwrap();
+        emit!(ivs, ", %lb{d}: index, %st{d}: index, %n{d}: index");
     }
-    writeln!(ivs, ") -> ({}) {{", indices(rank)).unwrap();
+    emit_line!(ivs, ") -> ({}) {{", indices(rank));
     let positions: Vec<String> = if rank == 1 {
         vec!["%l".into()]
     } else {
         let basis: Vec<String> = (0..rank).map(|d| format!("%n{d}")).collect();
-        writeln!(ivs, "%i:{rank} = affine.delinearize_index %l into ({}) : {}", join(basis), indices(rank)).unwrap();
+        emit_line!(ivs, "%i:{rank} = affine.delinearize_index %l into ({}) : {}", join(basis), indices(rank));
         (0..rank).map(|d| format!("%i#{d}")).collect()
     };
     for (d, position) in positions.iter().enumerate() {
-        writeln!(ivs, "%s{d} = arith.muli {position}, %st{d} : index\n%iv{d} = arith.addi %lb{d}, %s{d} : index")
-            .unwrap();
+        emit_line!(ivs, "%s{d} = arith.muli {position}, %st{d} : index\n%iv{d} = arith.addi %lb{d}, %s{d} : index");
     }
-    writeln!(ivs, "return {} : {}\n}}", join((0..rank).map(|d| format!("%iv{d}"))), indices(rank)).unwrap();
+    emit_line!(ivs, "return {} : {}\n}}", join((0..rank).map(|d| format!("%iv{d}"))), indices(rank));
     let args: Vec<MlirValue> =
         std::iter::once(linear).chain((0..rank).flat_map(|d| [lower[d], steps[d], trips[d]])).collect();
     let (values, _) = inline_template(placeholder, &ivs, &args)?;
@@ -223,7 +220,7 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
     work.pop(); // scf.reduce
     move_before(&work, placeholder);
     for (iv, value) in block_arguments(parallel_body).into_iter().zip(values) {
-        unsafe { mlirValueReplaceAllUsesOfWith(iv, value) };
+        replace_all_uses(iv, value);
     }
     erase(placeholder);
     erase(parallel);

@@ -4,10 +4,11 @@
 //! buffer with one slice per workgroup; a buffer a loop carries to its next
 //! iteration gets two slots it alternates between.
 
+use crate::support::handles::{
+    context_of, dim_size, operation_ref, parent_of, rank_of, raw_op, result_of, shaped_element, value_type,
+};
 use crate::support::ir::{block_arguments, block_operations, collect_operations, element_bits, erase, print_type};
-use melior::ir::OperationRef;
 use mlir_sys::*;
-use tessel_dialects::RawOp;
 
 /// Alignment of every buffer in a workgroup's arena (what bufferization
 /// asks of its allocations).
@@ -46,23 +47,24 @@ fn round_up(value: i64, multiple: i64) -> i64 {
 
 /// Places the nest's local buffers, in program order, in LDS while they fit.
 pub(super) fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, String> {
-    let nest_ref = unsafe { OperationRef::from_raw(nest) };
+    let nest_ref = operation_ref(nest);
     let mut arena = Arena { slots: Vec::new(), shared_bytes: 0, scratch_bytes: 0 };
     let mut allocs = collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca");
     // Chunks staged for contractions (tessel-lds-stage) are read most:
     // they get LDS first.
     allocs.sort_by_key(|(alloc, _)| !is_staged(*alloc));
     for (alloc, _) in allocs {
-        let memref = unsafe { mlirValueGetType(mlirOperationGetResult(alloc, 0)) };
+        let memref = value_type(result_of(alloc, 0));
+        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
         if !unsafe { mlirShapedTypeHasStaticShape(memref) } {
             return Err(format!(
                 "a local buffer of dynamic shape ({}) cannot live in workgroup memory",
                 print_type(memref)
             ));
         }
-        let rank = unsafe { mlirShapedTypeGetRank(memref) };
-        let elements: i64 = (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(memref, d as isize) }).product();
-        let mut bytes = elements * ((element_bits(unsafe { mlirShapedTypeGetElementType(memref) }) + 7) / 8);
+        let rank = rank_of(memref);
+        let elements: i64 = (0..rank).map(|d| dim_size(memref, (d as isize) as usize)).product();
+        let mut bytes = elements * ((element_bits(shaped_element(memref)) + 7) / 8);
         let alternating = carried_by(alloc)?.map(|loop_op| (loop_op, round_up(bytes, ALIGNMENT)));
         if let Some((_, distance)) = alternating {
             bytes += distance;
@@ -84,17 +86,17 @@ pub(super) fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, Stri
 
 /// Is `alloc` a chunk staged by tessel-lds-stage (in its k-chunk loop)?
 fn is_staged(alloc: MlirOperation) -> bool {
-    let parent = unsafe { mlirOperationGetParentOperation(alloc) };
-    RawOp(parent).has(crate::gpu::tessel_lds_stage::STAGED_LOOP)
-        || RawOp(alloc).has(crate::gpu::tessel_lds_stage::STAGED_BUFFER)
+    let parent = parent_of(alloc);
+    raw_op(parent).has(crate::gpu::tessel_lds_stage::STAGED_LOOP)
+        || raw_op(alloc).has(crate::gpu::tessel_lds_stage::STAGED_BUFFER)
 }
 
 /// The values a region's terminator passes on (`scf.yield`'s operands,
 /// `scf.condition`'s after its condition).
 fn passed_on(block: MlirBlock) -> Vec<MlirValue> {
     let Some(&terminator) = block_operations(block).last() else { return Vec::new() };
-    let operands = RawOp(terminator).operands();
-    if RawOp(terminator).name() == "scf.condition" { operands[1..].to_vec() } else { operands }
+    let operands = raw_op(terminator).operands();
+    if raw_op(terminator).name() == "scf.condition" { operands[1..].to_vec() } else { operands }
 }
 
 /// Whether an `scf.while` buffer is safe in one slot: the region receiving
@@ -103,8 +105,9 @@ fn passed_on(block: MlirBlock) -> Vec<MlirValue> {
 /// alloc makes it anew. (Bufferization copies a carried buffer in the
 /// `before` region, which gives exactly this.)
 fn while_buffer_is_safe(alloc: MlirOperation, loop_op: MlirOperation) -> bool {
-    let buffer = unsafe { mlirOperationGetResult(alloc, 0) };
-    let [before, after] = [0, 1].map(|region| RawOp(loop_op).region_block(region));
+    let buffer = result_of(alloc, 0);
+    let [before, after] = [0, 1].map(|region| raw_op(loop_op).region_block(region));
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     let in_before = unsafe { mlirOperationGetBlock(alloc).ptr == before.ptr };
     let (own, other) = if in_before { (before, after) } else { (after, before) };
     passed_on(own).into_iter().enumerate().filter(|&(_, value)| value.ptr == buffer.ptr).all(|(position, _)| {
@@ -115,7 +118,7 @@ fn while_buffer_is_safe(alloc: MlirOperation, loop_op: MlirOperation) -> bool {
 
 /// Ops that run one of their regions and pass its values on as results.
 fn is_conditional(op: MlirOperation) -> bool {
-    matches!(RawOp(op).name().as_str(), "scf.if" | "scf.index_switch")
+    matches!(raw_op(op).name().as_str(), "scf.if" | "scf.index_switch")
 }
 
 /// Whether `value` is passed on by the terminator of `owner`'s own region
@@ -123,18 +126,18 @@ fn is_conditional(op: MlirOperation) -> bool {
 /// (`scf.if`, `scf.index_switch`) that yield it.
 fn reaches_terminator_of(value: MlirValue, owner: MlirOperation) -> bool {
     crate::support::ir::users(value).into_iter().any(|user| {
-        if !matches!(RawOp(user).name().as_str(), "scf.yield" | "scf.condition") {
+        if !matches!(raw_op(user).name().as_str(), "scf.yield" | "scf.condition") {
             return false;
         }
-        let yielded_by = unsafe { mlirOperationGetParentOperation(user) };
+        let yielded_by = parent_of(user);
         if yielded_by.ptr == owner.ptr {
             return true;
         }
         is_conditional(yielded_by)
-            && RawOp(user)
+            && raw_op(user)
                 .operands()
                 .into_iter()
-                .zip(RawOp(yielded_by).results())
+                .zip(raw_op(yielded_by).results())
                 .any(|(operand, result)| operand.ptr == value.ptr && reaches_terminator_of(result, owner))
     })
 }
@@ -144,16 +147,16 @@ fn reaches_terminator_of(value: MlirValue, owner: MlirOperation) -> bool {
 /// matters is the nearest enclosing op that is not a conditional; a
 /// program nest carries nothing from one program to the next.)
 fn carried_by(alloc: MlirOperation) -> Result<Option<MlirOperation>, String> {
-    let buffer = unsafe { mlirOperationGetResult(alloc, 0) };
-    let parent = unsafe { mlirOperationGetParentOperation(alloc) };
+    let buffer = result_of(alloc, 0);
+    let parent = parent_of(alloc);
     let mut owner = parent;
     while is_conditional(owner) {
-        owner = unsafe { mlirOperationGetParentOperation(owner) };
+        owner = parent_of(owner);
     }
     if !reaches_terminator_of(buffer, owner) {
         return Ok(None);
     }
-    match RawOp(owner).name().as_str() {
+    match raw_op(owner).name().as_str() {
         "scf.while" if owner.ptr == parent.ptr => {
             if while_buffer_is_safe(alloc, owner) {
                 Ok(None)
@@ -166,8 +169,8 @@ fn carried_by(alloc: MlirOperation) -> Result<Option<MlirOperation>, String> {
         "scf.for" => {
             // The loop's results must not flow into another loop's next
             // iteration.
-            for result in RawOp(owner).results() {
-                if crate::support::ir::users(result).into_iter().any(|user| RawOp(user).name() == "scf.yield") {
+            for result in raw_op(owner).results() {
+                if crate::support::ir::users(result).into_iter().any(|user| raw_op(user).name() == "scf.yield") {
                     return Err("buffers carried through nested loops cannot be placed in workgroup memory yet".into());
                 }
             }
@@ -187,17 +190,17 @@ pub(super) fn place_buffer(
 ) -> Result<(), String> {
     let alloc = placement.alloc;
     // The arena outlives every buffer in it: no deallocation.
-    for user in crate::support::ir::users(unsafe { mlirOperationGetResult(alloc, 0) }) {
-        if RawOp(user).name() == "memref.dealloc" {
+    for user in crate::support::ir::users(result_of(alloc, 0)) {
+        if raw_op(user).name() == "memref.dealloc" {
             erase(user);
         }
     }
-    let memref = print_type(unsafe { mlirValueGetType(mlirOperationGetResult(alloc, 0)) });
+    let memref = print_type(value_type(result_of(alloc, 0)));
     // A carried buffer's slot alternates with the iteration's parity.
     let (mut alternate, mut alternate_args) = ("%second = arith.constant 0 : index\n".to_string(), Vec::new());
     if let Some((loop_op, distance)) = placement.alternating {
-        let operands = RawOp(loop_op).operands();
-        let iv = block_arguments(RawOp(loop_op).region_block(0))[0];
+        let operands = raw_op(loop_op).operands();
+        let iv = block_arguments(raw_op(loop_op).region_block(0))[0];
         alternate = format!(
             "%from = arith.subi %iv, %lb : index\n%k = arith.divui %from, %step : index\n\
              %two = arith.constant 2 : index\n%parity = arith.remui %k, %two : index\n\
@@ -209,7 +212,7 @@ pub(super) fn place_buffer(
     let (text, mut args) = match placement.slot {
         Slot::Shared(offset) => {
             let shared = shared.expect("an LDS arena");
-            let shared_type = print_type(unsafe { mlirValueGetType(shared) });
+            let shared_type = print_type(value_type(shared));
             let in_lds = format!("{}, #gpu.address_space<workgroup>>", memref.trim_end_matches('>'));
             (
                 format!(
@@ -224,7 +227,7 @@ pub(super) fn place_buffer(
         }
         Slot::Scratch(offset) => {
             let scratch = scratch.expect("global scratch");
-            let scratch_type = print_type(unsafe { mlirValueGetType(scratch) });
+            let scratch_type = print_type(value_type(scratch));
             (
                 format!(
                     "func.func @template(%scratch: {scratch_type}, %w: index{loop_parameters}) -> {memref} {{\n{alternate}\
@@ -241,6 +244,6 @@ pub(super) fn place_buffer(
         }
     };
     args.extend(alternate_args);
-    let context = unsafe { mlirOperationGetContext(alloc) };
+    let context = context_of(alloc);
     crate::support::template::replace(context, alloc, &text, &args).map_err(|error| error.0)
 }

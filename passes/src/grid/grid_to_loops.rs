@@ -18,11 +18,13 @@
 //! (`grid.program_id` uses them, `grid.num_programs` becomes a constant);
 //! the upstream `inline` pass then inlines it into the loops.
 
+use crate::support::handles::{context_of, operation_ref, raw_op, shaped_element, value_type};
+use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
     grid::grid_verify_specs::infer_semantics,
     grid::in_place::{self, Aliasing},
-    support::ir::{collect_operations, join, print_type},
+    support::ir::{ShapedKind, collect_operations, join, print_type, shaped_type_text},
     support::template,
 };
 use melior::{
@@ -33,9 +35,8 @@ use melior::{
     },
 };
 use mlir_sys::*;
-use std::fmt::Write;
 use tessel_dialects::knobs;
-use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, OUT_OF_BOUNDS_FLAG, Operand, RawOp, find_symbol};
+use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, OUT_OF_BOUNDS_FLAG, Operand, find_symbol};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-loops",
@@ -48,10 +49,10 @@ pub static PASS: PassDefinition = PassDefinition {
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let calls = collect_operations(module, |name| name == GridCall::NAME);
     let poison = module.has_attribute(knobs::POISON.attribute);
-    let reversed = knobs::GRID_ORDER.integer_or(RawOp(module.to_raw()), 0) == 1;
+    let reversed = knobs::GRID_ORDER.integer_or(raw_op(module.to_raw()), 0) == 1;
     let mut kernels = Vec::new();
     for (index, (raw, _)) in calls.into_iter().enumerate() {
-        let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
+        let call = GridCall::new(operation_ref(raw)).expect("collected above");
         kernels.push(call.callee());
         if let Err(message) = lower_call(module.to_raw(), &call, index, poison, reversed) {
             return Err(PassError::at(call.operation().location(), message));
@@ -63,8 +64,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     kernels.dedup();
     for kernel in kernels {
         if !is_called(module, &kernel)
-            && let Some(function) = find_symbol(module.to_raw(), &kernel)
+            && let Some(function) = find_symbol(&module, &kernel).map(|op| op.to_raw())
         {
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
             unsafe { mlirOperationDestroy(function) };
         }
     }
@@ -87,10 +89,6 @@ fn is_called(module: OperationRef, name: &str) -> bool {
     called
 }
 
-fn value_type(raw: MlirValue) -> MlirType {
-    unsafe { mlirValueGetType(raw) }
-}
-
 /// Row-major strides of an identity-layout array.
 fn strides(shape: &[i64]) -> Vec<i64> {
     let mut strides = vec![1; shape.len()];
@@ -101,11 +99,7 @@ fn strides(shape: &[i64]) -> Vec<i64> {
 }
 
 fn memref_text(shape: &[String], element: &str, layout: Option<&[i64]>) -> String {
-    let dims: String = shape.iter().map(|size| format!("{size}x")).collect();
-    match layout {
-        Some(strides) => format!("memref<{dims}{element}, strided<[{}], offset: ?>>", join(strides)),
-        None => format!("memref<{dims}{element}>"),
-    }
+    shaped_type_text(ShapedKind::Memref, shape, element, layout)
 }
 
 fn affine_text(expr: &IndexExpr) -> String {
@@ -190,7 +184,7 @@ fn operand_ref(
         } else {
             format!("({block_index}) * {size}")
         };
-        writeln!(offsets, "%s{index}_{d} = affine.apply affine_map<({dims}) -> ({start})>({ids})").unwrap();
+        emit_line!(offsets, "%s{index}_{d} = affine.apply affine_map<({dims}) -> ({start})>({ids})");
     }
     // A block must start in the array (blocked) or its offset fall in the
     // padded array (unblocked): `check_in_bounds` at run time.
@@ -203,19 +197,18 @@ fn operand_ref(
                 _ => (0, operand.shape[d]),
             };
             let b = format!("%b{index}_{d}");
-            write!(
+            emit!(
                 offsets,
                 "{b}_low = arith.constant {low} : index\n{b}_high = arith.constant {high} : index\n\
                  {b}_above = arith.cmpi sge, %s{index}_{d}, {b}_low : index\n\
                  {b}_below = arith.cmpi slt, %s{index}_{d}, {b}_high : index\n\
                  {b} = arith.andi {b}_above, {b}_below : i1\n"
-            )
-            .unwrap();
+            );
             conditions.push(b);
         }
         let mut all = conditions[0].clone();
         for (k, condition) in conditions.iter().enumerate().skip(1) {
-            writeln!(offsets, "%in{index}_{k} = arith.andi {all}, {condition} : i1").unwrap();
+            emit_line!(offsets, "%in{index}_{k} = arith.andi {all}, {condition} : i1");
             all = format!("%in{index}_{k}");
         }
         all
@@ -226,14 +219,13 @@ fn operand_ref(
     if !partial {
         let view_type =
             memref_text(&kernel_shape, element, Some(&kept.iter().map(|&d| array_strides[d]).collect::<Vec<_>>()));
-        writeln!(
+        emit_line!(
             before,
             "%r{index} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {view_type}",
             join((0..sizes.len()).map(|d| format!("%s{index}_{d}"))),
             join(&sizes),
             join(sizes.iter().map(|_| 1))
-        )
-        .unwrap();
+        );
         return RefText {
             offsets,
             in_bounds,
@@ -246,9 +238,9 @@ fn operand_ref(
 
     // A local buffer of the block shape holding the in-bounds part.
     let buffer_type = memref_text(&kernel_shape, element, None);
-    writeln!(before, "%r{index} = memref.alloc() : {buffer_type}").unwrap();
-    writeln!(before, "%pad{index} = arith.constant {}", padding_constant(element, poison)).unwrap();
-    writeln!(before, "linalg.fill ins(%pad{index} : {element}) outs(%r{index} : {buffer_type})").unwrap();
+    emit_line!(before, "%r{index} = memref.alloc() : {buffer_type}");
+    emit_line!(before, "%pad{index} = arith.constant {}", padding_constant(element, poison));
+    emit_line!(before, "linalg.fill ins(%pad{index} : {element}) outs(%r{index} : {buffer_type})");
     let (mut src_offsets, mut src_sizes, mut dst_offsets, mut dst_sizes) = (vec![], vec![], vec![], vec![]);
     for (d, size) in sizes.iter().enumerate() {
         let s = format!("%s{index}_{d}");
@@ -258,7 +250,7 @@ fn operand_ref(
             continue;
         }
         let p = format!("%p{index}_{d}");
-        write!(
+        emit!(
             before,
             "{p}_lo = arith.maxsi {s}, %c0 : index\n\
              {p}_end = arith.addi {s}, %c{size} : index\n\
@@ -267,8 +259,7 @@ fn operand_ref(
              {p}_n = arith.maxsi {p}_len, %c0 : index\n\
              {p}_at = arith.subi {p}_lo, {s} : index\n",
             extent = operand.shape[d],
-        )
-        .unwrap();
+        );
         src_offsets.push(format!("{p}_lo"));
         src_sizes.push(format!("{p}_n"));
         dst_offsets.push(format!("{p}_at"));
@@ -278,7 +269,7 @@ fn operand_ref(
     let src_type = memref_text(&dynamic, element, Some(&kept.iter().map(|&d| array_strides[d]).collect::<Vec<_>>()));
     let buffer_strides = strides(&kept.iter().map(|&d| sizes[d]).collect::<Vec<_>>());
     let dst_type = memref_text(&dynamic, element, Some(&buffer_strides));
-    writeln!(
+    emit_line!(
         before,
         "%src{index} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {src_type}\n\
          %dst{index} = memref.subview %r{index}[{}] [{}] [{}] : {buffer_type} to {dst_type}\n\
@@ -289,11 +280,10 @@ fn operand_ref(
         join(&dst_offsets),
         join(&dst_sizes),
         join(dst_sizes.iter().map(|_| 1)),
-    )
-    .unwrap();
+    );
     let mut after = String::new();
     if is_output {
-        writeln!(after, "memref.copy %dst{index}, %src{index} : {dst_type} to {src_type}").unwrap();
+        emit_line!(after, "memref.copy %dst{index}, %src{index} : {dst_type} to {src_type}");
     }
     RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type }
 }
@@ -305,13 +295,13 @@ fn lower_call(
     poison: bool,
     reversed: bool,
 ) -> Result<(), String> {
-    let context = unsafe { mlirOperationGetContext(call.operation().to_raw()) };
+    let context = context_of(call.operation().to_raw());
     let inputs = call.inputs().map_err(|e| e.to_string())?;
     let outputs = call.outputs().map_err(|e| e.to_string())?;
     let grid = call.grid();
     let rank = grid.len();
     let semantics = call.semantics().unwrap_or_else(|| infer_semantics(&outputs, rank));
-    let kernel = find_symbol(module, &call.callee()).ok_or("kernel not found")?;
+    let kernel = find_symbol(&operation_ref(module), &call.callee()).map(|op| op.to_raw()).ok_or("kernel not found")?;
     let specialized = format!("{}__call{index}", call.callee());
 
     let operands: Vec<(&Operand, bool)> =
@@ -321,7 +311,7 @@ fn lower_call(
     for (i, (operand, is_output)) in operands.iter().enumerate() {
         let raw_type = value_type(operand.value.to_raw());
         let array_type = print_type(raw_type);
-        let element = print_type(unsafe { mlirShapedTypeGetElementType(raw_type) });
+        let element = print_type(shaped_element(raw_type));
         let identity = memref_text(&operand.shape.iter().map(i64::to_string).collect::<Vec<_>>(), &element, None);
         if array_type != identity {
             return Err(format!("arrays need the identity layout, got {array_type}"));
@@ -342,14 +332,14 @@ fn lower_call(
     constants.dedup();
     let mut body = String::new();
     for value in &constants {
-        writeln!(body, "%c{value} = arith.constant {value} : index").unwrap();
+        emit_line!(body, "%c{value} = arith.constant {value} : index");
     }
 
     // The loop nest, in axis order; scratch lives inside the last forall.
     let last_parallel = semantics.iter().rposition(|s| *s == AxisSemantics::Parallel);
     let allocate_scratch = |body: &mut String| {
         for (k, r#type) in scratch.iter().enumerate() {
-            writeln!(body, "%scratch{k} = memref.alloc() : {type}").unwrap();
+            emit_line!(body, "%scratch{k} = memref.alloc() : {type}");
         }
     };
     // Closing text of each loop, innermost last; the ordered loop of an
@@ -359,7 +349,7 @@ fn lower_call(
         // `grid []`: one program, still a loop nest of its own (so the GPU
         // path makes it a workgroup); the mapping keeps canonicalization
         // from folding the single iteration away.
-        writeln!(body, "scf.forall (%single) in (1) {{").unwrap();
+        emit_line!(body, "scf.forall (%single) in (1) {{");
         closers.push(format!("}} {{mapping = [{}]}}\n", single_program_mapping(0)));
     }
     if last_parallel.is_none() {
@@ -375,13 +365,12 @@ fn lower_call(
             if reversed {
                 axes.reverse();
             }
-            writeln!(
+            emit_line!(
                 body,
                 "scf.forall ({}) in ({}) {{",
                 join(axes.iter().map(|a| format!("%g{a}"))),
                 join(axes.iter().map(|&a| grid[a]))
-            )
-            .unwrap();
+            );
             if last_parallel.is_some_and(|last| (axis..end).contains(&last)) {
                 allocate_scratch(&mut body);
             }
@@ -394,7 +383,7 @@ fn lower_call(
             }
             axis = end;
         } else {
-            writeln!(body, "scf.for %g{axis} = %c0 to %c{} step %c1 {{", grid[axis]).unwrap();
+            emit_line!(body, "scf.for %g{axis} = %c0 to %c{} step %c1 {{", grid[axis]);
             closers.push(format!("}} {{{ARBITRARY_AXIS} = {axis} : i64}}\n"));
             axis += 1;
         }
@@ -412,7 +401,7 @@ fn lower_call(
     call_types.extend(scratch.iter().cloned());
     call_args.extend((0..rank).map(|a| format!("%g{a}")));
     call_types.extend((0..rank).map(|_| "index".to_string()));
-    writeln!(program, "func.call @{specialized}({}) : ({}) -> ()", join(&call_args), join(&call_types)).unwrap();
+    emit_line!(program, "func.call @{specialized}({}) : ({}) -> ()", join(&call_args), join(&call_types));
     for r in &refs {
         program.push_str(&r.after);
     }
@@ -424,17 +413,16 @@ fn lower_call(
         Some((first, rest)) => {
             let mut all = (*first).clone();
             for (k, check) in rest.iter().enumerate() {
-                writeln!(body, "%ok{k} = arith.andi {all}, {check} : i1").unwrap();
+                emit_line!(body, "%ok{k} = arith.andi {all}, {check} : i1");
                 all = format!("%ok{k}");
             }
-            write!(
+            emit!(
                 body,
                 "scf.if {all} {{\n{program}}} else {{\n\
                  %flag = memref.get_global @{OUT_OF_BOUNDS_FLAG} : memref<i32>\n\
                  %raised = arith.constant 1 : i32\n\
                  memref.store %raised, %flag[] : memref<i32>\n}}\n"
-            )
-            .unwrap();
+            );
         }
         None => body.push_str(&program),
     }
@@ -473,9 +461,10 @@ pub const ARBITRARY_AXIS: &str = "tessel.arbitrary_axis";
 
 /// Adds the error flag's definition to the module, once.
 fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), String> {
-    if find_symbol(module, OUT_OF_BOUNDS_FLAG).is_some() {
+    if find_symbol(&operation_ref(module), OUT_OF_BOUNDS_FLAG).is_some() {
         return Ok(());
     }
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     unsafe {
         let text = format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>");
         let parsed = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(&text).to_raw());
@@ -501,6 +490,7 @@ fn specialize_kernel(
     types: &[String],
     grid: &[i64],
 ) -> Result<MlirOperation, String> {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         let clone = mlirOperationClone(kernel);
         let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));

@@ -15,6 +15,7 @@
 //! allocation cannot succeed and the kernel would crash at its first
 //! access, so they are located errors here.
 
+use crate::support::handles::{operation_ref, shaped_element};
 use crate::{
     PassDefinition, PassError, emit_error, emit_warning,
     support::ir::{collect_operations, element_bits},
@@ -38,6 +39,7 @@ fn addressable_bytes(shape: &[i64], bits: i64) -> Option<i64> {
 /// allocate, as messages.
 fn unallocatable_buffers(call: &GridCall, operands: &[(&str, &Vec<Operand>)]) -> Vec<String> {
     let mut messages = Vec::new();
+    // SAFETY: the call's context owns the module and outlives this pass.
     let context = unsafe { call.operation().context().to_ref() };
     for (index, text) in call.scratch_types().iter().enumerate() {
         let Some(r#type) = melior::ir::Type::parse(context, text) else { continue };
@@ -54,7 +56,7 @@ fn unallocatable_buffers(call: &GridCall, operands: &[(&str, &Vec<Operand>)]) ->
     }
     for (role, operands) in operands {
         for (index, operand) in operands.iter().enumerate() {
-            let element = unsafe { mlir_sys::mlirShapedTypeGetElementType(operand.value.r#type().to_raw()) };
+            let element = shaped_element(operand.value.r#type().to_raw());
             let bits = element_bits(element);
             if !operand.spec.full && addressable_bytes(&operand.spec.block_sizes(), bits).is_none() {
                 messages.push(format!("the block of {role} #{index} is too large to allocate"));
@@ -75,7 +77,7 @@ pub static PASS: PassDefinition = PassDefinition {
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let mut ok = true;
     for (raw, _) in collect_operations(module, |name| name == GridCall::NAME) {
-        let call = GridCall::new(unsafe { OperationRef::from_raw(raw) }).expect("collected above");
+        let call = GridCall::new(operation_ref(raw)).expect("collected above");
         ok &= verify_call(&call);
     }
     // The diagnostics stand on their own (like an op verifier's).

@@ -13,8 +13,9 @@
 //!
 //! Both need the ref to alias no other operand of the call.
 
+use crate::support::handles::{operation_ref, result_of};
 use crate::support::ir::ancestor_in;
-use melior::{StringRef, ir::OperationRef};
+use melior::StringRef;
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 
@@ -24,6 +25,7 @@ pub const READ_ONLY: &str = "tessel.read_only";
 pub const IN_PLACE: &str = "tessel.in_place";
 
 fn set_unit(op: MlirOperation, name: &str) {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         let unit = mlirUnitAttrGet(mlirOperationGetContext(op));
         mlirOperationSetAttributeByName(op, StringRef::new(name).to_raw(), unit);
@@ -31,6 +33,7 @@ fn set_unit(op: MlirOperation, name: &str) {
 }
 
 fn uses_value(op: MlirOperation, value: MlirValue) -> bool {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     unsafe { (0..mlirOperationGetNumOperands(op)).any(|i| mlirOperationGetOperand(op, i).ptr == value.ptr) }
 }
 
@@ -47,9 +50,11 @@ pub struct Aliasing {
 /// Marks the loads of each ref (kernel argument `i` described by
 /// `refs[i]`) that can skip their copy.
 pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     let entry = unsafe { mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(kernel)) };
-    let ops = crate::support::ir::collect_operations(unsafe { OperationRef::from_raw(kernel) }, |_| true);
+    let ops = crate::support::ir::collect_operations(operation_ref(kernel), |_| true);
     for (index, aliasing) in refs.iter().enumerate() {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
         let argument = unsafe { mlirBlockGetArgument(entry, index as isize) };
         let users: Vec<(MlirOperation, &str)> =
             ops.iter().filter(|(op, _)| uses_value(*op, argument)).map(|(op, name)| (*op, name.as_str())).collect();
@@ -71,6 +76,7 @@ pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
 fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOperation, &str)]) -> bool {
     // Positions of the top-level ops.
     let mut position = HashMap::new();
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     unsafe {
         let mut op = mlirBlockGetFirstOperation(entry);
         while !op.ptr.is_null() {
@@ -79,8 +85,10 @@ fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOpe
         }
     }
     let at = |op: MlirOperation| ancestor_in(entry, op).map(|top| position[&(top.ptr as *const _)]);
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     let whole = |op: MlirOperation, operands: isize| unsafe { mlirOperationGetNumOperands(op) == operands };
     // A whole-block load at top level; otherwise only whole-block stores.
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     if unsafe { mlirOperationGetBlock(load).ptr != entry.ptr } || !whole(load, 1) {
         return false;
     }
@@ -91,6 +99,7 @@ fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOpe
     }
     let later: Vec<MlirOperation> = stores.iter().copied().filter(|&store| at(store) > Some(load_at)).collect();
     let [store] = later[..] else { return false };
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     if unsafe { mlirOperationGetBlock(store).ptr != entry.ptr } {
         return false;
     }
@@ -98,11 +107,14 @@ fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOpe
     // Every op that uses a value computed from the loaded one runs before
     // the store (or is the store).
     let mut seen = HashSet::new();
-    let mut values: Vec<MlirValue> = vec![unsafe { mlirOperationGetResult(load, 0) }];
+    let mut values: Vec<MlirValue> = vec![result_of(load, 0)];
     while let Some(value) = values.pop() {
+        // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
         let mut operand = unsafe { mlirValueGetFirstUse(value) };
         while !operand.ptr.is_null() {
+            // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
             let owner = unsafe { mlirOpOperandGetOwner(operand) };
+            // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
             operand = unsafe { mlirOpOperandGetNextUse(operand) };
             if owner.ptr == store.ptr {
                 continue;
@@ -116,7 +128,9 @@ fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOpe
             for op in [owner, top] {
                 if seen.insert(op.ptr as *const std::ffi::c_void) {
                     values.extend(
+                        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
                         (0..unsafe { mlirOperationGetNumResults(op) })
+                            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
                             .map(|i| unsafe { mlirOperationGetResult(op, i) }),
                     );
                 }

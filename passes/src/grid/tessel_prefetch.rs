@@ -19,6 +19,10 @@
 //! tuner's knob; 1, the default, disables the pass); loops with fewer than S
 //! steps are left alone. Runs after grid-to-loops, before inlining.
 
+use crate::support::handles::{
+    context_of, dim_size, location_of, next_of, rank_of, raw_op, result_of, shaped_element, value_type,
+};
+use crate::support::template::emit_line;
 use crate::{
     PassAlias, PassDefinition, PassError,
     grid::grid_to_loops::ARBITRARY_AXIS,
@@ -30,8 +34,6 @@ use melior::{
     ir::{OperationRef, operation::OperationLike},
 };
 use mlir_sys::*;
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
@@ -57,8 +59,9 @@ pub static DEPRECATED_ALIAS: PassAlias = PassAlias {
 pub const DEFAULT_STAGES: i64 = 1;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let stages = match RawOp(module.to_raw()).attribute(knobs::NUM_STAGES.attribute) {
+    let stages = match raw_op(module.to_raw()).attribute(knobs::NUM_STAGES.attribute) {
         attribute if attribute.ptr.is_null() => DEFAULT_STAGES,
+        // SAFETY: live IR (crate invariant, support/handles.rs); a value is read only after its kind is checked
         attribute if unsafe { mlirAttributeIsAInteger(attribute) } => unsafe { mlirIntegerAttrGetValueInt(attribute) },
         _ => 0,
     };
@@ -69,11 +72,11 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         return Ok(());
     }
     for (raw, _) in collect_operations(module, |name| name == "scf.for") {
-        if !RawOp(raw).has(ARBITRARY_AXIS) {
+        if !raw_op(raw).has(ARBITRARY_AXIS) {
             continue;
         }
         if let Err(message) = pipeline_loop(raw, stages) {
-            return Err(PassError::at(unsafe { OperationRef::from_raw(raw) }.location(), message));
+            return Err(PassError::at(location_of(raw), message));
         }
     }
     Ok(())
@@ -81,16 +84,18 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 
 fn constant_index(value: MlirValue) -> Option<i64> {
     let attribute = constant_value(value)?;
+    // SAFETY: live IR (crate invariant, support/handles.rs); a value is read only after its kind is checked
     unsafe { mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute)) }
 }
 
 /// The loop body's block.
 fn body_of(for_op: MlirOperation) -> MlirBlock {
-    RawOp(for_op).region_block(0)
+    raw_op(for_op).region_block(0)
 }
 
 /// Defined by an op directly in `block`?
 fn defined_in(value: MlirValue, block: MlirBlock) -> Option<MlirOperation> {
+    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
     unsafe {
         if !mlirValueIsAOpResult(value) {
             return None;
@@ -107,13 +112,16 @@ fn depends_on(value: MlirValue, iv: MlirValue, body: MlirBlock) -> bool {
         return true;
     }
     let Some(op) = defined_in(value, body) else { return false };
-    let raw = RawOp(op);
+    let raw = raw_op(op);
     if raw.name() == "affine.apply" {
         // Every grid id is an operand of the index maps' applies; only the
         // ones the map's result uses matter.
+        // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
         let map = unsafe { mlirAffineMapAttrGetValue(raw.attribute("map")) };
+        // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
         let result = unsafe { mlirAffineMapGetResult(map, 0) };
         return raw.operands().iter().enumerate().any(|(position, &operand)| {
+            // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
             let used = unsafe { mlirAffineExprIsFunctionOfDim(result, position as isize) };
             used && depends_on(operand, iv, body)
         });
@@ -134,9 +142,10 @@ fn recompute(
         return iv_value;
     }
     let Some(op) = defined_in(value, body) else { return value };
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         let operands: Vec<MlirValue> =
-            RawOp(op).operands().iter().map(|&operand| recompute(operand, iv, iv_value, body, anchor)).collect();
+            raw_op(op).operands().iter().map(|&operand| recompute(operand, iv, iv_value, body, anchor)).collect();
         let clone = mlirOperationClone(op);
         for (position, operand) in operands.iter().enumerate() {
             mlirOperationSetOperand(clone, position as isize, *operand);
@@ -152,7 +161,7 @@ fn recompute(
 fn index_constant(anchor: MlirOperation, value: i64) -> Result<MlirValue, String> {
     let text =
         format!("func.func @template() -> index {{\n%v = arith.constant {value} : index\nreturn %v : index\n}}\n");
-    let context = unsafe { mlirOperationGetContext(anchor) };
+    let context = context_of(anchor);
     Ok(template::inline_before(context, anchor, &text, &[]).map_err(|e| e.0)?[0])
 }
 
@@ -162,7 +171,7 @@ fn ahead(anchor: MlirOperation, iv: MlirValue, distance: i64) -> Result<MlirValu
         "func.func @template(%iv: index) -> index {{\n%d = arith.constant {distance} : index\n\
          %v = arith.addi %iv, %d : index\nreturn %v : index\n}}\n"
     );
-    let context = unsafe { mlirOperationGetContext(anchor) };
+    let context = context_of(anchor);
     Ok(template::inline_before(context, anchor, &text, &[iv]).map_err(|e| e.0)?[0])
 }
 
@@ -170,28 +179,28 @@ fn ahead(anchor: MlirOperation, iv: MlirValue, distance: i64) -> Result<MlirValu
 /// before `anchor`: loops over all but the last dimension, and a cache
 /// line's worth of elements at a time along the last.
 fn prefetch_block(anchor: MlirOperation, view: MlirValue) -> Result<(), String> {
-    let view_type = unsafe { mlirValueGetType(view) };
-    let rank = unsafe { mlirShapedTypeGetRank(view_type) } as usize;
-    let shape: Vec<i64> = (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(view_type, d as isize) }).collect();
-    let element_bytes = (element_bits(unsafe { mlirShapedTypeGetElementType(view_type) }) + 7) / 8;
+    let view_type = value_type(view);
+    let rank = rank_of(view_type) as usize;
+    let shape: Vec<i64> = (0..rank).map(|d| dim_size(view_type, (d as isize) as usize)).collect();
+    let element_bytes = (element_bits(shaped_element(view_type)) + 7) / 8;
     let line = (64 / element_bytes).max(1);
     let text_type = print_type(view_type);
     let mut body = String::from("%c0 = arith.constant 0 : index\n");
     for (d, &size) in shape.iter().enumerate() {
         let step = if d + 1 == rank { line } else { 1 };
-        writeln!(body, "%n{d} = arith.constant {size} : index\n%s{d} = arith.constant {step} : index").unwrap();
-        writeln!(body, "scf.for %i{d} = %c0 to %n{d} step %s{d} {{").unwrap();
+        emit_line!(body, "%n{d} = arith.constant {size} : index\n%s{d} = arith.constant {step} : index");
+        emit_line!(body, "scf.for %i{d} = %c0 to %n{d} step %s{d} {{");
     }
     let indices = (0..rank).map(|d| format!("%i{d}")).collect::<Vec<_>>().join(", ");
-    writeln!(body, "memref.prefetch %view[{indices}], read, locality<3>, data : {text_type}").unwrap();
+    emit_line!(body, "memref.prefetch %view[{indices}], read, locality<3>, data : {text_type}");
     body.push_str(&"}\n".repeat(rank));
     let text = format!("func.func @template(%view: {text_type}) {{\n{body}return\n}}\n");
-    let context = unsafe { mlirOperationGetContext(anchor) };
+    let context = context_of(anchor);
     template::inline_before(context, anchor, &text, &[view]).map(|_| ()).map_err(|e| e.0)
 }
 
 fn pipeline_loop(for_op: MlirOperation, stages: i64) -> Result<(), String> {
-    let operands = RawOp(for_op).operands();
+    let operands = raw_op(for_op).operands();
     let (Some(lower), Some(upper), Some(step)) =
         (constant_index(operands[0]), constant_index(operands[1]), constant_index(operands[2]))
     else {
@@ -203,20 +212,23 @@ fn pipeline_loop(for_op: MlirOperation, stages: i64) -> Result<(), String> {
         return Ok(());
     }
     let body = body_of(for_op);
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     let iv = unsafe { mlirBlockGetArgument(body, 0) };
     // The blocks that move along the axis, viewed in place.
     let mut moving = Vec::new();
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     let mut op = unsafe { mlirBlockGetFirstOperation(body) };
     while !op.ptr.is_null() {
-        let raw = RawOp(op);
+        let raw = raw_op(op);
         if raw.name() == "memref.subview" && raw.operands().iter().skip(1).any(|&offset| depends_on(offset, iv, body)) {
             moving.push(op);
         }
-        op = unsafe { mlirOperationGetNextInBlock(op) };
+        op = next_of(op);
     }
     if moving.is_empty() {
         return Ok(());
     }
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         // Epilogue: the last S - 1 steps, without prefetches.
         let split = index_constant(for_op, upper - distance * step)?;
@@ -235,7 +247,7 @@ fn pipeline_loop(for_op: MlirOperation, stages: i64) -> Result<(), String> {
         for d in 0..distance {
             let k = index_constant(for_op, lower + d * step)?;
             for &view in &moving {
-                let block = recompute(mlirOperationGetResult(view, 0), iv, k, body, for_op);
+                let block = recompute(result_of(view, 0), iv, k, body, for_op);
                 prefetch_block(for_op, block)?;
             }
         }
@@ -243,7 +255,7 @@ fn pipeline_loop(for_op: MlirOperation, stages: i64) -> Result<(), String> {
         let first = mlirBlockGetFirstOperation(body);
         let next = ahead(first, iv, distance * step)?;
         for &view in &moving {
-            let block = recompute(mlirOperationGetResult(view, 0), iv, next, body, first);
+            let block = recompute(result_of(view, 0), iv, next, body, first);
             prefetch_block(first, block)?;
         }
     }

@@ -4,6 +4,8 @@ use melior::{StringRef, ir::Location};
 use tessel_dialects::ffi;
 
 fn emit(location: Location, severity: u32, message: &str) {
+    // SAFETY: `location` is a live location of the context (melior ties it
+    // to the context's lifetime); the message outlives the call.
     unsafe { ffi::tesselEmitDiagnostic(location.to_raw(), severity, StringRef::new(message).to_raw()) }
 }
 

@@ -1,5 +1,6 @@
 //! Small IR helpers shared by the passes.
 
+use crate::support::handles::{block_of, context_of, next_of, operation_ref, parent_of, raw_op, shaped_element};
 use melior::ir::{
     OperationRef,
     operation::{OperationLike, WalkOrder, WalkResult},
@@ -22,6 +23,7 @@ pub fn collect_operations(root: OperationRef, wanted: impl Fn(&str) -> bool) -> 
 
 /// A type as MLIR prints it, for IR templates.
 pub fn print_type(raw: MlirType) -> String {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     unsafe { melior::ir::Type::from_raw(raw) }.to_string()
 }
 
@@ -53,12 +55,14 @@ pub fn element_name(shaped: MlirType) -> String {
 
 /// The element type of a shaped type, or the type itself.
 pub fn element_type(raw: MlirType) -> MlirType {
+    // SAFETY: live IR (crate invariant, support/handles.rs); a value is read only after its kind is checked
     unsafe { if mlirTypeIsAShaped(raw) { mlirShapedTypeGetElementType(raw) } else { raw } }
 }
 
 /// Bits of an element type: a float's or integer's width, 64 for `index`
 /// (the host's), 32 for anything else.
 pub fn element_bits(element: MlirType) -> i64 {
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     unsafe {
         if mlirTypeIsAFloat(element) {
             mlirFloatTypeGetWidth(element) as i64
@@ -75,11 +79,12 @@ pub fn element_bits(element: MlirType) -> i64 {
 /// The `value` attribute of the `arith.constant` defining `value`, if that
 /// is what defines it.
 pub fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
+    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
     unsafe {
         if !mlirValueIsAOpResult(value) {
             return None;
         }
-        let definition = tessel_dialects::RawOp(mlirOpResultGetOwner(value));
+        let definition = raw_op(mlirOpResultGetOwner(value));
         let attribute = definition.attribute("value");
         (definition.name() == "arith.constant" && !attribute.ptr.is_null()).then_some(attribute)
     }
@@ -88,10 +93,11 @@ pub fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
 /// The operations of `block`, in order.
 pub fn block_operations(block: MlirBlock) -> Vec<MlirOperation> {
     let mut operations = Vec::new();
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     let mut op = unsafe { mlirBlockGetFirstOperation(block) };
     while !op.ptr.is_null() {
         operations.push(op);
-        op = unsafe { mlirOperationGetNextInBlock(op) };
+        op = next_of(op);
     }
     operations
 }
@@ -99,6 +105,7 @@ pub fn block_operations(block: MlirBlock) -> Vec<MlirOperation> {
 /// The blocks of every region of `op`.
 pub fn region_blocks(op: MlirOperation) -> Vec<MlirBlock> {
     let mut blocks = Vec::new();
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     unsafe {
         for index in 0..mlirOperationGetNumRegions(op) {
             let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
@@ -113,18 +120,21 @@ pub fn region_blocks(op: MlirOperation) -> Vec<MlirBlock> {
 
 /// The arguments of `block`.
 pub fn block_arguments(block: MlirBlock) -> Vec<MlirValue> {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe { (0..mlirBlockGetNumArguments(block)).map(|i| mlirBlockGetArgument(block, i)).collect() }
 }
 
 /// Moves `operations`, in order, before `anchor`.
 pub fn move_before(operations: &[MlirOperation], anchor: MlirOperation) {
     for &op in operations {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
         unsafe { mlirOperationMoveBefore(op, anchor) };
     }
 }
 
 /// Erases `op` (its results must be unused).
 pub fn erase(op: MlirOperation) {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         let rewriter = mlirIRRewriterCreate(mlirOperationGetContext(op));
         mlirRewriterBaseEraseOp(rewriter, op);
@@ -134,7 +144,8 @@ pub fn erase(op: MlirOperation) {
 
 /// Replaces the uses of `of` by `with` in `op` and in every op nested in it.
 pub fn replace_uses_within(op: MlirOperation, of: MlirValue, with: MlirValue) {
-    unsafe { OperationRef::from_raw(op) }.walk(WalkOrder::PreOrder, |nested| {
+    operation_ref(op).walk(WalkOrder::PreOrder, |nested| {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
         unsafe { mlirOperationReplaceUsesOfWith(nested.to_raw(), of, with) };
         WalkResult::Advance
     });
@@ -144,6 +155,7 @@ pub fn replace_uses_within(op: MlirOperation, of: MlirValue, with: MlirValue) {
 /// (collected first, so callers may rewrite the operands).
 pub fn uses(value: MlirValue) -> Vec<(MlirOperation, usize)> {
     let mut found = Vec::new();
+    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
     unsafe {
         let mut used = mlirValueGetFirstUse(value);
         while !mlirOpOperandIsNull(used) {
@@ -163,10 +175,10 @@ pub fn users(value: MlirValue) -> Vec<MlirOperation> {
 pub fn ancestor_in(block: MlirBlock, op: MlirOperation) -> Option<MlirOperation> {
     let mut current = op;
     while !current.ptr.is_null() {
-        if unsafe { mlirOperationGetBlock(current) }.ptr == block.ptr {
+        if block_of(current).ptr == block.ptr {
             return Some(current);
         }
-        current = unsafe { mlirOperationGetParentOperation(current) };
+        current = parent_of(current);
     }
     None
 }
@@ -174,7 +186,7 @@ pub fn ancestor_in(block: MlirBlock, op: MlirOperation) -> Option<MlirOperation>
 /// Does `op`, or an op nested in it, satisfy `test`?
 pub fn any_nested(op: MlirOperation, test: impl Fn(MlirOperation) -> bool) -> bool {
     let mut found = false;
-    unsafe { OperationRef::from_raw(op) }.walk(WalkOrder::PreOrder, |nested| {
+    operation_ref(op).walk(WalkOrder::PreOrder, |nested| {
         found |= test(nested.to_raw());
         if found { WalkResult::Interrupt } else { WalkResult::Advance }
     });
@@ -188,9 +200,9 @@ pub fn inline_template(
     text: &str,
     args: &[MlirValue],
 ) -> Result<(Vec<MlirValue>, Vec<MlirOperation>), String> {
-    let block = unsafe { mlirOperationGetBlock(anchor) };
+    let block = block_of(anchor);
     let before: std::collections::HashSet<_> = block_operations(block).iter().map(|op| op.ptr).collect();
-    let context = unsafe { mlirOperationGetContext(anchor) };
+    let context = context_of(anchor);
     let results = crate::support::template::inline_before(context, anchor, text, args).map_err(|error| error.0)?;
     let added = block_operations(block).into_iter().filter(|op| !before.contains(&op.ptr)).collect();
     Ok((results, added))
@@ -198,7 +210,7 @@ pub fn inline_template(
 
 /// The first of `operations` named `name`.
 pub fn find_named(operations: &[MlirOperation], name: &str) -> Option<MlirOperation> {
-    operations.iter().copied().find(|&op| tessel_dialects::RawOp(op).name() == name)
+    operations.iter().copied().find(|&op| raw_op(op).name() == name)
 }
 
 /// Is `op` `ancestor` or nested in it?
@@ -208,7 +220,7 @@ pub fn is_inside(op: MlirOperation, ancestor: MlirOperation) -> bool {
         if current.ptr == ancestor.ptr {
             return true;
         }
-        current = unsafe { mlirOperationGetParentOperation(current) };
+        current = parent_of(current);
     }
     false
 }
@@ -220,6 +232,7 @@ pub fn fitting(extent: i64, wanted: i64) -> i64 {
 
 /// Sets the attribute `name` of `op` to `value : i64`.
 pub fn set_i64_attribute(op: MlirOperation, name: &str, value: i64) {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         let context = mlirOperationGetContext(op);
         let attribute = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), value);
@@ -236,13 +249,36 @@ pub fn group_of<K: PartialEq>(groups: &mut Vec<K>, key: K) -> usize {
     })
 }
 
+/// Which shaped type `shaped_type_text` writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ShapedKind {
+    Tensor,
+    Memref,
+}
+
+/// The text of a shaped type for IR templates, the one writer of them:
+/// `tensor<4x8xf32>`, `memref<?x8xi8>`, or with a strided layout and a
+/// dynamic offset, `memref<4x8xf32, strided<[64, 1], offset: ?>>`
+/// (`i64::MIN`, the C API's dynamic stride, is written `?`).
+pub fn shaped_type_text(kind: ShapedKind, dims: &[impl ToString], element: &str, strides: Option<&[i64]>) -> String {
+    let name = if kind == ShapedKind::Tensor { "tensor" } else { "memref" };
+    let dims: String = dims.iter().map(|size| format!("{}x", size.to_string())).collect();
+    match strides {
+        Some(strides) => {
+            let stride = |s: &i64| if *s == i64::MIN { "?".to_string() } else { s.to_string() };
+            format!("{name}<{dims}{element}, strided<[{}], offset: ?>>", join(strides.iter().map(stride)))
+        }
+        None => format!("{name}<{dims}{element}>"),
+    }
+}
+
 /// `memref<RxCxE, strided<[s0, s1], offset: ?>>`: the type of an `R`x`C`
 /// subview (unit steps, dynamic offsets) of the rank-2 memref `source`.
 pub fn strided_view_type(source: MlirType, rows: i64, columns: i64) -> String {
     let mut strides = [0i64; 2];
     let mut offset = 0i64;
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     unsafe { mlirMemRefTypeGetStridesAndOffset(source, strides.as_mut_ptr(), &mut offset) };
-    let stride = |s: i64| if s == i64::MIN { "?".to_string() } else { s.to_string() };
-    let element = print_type(unsafe { mlirShapedTypeGetElementType(source) });
-    format!("memref<{rows}x{columns}x{element}, strided<[{}, {}], offset: ?>>", stride(strides[0]), stride(strides[1]))
+    let element = print_type(shaped_element(source));
+    shaped_type_text(ShapedKind::Memref, &[rows, columns], &element, Some(&strides))
 }

@@ -2,6 +2,7 @@
 //! transform-dialect scripts, diagnostics and the by-name pass registry.
 
 pub mod diagnostics;
+pub mod handles;
 pub mod ir;
 pub mod registry;
 pub mod template;

@@ -6,6 +6,7 @@
 //! every template is checked by MLIR's parser and verifiers when it is used.
 
 use crate::PassError;
+use crate::support::handles::{context_of, location_of};
 use melior::StringRef;
 use melior::ir::operation::OperationLike;
 use mlir_sys::{
@@ -16,13 +17,34 @@ use mlir_sys::{
     mlirRewriterBaseInlineBlockBefore, mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore,
 };
 
+/// Appends formatted text to an IR template. Writing to a `String` cannot
+/// fail, so unlike `write!` there is no `Result` to unwrap.
+macro_rules! emit {
+    ($text:expr, $($arg:tt)*) => {
+        $text.push_str(&format!($($arg)*))
+    };
+}
+
+/// As [`emit!`], then a newline.
+macro_rules! emit_line {
+    ($text:expr, $($arg:tt)*) => {{
+        $text.push_str(&format!($($arg)*));
+        $text.push('\n');
+    }};
+}
+
+pub(crate) use {emit, emit_line};
+
 /// Why a template could not be used: a bug in the pass that wrote it.
 #[derive(Debug)]
 pub struct TemplateError(pub String);
 
 fn template_body(module: mlir_sys::MlirModule) -> Option<MlirBlock> {
-    let function = tessel_dialects::find_symbol(unsafe { mlirModuleGetOperation(module) }, "template")?;
-    Some(unsafe { mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(function)) })
+    // SAFETY: `module` is the live template module the caller parsed.
+    let module_op = unsafe { mlirModuleGetOperation(module) };
+    let function = tessel_dialects::find_symbol(&crate::support::handles::operation_ref(module_op), "template")?;
+    // SAFETY: a function of that module, with one region.
+    Some(unsafe { mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(function.to_raw())) })
 }
 
 /// Inlines the body of `@template` (from `text`) before `anchor`, binding
@@ -35,6 +57,11 @@ pub fn inline_before(
     text: &str,
     args: &[MlirValue],
 ) -> Result<Vec<MlirValue>, TemplateError> {
+    // SAFETY: `context` and `anchor` are live (crate invariant,
+    // support/handles.rs); the parsed template module is ours: its body is
+    // inlined before `anchor` with `args` bound (as many as its arguments,
+    // else it would not have verified against them), its terminator erased,
+    // and the emptied module destroyed once, on every path.
     unsafe {
         let module = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(text).to_raw());
         if module.ptr.is_null() {
@@ -76,6 +103,7 @@ pub fn replace(
     args: &[MlirValue],
 ) -> Result<(), TemplateError> {
     let results = inline_before(context, operation, text, args)?;
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
     unsafe {
         let rewriter = mlirIRRewriterCreate(context);
         mlirRewriterBaseReplaceOpWithValues(rewriter, operation, results.len() as isize, results.as_ptr());
@@ -99,13 +127,11 @@ pub fn rewrite_each(
 ) -> Result<(), PassError> {
     for (raw, name) in crate::support::ir::collect_operations(module, wanted) {
         let result = rewrite(raw, &name).and_then(|rewrite| match rewrite {
-            Some((text, args)) => {
-                replace(unsafe { mlir_sys::mlirOperationGetContext(raw) }, raw, &text, &args).map_err(|e| e.0)
-            }
+            Some((text, args)) => replace(context_of(raw), raw, &text, &args).map_err(|e| e.0),
             None => Ok(()),
         });
         if let Err(message) = result {
-            return Err(PassError::at(unsafe { melior::ir::OperationRef::from_raw(raw) }.location(), message));
+            return Err(PassError::at(location_of(raw), message));
         }
     }
     Ok(())

@@ -48,6 +48,9 @@ pub fn patterns_then_hoist(phases: &[&[&str]], loop_marker: &str) -> String {
 
 /// Applies the transform module `text` to `payload`.
 pub fn apply(payload: MlirOperation, text: &str) -> Result<(), TransformError> {
+    // SAFETY: `payload` is live (crate invariant, support/handles.rs); the
+    // parsed script module and the options are ours and destroyed once, on
+    // every path, after the interpreter that borrows them returns.
     unsafe {
         let context = mlirOperationGetContext(payload);
         let module = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(text).to_raw());
@@ -55,7 +58,10 @@ pub fn apply(payload: MlirOperation, text: &str) -> Result<(), TransformError> {
             return Err(TransformError(format!("transform script does not parse:\n{text}")));
         }
         let root = mlirModuleGetOperation(module);
-        let Some(entry) = tessel_dialects::find_symbol(root, "__transform_main") else {
+        let Some(entry) =
+            tessel_dialects::find_symbol(&crate::support::handles::operation_ref(root), "__transform_main")
+                .map(|op| op.to_raw())
+        else {
             mlirModuleDestroy(module);
             return Err(TransformError("transform script without @__transform_main".into()));
         };

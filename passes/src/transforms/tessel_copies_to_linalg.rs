@@ -7,10 +7,10 @@
 //! become loops with a unit-stride innermost loop that LLVM vectorizes.
 //! Copies between contiguous memrefs stay `memref.copy` (a `memcpy`).
 
+use crate::support::handles::{raw_op, value_type};
 use crate::{PassDefinition, PassError, support::ir::print_type, support::template};
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use tessel_dialects::RawOp;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-copies-to-linalg",
@@ -21,6 +21,7 @@ pub static PASS: PassDefinition = PassDefinition {
 };
 
 fn contiguous(memref: MlirType) -> bool {
+    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
     unsafe { mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(memref)) }
 }
 
@@ -29,8 +30,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         module,
         |name| name == "memref.copy",
         |raw, _| {
-            let operands = RawOp(raw).operands();
-            let types: Vec<MlirType> = operands.iter().map(|&value| unsafe { mlirValueGetType(value) }).collect();
+            let operands = raw_op(raw).operands();
+            let types: Vec<MlirType> = operands.iter().map(|&value| value_type(value)).collect();
+            // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
             if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) }) || types.iter().all(|&t| contiguous(t)) {
                 return Ok(None);
             }

@@ -16,6 +16,8 @@
 //! float ones marked `fastmath<reassoc>` (block.reduce's, whose order is
 //! unspecified). Contractions keep their k order.
 
+use crate::support::handles::{attribute_text, dim_size, rank_of, raw_op, value_type};
+use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
@@ -25,8 +27,6 @@ use crate::{
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use std::fmt::Write;
-use tessel_dialects::RawOp;
 use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
@@ -52,55 +52,66 @@ const INTEGER_COMBINERS: [&str; 9] = [
 
 /// May the reduction body's combiner be reassociated?
 fn reassociable(op: MlirOperation) -> bool {
-    let body = RawOp(op).region_block(0);
+    let body = raw_op(op).region_block(0);
+    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
     let terminator = unsafe { mlirBlockGetTerminator(body) };
-    let yielded = RawOp(terminator).operands();
+    let yielded = raw_op(terminator).operands();
     let [value] = yielded[..] else { return false };
+    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
     if !unsafe { mlirValueIsAOpResult(value) } {
         return false;
     }
-    let combiner = RawOp(unsafe { mlirOpResultGetOwner(value) });
+    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
+    let combiner = raw_op(unsafe { mlirOpResultGetOwner(value) });
     let name = combiner.name();
     if INTEGER_COMBINERS.contains(&name.as_str()) {
         return true;
     }
     let fastmath = combiner.attribute("fastmath");
-    !fastmath.ptr.is_null() && unsafe { melior::ir::Attribute::from_raw(fastmath) }.to_string().contains("reassoc")
+    !fastmath.ptr.is_null() && attribute_text(fastmath).contains("reassoc")
 }
 
 /// (iteration extents, reduction dimension) of a reduction to split, if it
 /// is one: one reduction dimension, static shapes, results in iteration
 /// order.
 fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
-    let raw = RawOp(op);
-    let input = unsafe { mlirValueGetType(*raw.operands().first()?) };
+    let raw = raw_op(op);
+    let input = value_type(*raw.operands().first()?);
+    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
     if !unsafe { mlirTypeIsARankedTensor(input) && mlirShapedTypeHasStaticShape(input) } || raw.results().len() != 1 {
         return None;
     }
-    let rank = unsafe { mlirShapedTypeGetRank(input) } as usize;
-    let extents: Vec<i64> = (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(input, d as isize) }).collect();
+    let rank = rank_of(input) as usize;
+    let extents: Vec<i64> = (0..rank).map(|d| dim_size(input, (d as isize) as usize)).collect();
     if raw.name() == "linalg.reduce" {
         let dims = raw.integers("dimensions");
         return (raw.operands().len() == 2 && dims.len() == 1).then(|| (extents, dims[0] as usize));
     }
     // A generic: its first input indexed by the identity, one reduction
     // iterator, the output indexed by the other dimensions in order.
-    let iterators = unsafe { melior::ir::Attribute::from_raw(raw.attribute("iterator_types")) }.to_string();
+    let iterators = attribute_text(raw.attribute("iterator_types"));
     let kinds: Vec<bool> = iterators.split(',').map(|kind| kind.contains("reduction")).collect();
     let reductions: Vec<usize> = kinds.iter().enumerate().filter(|(_, r)| **r).map(|(d, _)| d).collect();
     let maps = raw.attribute("indexing_maps");
     let [dim] = reductions[..] else { return None };
+    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
     if kinds.len() != rank || raw.has(CONTRACTION) || unsafe { mlirArrayAttrGetNumElements(maps) } != 2 {
         return None;
     }
+    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
     let map = |index: isize| unsafe { mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index)) };
     let (input_map, output_map) = (map(0), map(1));
+    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
     let sorted_projection = unsafe { mlirAffineMapIsProjectedPermutation(output_map) }
+        // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
         && (0..unsafe { mlirAffineMapGetNumResults(output_map) }).all(|position| {
+            // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
             let expr = unsafe { mlirAffineMapGetResult(output_map, position) };
             let expected = if (position as usize) < dim { position } else { position + 1 };
+            // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
             unsafe { mlirAffineExprIsADim(expr) && mlirAffineDimExprGetPosition(expr) == expected }
         });
+    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
     (unsafe { mlirAffineMapIsIdentity(input_map) } && sorted_projection).then_some((extents, dim))
 }
 
@@ -144,7 +155,7 @@ pub(crate) fn split_steps(index: usize, split: i64, dim: usize, inner_parallel: 
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let settings = RawOp(module.to_raw());
+    let settings = raw_op(module.to_raw());
     let items = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS)
         * knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
     let groups = mark_splits(module, |extents, dim| {
@@ -162,13 +173,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         // moves innermost, so each work-item runs its own partial's loop.
         let order: Vec<usize> = (0..=rank).filter(|&d| d != dim).chain([dim]).collect();
         body.push_str(&split_steps(index, split, dim, true));
-        writeln!(
+        emit_line!(
             body,
             "%interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{}] \
              : ({any}) -> {any}",
             join(&order)
-        )
-        .unwrap();
+        );
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
         return Err(PassError::at(module.location(), error.0));

@@ -79,7 +79,9 @@ fn fail<T>(message: impl Into<String>) -> Result<T> {
 /// Runs `entry` on `arrays` (one per argument), in place.
 pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> Result<()> {
     let module_op = module.as_operation().to_raw();
-    let function = find_symbol(module_op, entry).ok_or_else(|| InterpretError(format!("no function @{entry}")))?;
+    let function = find_symbol(&module.as_operation(), entry)
+        .map(|function| function.to_raw())
+        .ok_or_else(|| InterpretError(format!("no function @{entry}")))?;
     let count = arrays.len();
     let mut interpreter = Interpreter { module: module_op, buffers: std::mem::take(arrays), grid: Vec::new() };
     let arguments = (0..count).map(Val::Ref).collect();
@@ -105,6 +107,13 @@ struct Interpreter {
 }
 
 pub(crate) use tessel_dialects::RawOp as Op;
+
+/// A view of an operation of the module being interpreted.
+pub(crate) fn view(op: MlirOperation) -> Op {
+    // SAFETY: the interpreter only holds handles of the module `interpret`
+    // borrows for the whole run, which nothing changes or drops meanwhile.
+    unsafe { Op::from_raw(op) }
+}
 
 /// Element type and shape of a value's type (shape empty for scalars).
 pub(crate) fn type_info(r#type: MlirType) -> Result<(ElementType, Vec<usize>)> {
@@ -165,8 +174,16 @@ fn tensor(val: &Val) -> Result<&Tensor> {
 }
 
 impl Interpreter {
+    /// The top-level operation of the interpreted module named `name`.
+    fn symbol(&self, name: &str) -> Option<MlirOperation> {
+        // SAFETY: `self.module` is the module `interpret` borrows for the
+        // whole run.
+        let module = unsafe { OperationRef::from_raw(self.module) };
+        find_symbol(&module, name).map(|op| op.to_raw())
+    }
+
     fn call(&mut self, function: MlirOperation, arguments: Vec<Val>) -> Result<Vec<Val>> {
-        let block = Op(function).region_block(0);
+        let block = view(function).region_block(0);
         if block.ptr.is_null() {
             return fail("call of a function without a body");
         }
@@ -189,7 +206,7 @@ impl Interpreter {
         // never changed while it runs.
         let mut op = unsafe { mlirBlockGetFirstOperation(block) };
         while !op.ptr.is_null() {
-            if let Flow::Exit(values) = self.run_op(&Op(op), env)? {
+            if let Flow::Exit(values) = self.run_op(&view(op), env)? {
                 return Ok(values);
             }
             // SAFETY: `op` is a live operation of that block (non-null).
@@ -221,7 +238,8 @@ impl Interpreter {
             "func.call" => {
                 // SAFETY: a verified `func.call` has a `callee` attribute.
                 let callee = unsafe { melior::ir::Attribute::from_raw(op.attribute("callee")) }.to_string();
-                let function = find_symbol(self.module, callee.trim_start_matches('@'))
+                let function = self
+                    .symbol(callee.trim_start_matches('@'))
                     .ok_or_else(|| InterpretError(format!("unknown function {callee}")))?;
                 let values = self.call(function, operands)?;
                 for (result, value) in results.iter().zip(values) {
@@ -339,8 +357,8 @@ impl Interpreter {
     /// Runs one `grid.call`: every program in row-major grid order.
     fn grid_call(&mut self, op: &Op, operands: &[Val]) -> Result<()> {
         // SAFETY: `op` is a live operation of the interpreted module.
-        let call = GridCall::new(unsafe { OperationRef::from_raw(op.0) }).expect("a grid.call");
-        let kernel = find_symbol(self.module, &call.callee()).ok_or_else(|| InterpretError("unknown kernel".into()))?;
+        let call = GridCall::new(unsafe { OperationRef::from_raw(op.raw()) }).expect("a grid.call");
+        let kernel = self.symbol(&call.callee()).ok_or_else(|| InterpretError("unknown kernel".into()))?;
         let specs: Vec<BlockSpec> = call
             .inputs()
             .and_then(|i| call.outputs().map(|o| (i, o)))
@@ -361,7 +379,7 @@ impl Interpreter {
         for text in call.scratch_types() {
             // SAFETY: a live operation's context; the text is a type the
             // verified `grid.call` printed, so it parses (non-null).
-            let parsed = unsafe { mlirTypeParseGet(mlirOperationGetContext(op.0), StringRef::new(&text).to_raw()) };
+            let parsed = unsafe { mlirTypeParseGet(mlirOperationGetContext(op.raw()), StringRef::new(&text).to_raw()) };
             let (element, shape) = type_info(parsed)?;
             let mut buffer = HostArray::zeros(element, &shape).map_err(|e| InterpretError(format!("scratch: {e}")))?;
             (0..buffer.len()).for_each(|i| write(&mut buffer, i, poison(element)));

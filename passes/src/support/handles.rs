@@ -1,0 +1,120 @@
+//! Safe views of the C API's raw handles, for passes.
+//!
+//! Tessel's passes rewrite IR through raw handles (`MlirOperation`,
+//! `MlirValue`, `MlirType`), which melior's safe API does not cover in full.
+//! The crate keeps one invariant: **a handle a pass holds names a live
+//! object of the module that pass is running on** — taken from that module
+//! during the run and not erased since. Types and attributes are uniqued in
+//! the context, which outlives every pass. Under that invariant the calls
+//! below are sound; this module is crate-private, so no code outside the
+//! crate can hand them anything else.
+
+use melior::ir::{Location, OperationRef, operation::OperationLike};
+use mlir_sys::*;
+use tessel_dialects::RawOp;
+
+/// `op` through melior's safe API.
+pub fn operation_ref(op: MlirOperation) -> OperationRef<'static, 'static> {
+    // SAFETY: the crate invariant: `op` is a live operation of the module
+    // being transformed, whose context lives for the pass.
+    unsafe { OperationRef::from_raw(op) }
+}
+
+/// `op` through the name/operand/attribute view the passes share.
+pub fn raw_op(op: MlirOperation) -> RawOp {
+    // SAFETY: the crate invariant, as in `operation_ref`.
+    unsafe { RawOp::from_raw(op) }
+}
+
+/// Where `op` is in the source, for diagnostics.
+pub fn location_of(op: MlirOperation) -> Location<'static> {
+    operation_ref(op).location()
+}
+
+/// The type of `value`.
+pub fn value_type(value: MlirValue) -> MlirType {
+    // SAFETY: the crate invariant: `value` is a live value of the module.
+    unsafe { mlirValueGetType(value) }
+}
+
+/// The operation `op` is nested in (null at the top).
+pub fn parent_of(op: MlirOperation) -> MlirOperation {
+    // SAFETY: the crate invariant.
+    unsafe { mlirOperationGetParentOperation(op) }
+}
+
+/// The operation after `op` in its block (null at the end).
+pub fn next_of(op: MlirOperation) -> MlirOperation {
+    // SAFETY: the crate invariant.
+    unsafe { mlirOperationGetNextInBlock(op) }
+}
+
+/// The block `op` is in (null when detached).
+pub fn block_of(op: MlirOperation) -> MlirBlock {
+    // SAFETY: the crate invariant.
+    unsafe { mlirOperationGetBlock(op) }
+}
+
+/// The context of `op`.
+pub fn context_of(op: MlirOperation) -> MlirContext {
+    // SAFETY: the crate invariant.
+    unsafe { mlirOperationGetContext(op) }
+}
+
+/// Result `index` of `op`.
+pub fn result_of(op: MlirOperation, index: usize) -> MlirValue {
+    // SAFETY: the crate invariant; the index is checked against the count.
+    unsafe {
+        assert!((index as isize) < mlirOperationGetNumResults(op), "result #{index} of an op with fewer");
+        mlirOperationGetResult(op, index as isize)
+    }
+}
+
+/// The element type of the shaped type `shaped`.
+pub fn shaped_element(shaped: MlirType) -> MlirType {
+    // SAFETY: types live in the context; the type is checked to be shaped.
+    unsafe {
+        assert!(mlirTypeIsAShaped(shaped), "the element type of a type that is not shaped");
+        mlirShapedTypeGetElementType(shaped)
+    }
+}
+
+/// The rank of the ranked shaped type `shaped`.
+pub fn rank_of(shaped: MlirType) -> i64 {
+    // SAFETY: types live in the context; checked to be shaped and ranked.
+    unsafe {
+        assert!(mlirTypeIsAShaped(shaped) && mlirShapedTypeHasRank(shaped), "the rank of an unranked type");
+        mlirShapedTypeGetRank(shaped)
+    }
+}
+
+/// Size `dimension` of the ranked shaped type `shaped` (`i64::MIN` when
+/// dynamic).
+pub fn dim_size(shaped: MlirType, dimension: usize) -> i64 {
+    let rank = rank_of(shaped);
+    assert!((dimension as i64) < rank, "dimension {dimension} of a rank-{rank} type");
+    // SAFETY: a ranked shaped type (checked by `rank_of`) and a dimension
+    // below its rank.
+    unsafe { mlirShapedTypeGetDimSize(shaped, dimension as isize) }
+}
+
+/// Whether `r#type` is a memref type.
+pub fn is_memref(r#type: MlirType) -> bool {
+    // SAFETY: types live in the context.
+    unsafe { mlirTypeIsAMemRef(r#type) }
+}
+
+/// Replaces every use of `of` by `with`.
+pub fn replace_all_uses(of: MlirValue, with: MlirValue) {
+    // SAFETY: the crate invariant, for both values.
+    unsafe { mlirValueReplaceAllUsesOfWith(of, with) }
+}
+
+/// An attribute as MLIR prints it (empty for a null attribute).
+pub fn attribute_text(attribute: MlirAttribute) -> String {
+    if attribute.ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: attributes live in the context; checked non-null.
+    unsafe { melior::ir::Attribute::from_raw(attribute) }.to_string()
+}
