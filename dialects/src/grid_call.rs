@@ -63,8 +63,9 @@ impl<'c, 'a> GridCall<'c, 'a> {
     fn segment(&self, index: isize) -> std::ops::Range<usize> {
         let raw = self.operation.attribute("operandSegmentSizes").expect("verified grid.call").to_raw();
         // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): two operand segments (inputs, outputs).
-        let (inputs, outputs) =
-            unsafe { (mlirDenseI32ArrayGetElement(raw, 0) as usize, mlirDenseI32ArrayGetElement(raw, 1) as usize) };
+        let inputs = unsafe { mlirDenseI32ArrayGetElement(raw, 0) } as usize;
+        // SAFETY: as above.
+        let outputs = unsafe { mlirDenseI32ArrayGetElement(raw, 1) } as usize;
         if index == 0 { 0..inputs } else { inputs..inputs + outputs }
     }
 

@@ -88,9 +88,9 @@ impl Jit {
         let mut arguments: Vec<*mut c_void> = pointers.iter_mut().map(|p| (p as *mut *mut c_void).cast()).collect();
         // Compiled code raises this flag for blocks it could only check at run
         // time (see grid-to-loops).
+        let name = StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw();
         // SAFETY: as for the entry's lookup.
-        let flag =
-            unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) } as *mut i32;
+        let flag = unsafe { mlirExecutionEngineLookup(self.engine, name) } as *mut i32;
         if !flag.is_null() {
             // SAFETY: the symbol is the compiled module's i32 global.
             unsafe { flag.write(0) };
