@@ -15,7 +15,7 @@
 //! `--check`'s tolerance), so the search only ever trades speed.
 
 use melior::ir::{
-    Module, OperationRef, TypeLike, ValueLike,
+    Module, OperationRef, ValueLike,
     operation::{OperationLike, WalkOrder, WalkResult},
     r#type::{RankedTensorType, ShapedTypeLike},
 };
@@ -318,7 +318,7 @@ impl Space {
                 if let (Some((lhs, input)), Some((rhs, _)), Some((_, output))) = (shape(0), shape(1), shape(2))
                     && let ([.., m, k], [.., _, n]) = (&lhs[..], &rhs[..])
                 {
-                    let (rows, columns) = tessel_passes::default_tile(output.to_raw(), host_vectors().0);
+                    let (rows, columns) = tessel_passes::default_tile(output, host_vectors().0);
                     dots.push(Dot {
                         sizes: [*m, *n, *k],
                         input: input.to_string(),
