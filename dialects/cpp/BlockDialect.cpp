@@ -204,8 +204,13 @@ LogicalResult DotOp::verify() {
     return emitOpError("batch sizes differ: ")
            << lhs.getDimSize(0) << ", " << rhs.getDimSize(0) << " and "
            << result.getDimSize(0);
+  // A transposed operand has its last two dimensions swapped.
   int64_t m = lhs.getDimSize(batch), k = lhs.getDimSize(batch + 1),
           rhsK = rhs.getDimSize(batch), n = rhs.getDimSize(batch + 1);
+  if (getTransposeLhs())
+    std::swap(m, k);
+  if (getTransposeRhs())
+    std::swap(rhsK, n);
   if (k != rhsK)
     return emitOpError("contraction sizes differ: lhs has K = ")
            << k << " but rhs has K = " << rhsK;

@@ -79,12 +79,22 @@ def Block_DotOp : Block_Op<"dot", [Pure]> {
     `[B x] M x K` times `[B x] K x N` gives `[B x] M x N`. The result element
     type may be wider than the operands' (f16/bf16 -> f32, i8 -> i32); the
     products are accumulated in it.
+
+    An operand marked `transposed` is given with its last two dimensions
+    swapped (`K x M` for the lhs, `N x K` for the rhs): Pallas'
+    `pl.dot(a, b, trans_a, trans_b)`, attention's `q @ k.T`.
+    ```mlir
+    %s = block.dot %q, %k transposed : tensor<64x32xf32>, tensor<128x32xf32>
+                                      -> tensor<64x128xf32>
+    ```
   }];
   let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs,
-                       Optional<AnyStaticShapeTensor>:$acc);
+                       Optional<AnyStaticShapeTensor>:$acc,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs (`acc` $acc^)? attr-dict `:` type($lhs) `,` type($rhs)
+    $lhs (`transposed` $transpose_lhs^)? `,` $rhs (`transposed` $transpose_rhs^)?
+    (`acc` $acc^)? attr-dict `:` type($lhs) `,` type($rhs)
     (`,` type($acc)^)? `->` type($result)
   }];
   let hasVerifier = 1;

@@ -149,8 +149,24 @@ fn matmul(rng: &mut StdRng) -> Case {
     let tile = tiles[rng.random_range(0..tiles.len())];
     let stages = rng.random_range(1..=3i64);
     let pad = rng.random_bool(0.5);
-    let description =
-        format!("matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad}");
+    // Operands stored transposed (`pl.dot(trans_a, trans_b)`): x is k x m,
+    // y is n x k, and block.dot reads them marked `transposed`.
+    let (ta, tb) = (rng.random_bool(0.25), rng.random_bool(0.25));
+    let description = format!(
+        "matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad} \
+         transposed lhs {ta} rhs {tb}"
+    );
+    let (x_shape, x_block, x_map) = if ta {
+        (format!("{k}x{m}"), format!("{bk}x{bm}"), format!("[{bk}, {bm}], (i, j, k) -> (k, i)"))
+    } else {
+        (format!("{m}x{k}"), format!("{bm}x{bk}"), format!("[{bm}, {bk}], (i, j, k) -> (i, k)"))
+    };
+    let (y_shape, y_block, y_map) = if tb {
+        (format!("{n}x{k}"), format!("{bn}x{bk}"), format!("[{bn}, {bk}], (i, j, k) -> (j, k)"))
+    } else {
+        (format!("{k}x{n}"), format!("{bk}x{bn}"), format!("[{bk}, {bn}], (i, j, k) -> (k, j)"))
+    };
+    let (t_lhs, t_rhs) = (if ta { " transposed" } else { "" }, if tb { " transposed" } else { "" });
     let tile_attribute = tile.map(|(rows, columns)| format!("tessel.register_tile = array<i64: {rows}, {columns}>, "));
     let (open, close) = (
         format!(
@@ -162,18 +178,18 @@ fn matmul(rng: &mut StdRng) -> Case {
     );
     let text = open
         + &format!(
-            "func.func @kernel(%x: memref<{bm}x{bk}xf32>, %y: memref<{bk}x{bn}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
+            "func.func @kernel(%x: memref<{x_block}xf32>, %y: memref<{y_block}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
          %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
          scf.if %first {{\n%z = arith.constant dense<0.0> : tensor<{bm}x{bn}xf32>\n\
          block.store %z, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\n}}\n\
-         %a = block.load %x : memref<{bm}x{bk}xf32> -> tensor<{bm}x{bk}xf32>\n\
-         %b = block.load %y : memref<{bk}x{bn}xf32> -> tensor<{bk}x{bn}xf32>\n\
+         %a = block.load %x : memref<{x_block}xf32> -> tensor<{x_block}xf32>\n\
+         %b = block.load %y : memref<{y_block}xf32> -> tensor<{y_block}xf32>\n\
          %acc = block.load %o : memref<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
-         %c = block.dot %a, %b acc %acc : tensor<{bm}x{bk}xf32>, tensor<{bk}x{bn}xf32>, tensor<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
+         %c = block.dot %a{t_lhs}, %b{t_rhs} acc %acc : tensor<{x_block}xf32>, tensor<{y_block}xf32>, tensor<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
          block.store %c, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\nreturn\n}}\n\
-         func.func @main(%x: memref<{m}x{k}xf32>, %y: memref<{k}x{n}xf32>, %o: memref<{m}x{n}xf32>) {{\n\
-         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}xf32>, memref<{k}x{n}xf32>) outs(%o : memref<{m}x{n}xf32>)\n\
-         in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
+         func.func @main(%x: memref<{x_shape}xf32>, %y: memref<{y_shape}xf32>, %o: memref<{m}x{n}xf32>) {{\n\
+         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{x_shape}xf32>, memref<{y_shape}xf32>) outs(%o : memref<{m}x{n}xf32>)\n\
+         in_specs [#grid.block<{x_map}>, #grid.block<{y_map}>]\n\
          out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n"
         )
         + close;
@@ -184,7 +200,9 @@ fn matmul(rng: &mut StdRng) -> Case {
             for j in 0..n {
                 let mut acc = 0.0f32;
                 for p in 0..k {
-                    acc = (x[i * k + p] as f32).mul_add(y[p * n + j] as f32, acc);
+                    let a = if ta { x[p * m + i] } else { x[i * k + p] };
+                    let b = if tb { y[j * k + p] } else { y[p * n + j] };
+                    acc = (a as f32).mul_add(b as f32, acc);
                 }
                 out[i * n + j] = acc as f64;
             }

@@ -315,9 +315,13 @@ impl Space {
                         .collect();
                     Some((dims, shaped.element()))
                 };
-                if let (Some((lhs, input)), Some((rhs, _)), Some((_, output))) = (shape(0), shape(1), shape(2))
-                    && let ([.., m, k], [.., _, n]) = (&lhs[..], &rhs[..])
+                // M and N from the result; K from the lhs, whose last two
+                // dimensions a `transposed` lhs swaps.
+                let transposed_lhs = op.attribute("transpose_lhs").is_ok();
+                if let (Some((lhs, input)), Some((_, _)), Some((result, output))) = (shape(0), shape(1), shape(2))
+                    && let ([.., m, n], [.., rows, columns]) = (&result[..], &lhs[..])
                 {
+                    let k = if transposed_lhs { rows } else { columns };
                     let (rows, columns) = tessel_passes::default_tile(output, host_vectors().0);
                     dots.push(Dot {
                         sizes: [*m, *n, *k],

@@ -350,6 +350,30 @@ fn dot(op: &Op) -> Lowering {
     let r = &result.text;
     let mut params = vec![format!("%a: {}", lhs.text), format!("%b: {}", rhs.text)];
     let mut body = String::new();
+    // A transposed operand is transposed back into a block of its own
+    // first: the register-tile kernels (CPU outer products, matrix cores
+    // through LDS) read B in rows along N and A along K, so one contiguous
+    // copy per block is what they would want anyway, and every later pass
+    // sees the canonical contraction.
+    let mut canonical = |name: &str, operand: &Shaped, transposed: bool| -> (String, String) {
+        if !transposed {
+            return (format!("%{name}"), operand.text.clone());
+        }
+        let rank = operand.shape.len();
+        let mut shape = operand.shape.clone();
+        shape.swap(rank - 2, rank - 1);
+        let text = tensor_text(&shape, &operand.element);
+        let permutation = join((0..rank - 2).chain([rank - 1, rank - 2]));
+        emit_line!(
+            body,
+            "%{name}_empty = tensor.empty() : {text}\n\
+             %{name}_t = linalg.transpose ins(%{name} : {}) outs(%{name}_empty : {text}) permutation = [{permutation}]",
+            operand.text
+        );
+        (format!("%{name}_t"), text)
+    };
+    let (a, a_type) = canonical("a", &lhs, op.has("transpose_lhs"));
+    let (b, b_type) = canonical("b", &rhs, op.has("transpose_rhs"));
     let init = if has_acc {
         params.push(format!("%acc: {r}"));
         "%acc"
@@ -395,13 +419,11 @@ fn dot(op: &Op) -> Lowering {
     emit!(
         body,
         "%c = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}], tessel.contraction}} \
-         ins(%a, %b : {}, {}) outs({init} : {r}) {{\n\
+         ins({a}, {b} : {a_type}, {b_type}) outs({init} : {r}) {{\n\
          ^bb0(%x: {input}, %y: {input}, %sum: {output}):\n{}{}\
          %p = {multiply} {}, {} : {output}\n\
          %s = {add} %sum, %p : {output}\n\
          linalg.yield %s : {output}\n}} -> {r}\n",
-        lhs.text,
-        rhs.text,
         widen("x"),
         widen("y"),
         wide("x"),

@@ -136,7 +136,10 @@ impl Interpreter {
                 let (a, b) = (tensor(&operands[0])?, tensor(&operands[1])?);
                 let batched = shape.len() == 3;
                 let (m, n) = (shape[shape.len() - 2], shape[shape.len() - 1]);
-                let k = a.shape[a.shape.len() - 1];
+                // A transposed operand holds its matrix with the last two
+                // dimensions swapped: lhs K x M, rhs N x K.
+                let (transpose_a, transpose_b) = (op.has("transpose_lhs"), op.has("transpose_rhs"));
+                let k = if transpose_a { a.shape[a.shape.len() - 2] } else { a.shape[a.shape.len() - 1] };
                 let batches = if batched { shape[0] } else { 1 };
                 let mut data = match operands.get(2) {
                     Some(acc) => tensor(acc)?.data.clone(),
@@ -162,8 +165,10 @@ impl Interpreter {
                             let mut acc = data[out];
                             for p in 0..k {
                                 // Operands widen to the result type first.
-                                let x = normalize(element, a.data[batch * m * k + i * k + p]);
-                                let y = normalize(element, b.data[batch * k * n + p * n + j]);
+                                let a_at = if transpose_a { p * m + i } else { i * k + p };
+                                let b_at = if transpose_b { j * k + p } else { p * n + j };
+                                let x = normalize(element, a.data[batch * m * k + a_at]);
+                                let y = normalize(element, b.data[batch * k * n + b_at]);
                                 acc = step(acc, x, y)?;
                             }
                             data[out] = acc;
