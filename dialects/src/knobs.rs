@@ -6,6 +6,11 @@
 //! knob touches this table and the pass that uses it.
 
 use crate::{Chip, RawOp};
+use melior::{
+    Context,
+    ir::{Attribute, Module, operation::OperationMutLike},
+};
+use std::collections::BTreeMap;
 
 /// Which pipelines read a knob.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,11 +39,30 @@ pub enum Kind {
     Unit,
 }
 
+/// How a knob's flag reads on the command line.
+#[derive(Clone, Copy, Debug)]
+pub enum Cli {
+    /// No flag: Tessel derives the knob (from `--chip`, `--cpu`) or only the
+    /// tuner sets it.
+    Derived,
+    /// `--flag VALUE`, VALUE as the kind reads it.
+    Value,
+    /// `--flag`: sets the knob to 1 (or, for a unit knob, sets it).
+    Switch,
+    /// `--flag on|off`: 1 or 0.
+    OnOff,
+    /// `--flag VALUE` sets `of` to VALUE and this knob to 1 (`--group-top P`
+    /// is GROUP = P with GROUPTOP); it excludes `of`'s own flag.
+    SetsWith { of: &'static Knob },
+}
+
 #[derive(Debug)]
 pub struct Knob {
-    /// `--<flag>` of `tessel run`/`compile` (`None`: derived by Tessel,
-    /// e.g. from `--chip` or `--cpu`).
+    /// `--<flag>` of `tessel run`/`compile`, when the knob has one.
     pub flag: Option<&'static str>,
+    pub cli: Cli,
+    /// The flag's value placeholder in help texts.
+    pub value_name: &'static str,
     /// The module attribute the passes read.
     pub attribute: &'static str,
     pub kind: Kind,
@@ -90,6 +114,8 @@ impl Knob {
 
 pub const REGISTER_TILE: Knob = Knob {
     flag: Some("register-tile"),
+    cli: Cli::Value,
+    value_name: "ROWSxCOLUMNS",
     attribute: "tessel.register_tile",
     kind: Kind::Tile { max: 64 },
     default: "from the CPU's vector width and registers",
@@ -100,6 +126,8 @@ pub const REGISTER_TILE: Knob = Knob {
 
 pub const NUM_STAGES: Knob = Knob {
     flag: Some("num-stages"),
+    cli: Cli::Value,
+    value_name: "N",
     attribute: "tessel.num_stages",
     kind: Kind::Integer { min: 1, max: 8 },
     default: "1",
@@ -110,6 +138,8 @@ pub const NUM_STAGES: Knob = Knob {
 
 pub const K_CHUNK: Knob = Knob {
     flag: Some("k-chunk"),
+    cli: Cli::Value,
+    value_name: "N",
     attribute: "tessel.k_chunk",
     kind: Kind::Integer { min: 1, max: i64::MAX },
     default: "all of k",
@@ -119,6 +149,8 @@ pub const K_CHUNK: Knob = Knob {
 
 pub const K_UNROLL: Knob = Knob {
     flag: Some("k-unroll"),
+    cli: Cli::Value,
+    value_name: "U",
     attribute: "tessel.k_unroll",
     kind: Kind::Integer { min: 1, max: 64 },
     default: "1",
@@ -128,6 +160,8 @@ pub const K_UNROLL: Knob = Knob {
 
 pub const NUM_THREADS: Knob = Knob {
     flag: Some("num-threads"),
+    cli: Cli::Value,
+    value_name: "N",
     attribute: "tessel.num_threads",
     kind: Kind::Integer { min: 1, max: 4096 },
     default: "one per core",
@@ -137,6 +171,8 @@ pub const NUM_THREADS: Knob = Knob {
 
 pub const GRID_ORDER: Knob = Knob {
     flag: Some("grid-order"),
+    cli: Cli::Value,
+    value_name: "ORDER",
     attribute: "tessel.grid_order",
     kind: Kind::Choice(&["row-major", "column-major"]),
     default: "row-major",
@@ -147,6 +183,8 @@ pub const GRID_ORDER: Knob = Knob {
 
 pub const PAD_TILES: Knob = Knob {
     flag: Some("pad-tiles"),
+    cli: Cli::Switch,
+    value_name: "",
     attribute: "tessel.pad_tiles",
     kind: Kind::Flag,
     default: "off",
@@ -157,6 +195,8 @@ pub const PAD_TILES: Knob = Knob {
 
 pub const VECTOR_BITS: Knob = Knob {
     flag: Some("vector-bits"),
+    cli: Cli::Value,
+    value_name: "128|256|512",
     attribute: "tessel.vector_bits",
     kind: Kind::OneOf(&[128, 256, 512]),
     default: "the host's widest",
@@ -166,6 +206,8 @@ pub const VECTOR_BITS: Knob = Knob {
 
 pub const VECTOR_REGISTERS: Knob = Knob {
     flag: None,
+    cli: Cli::Derived,
+    value_name: "",
     attribute: "tessel.vector_registers",
     kind: Kind::Integer { min: 1, max: 64 },
     default: "the host's",
@@ -175,6 +217,8 @@ pub const VECTOR_REGISTERS: Knob = Knob {
 
 pub const GROUP: Knob = Knob {
     flag: Some("group"),
+    cli: Cli::Value,
+    value_name: "P",
     attribute: "tessel.group",
     kind: Kind::Integer { min: 2, max: 4096 },
     default: "unsplit",
@@ -186,6 +230,8 @@ pub const GROUP: Knob = Knob {
 
 pub const GROUP_TOP: Knob = Knob {
     flag: Some("group-top"),
+    cli: Cli::SetsWith { of: &GROUP },
+    value_name: "P",
     attribute: "tessel.group_top",
     kind: Kind::Flag,
     default: "off",
@@ -195,6 +241,10 @@ pub const GROUP_TOP: Knob = Knob {
 
 pub const POISON: Knob = Knob {
     flag: Some("poison"),
+    // The padding choice of `tessel run`/`compile` (`cpu::prepare` records
+    // it), not a schedule flag.
+    cli: Cli::Derived,
+    value_name: "",
     attribute: "tessel.poison",
     kind: Kind::Unit,
     default: "zeros",
@@ -204,6 +254,8 @@ pub const POISON: Knob = Knob {
 
 pub const CHIP: Knob = Knob {
     flag: Some("chip"),
+    cli: Cli::Derived,
+    value_name: "CHIP",
     attribute: "tessel.chip",
     kind: Kind::Name(&["gfx90a", "gfx942", "gfx1100"]),
     default: "gfx90a",
@@ -213,6 +265,8 @@ pub const CHIP: Knob = Knob {
 
 pub const NUM_WARPS: Knob = Knob {
     flag: Some("num-warps"),
+    cli: Cli::Value,
+    value_name: "N",
     attribute: "tessel.num_warps",
     kind: Kind::Integer { min: 1, max: 16 },
     default: "4",
@@ -222,6 +276,8 @@ pub const NUM_WARPS: Knob = Knob {
 
 pub const MATRIX_CORES: Knob = Knob {
     flag: Some("matrix-cores"),
+    cli: Cli::OnOff,
+    value_name: "on|off",
     attribute: "tessel.matrix_cores",
     kind: Kind::Flag,
     default: "on",
@@ -232,6 +288,8 @@ pub const MATRIX_CORES: Knob = Knob {
 
 pub const LDS_CHUNK: Knob = Knob {
     flag: None,
+    cli: Cli::Derived,
+    value_name: "",
     attribute: "tessel.lds_chunk",
     kind: Kind::Integer { min: 1, max: 1024 },
     default: "16",
@@ -241,6 +299,8 @@ pub const LDS_CHUNK: Knob = Knob {
 
 pub const WAVE_SIZE: Knob = Knob {
     flag: None,
+    cli: Cli::Derived,
+    value_name: "",
     attribute: "tessel.wave_size",
     kind: Kind::OneOf(&[32, 64]),
     default: "the chip's",
@@ -250,6 +310,8 @@ pub const WAVE_SIZE: Knob = Knob {
 
 pub const WORKGROUP_MEMORY: Knob = Knob {
     flag: None,
+    cli: Cli::Derived,
+    value_name: "",
     attribute: "tessel.workgroup_memory",
     kind: Kind::Integer { min: 0, max: i64::MAX },
     default: "the chip's LDS (65536 bytes)",
@@ -285,6 +347,93 @@ pub fn chip_of(op: RawOp) -> Result<Chip, String> {
     match op.string(CHIP.attribute) {
         None => Ok(Chip::default()),
         Some(name) => Chip::from_name(&name).ok_or(name),
+    }
+}
+
+/// A knob's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// An `i64` knob (flags and choices included: 0/1, a choice's index).
+    Integer(i64),
+    /// A tile, rows x columns.
+    Pair(i64, i64),
+    /// A string knob.
+    Name(&'static str),
+    /// A unit knob, set.
+    Set,
+}
+
+/// The knob of the table whose attribute is `attribute`.
+pub fn by_attribute(attribute: &str) -> Option<&'static Knob> {
+    ALL.iter().copied().find(|knob| knob.attribute == attribute)
+}
+
+/// Knob values for a module: what `tessel run`'s flags, a cached tune or a
+/// tuner candidate set; knobs left out take the passes' defaults. Ordered
+/// by attribute, so what is written and printed is deterministic.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Settings(BTreeMap<&'static str, Value>);
+
+impl Settings {
+    /// Sets `knob` (a knob of the table) to `value`.
+    pub fn set(&mut self, knob: &'static Knob, value: Value) -> &mut Self {
+        debug_assert!(by_attribute(knob.attribute).is_some(), "{} is not in the table", knob.attribute);
+        self.0.insert(knob.attribute, value);
+        self
+    }
+
+    /// Sets the `i64` knob `knob` to `value`.
+    pub fn set_integer(&mut self, knob: &'static Knob, value: i64) -> &mut Self {
+        self.set(knob, Value::Integer(value))
+    }
+
+    pub fn get(&self, knob: &Knob) -> Option<Value> {
+        self.0.get(knob.attribute).copied()
+    }
+
+    /// The `i64` value of `knob`, if set.
+    pub fn integer(&self, knob: &Knob) -> Option<i64> {
+        match self.get(knob)? {
+            Value::Integer(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    pub fn is_set(&self, knob: &Knob) -> bool {
+        self.0.contains_key(knob.attribute)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every set knob and its value, by attribute.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static Knob, Value)> + '_ {
+        self.0.iter().filter_map(|(attribute, value)| Some((by_attribute(attribute)?, *value)))
+    }
+
+    /// Records the settings on `module` as the attributes the passes read.
+    pub fn apply(&self, context: &Context, module: &mut Module) {
+        for (attribute, value) in &self.0 {
+            let text = match *value {
+                Value::Integer(value) => format!("{value} : i64"),
+                Value::Pair(rows, columns) => format!("array<i64: {rows}, {columns}>"),
+                Value::Name(name) => format!("\"{name}\""),
+                Value::Set => "unit".to_string(),
+            };
+            let parsed = Attribute::parse(context, &text).expect("knob values print as attributes");
+            module.as_operation_mut().set_attribute(attribute, parsed);
+        }
+    }
+}
+
+/// `ROWSxCOLUMNS`, both positive (a tile knob's command-line form).
+pub fn parse_tile(text: &str) -> Result<(i64, i64), String> {
+    let parse = |part: Option<&str>| part.and_then(|p| p.trim().parse::<i64>().ok()).filter(|&size| size > 0);
+    let mut parts = text.split('x');
+    match (parse(parts.next()), parse(parts.next()), parts.next()) {
+        (Some(rows), Some(columns), None) => Ok((rows, columns)),
+        _ => Err(format!("expected ROWSxCOLUMNS with positive sizes, got '{text}'")),
     }
 }
 

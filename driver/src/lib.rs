@@ -6,103 +6,90 @@
 
 pub mod compile;
 pub mod error;
+mod knob_flags;
 pub mod opt;
 pub mod run;
 pub mod source;
 pub mod tune;
 
 pub use error::DriverError;
-use tessel_dialects::knobs::{self, Knob};
+use tessel_dialects::knobs::{self, Knob, Settings, Target};
 
-/// A flag's parser for an integer knob: the table's legal range.
-fn in_range(knob: &Knob) -> clap::builder::RangedI64ValueParser<i64> {
-    let (min, max) = knob.range();
-    clap::value_parser!(i64).range(min..=max)
-}
-
-/// Schedule knobs shared by `tessel run` and `tessel compile`; help texts
-/// and ranges come from the knob table (`tessel_dialects::knobs`).
-#[derive(clap::Args, Debug, Default)]
+/// Schedule knobs shared by `tessel run` and `tessel compile`: a flag per
+/// CPU (and shared) knob of the table (`knob_flags`), and `--no-cache`.
+#[derive(Debug, Default)]
 pub struct ScheduleOptions {
-    #[arg(long, help = knobs::REGISTER_TILE.help, value_name = "ROWSxCOLUMNS",
-          value_parser = tessel_lowering::cpu::parse_register_tile)]
-    register_tile: Option<(i64, i64)>,
-    #[arg(long, help = knobs::NUM_STAGES.help, value_name = "N", value_parser = in_range(&knobs::NUM_STAGES))]
-    num_stages: Option<i64>,
-    #[arg(long, help = knobs::K_CHUNK.help, value_name = "N", value_parser = in_range(&knobs::K_CHUNK))]
-    k_chunk: Option<i64>,
-    #[arg(long, help = knobs::K_UNROLL.help, value_name = "U", value_parser = in_range(&knobs::K_UNROLL))]
-    k_unroll: Option<i64>,
-    #[arg(long, help = knobs::NUM_THREADS.help, value_name = "N", value_parser = in_range(&knobs::NUM_THREADS))]
-    num_threads: Option<i64>,
-    #[arg(long, help = knobs::GRID_ORDER.help, value_name = "ORDER", value_enum)]
-    grid_order: Option<GridOrder>,
-    #[arg(long, help = knobs::PAD_TILES.help)]
-    pad_tiles: bool,
-    #[arg(long, help = knobs::VECTOR_BITS.help, value_name = "128|256|512", value_enum)]
-    vector_bits: Option<VectorBits>,
-    #[arg(long, help = knobs::GROUP.help, value_name = "P", value_parser = in_range(&knobs::GROUP),
-          conflicts_with = "group_top")]
-    group: Option<i64>,
-    #[arg(long, help = knobs::GROUP_TOP.help, value_name = "P", value_parser = in_range(&knobs::GROUP))]
-    group_top: Option<i64>,
-    /// Ignore schedules `tessel tune` cached for this kernel.
-    #[arg(long)]
+    explicit: Settings,
     no_cache: bool,
 }
 
-/// `--grid-order` (names as `tessel_lowering::grid_order_name` spells them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GridOrder {
-    RowMajor,
-    ColumnMajor,
+fn cpu_knob(knob: &Knob) -> bool {
+    knob.target != Target::Gpu
 }
 
-/// `--vector-bits`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum VectorBits {
-    #[value(name = "128")]
-    Bits128,
-    #[value(name = "256")]
-    Bits256,
-    #[value(name = "512")]
-    Bits512,
+fn gpu_knob(knob: &Knob) -> bool {
+    knob.target == Target::Gpu
 }
 
-impl VectorBits {
-    pub fn bits(self) -> i64 {
-        match self {
-            VectorBits::Bits128 => 128,
-            VectorBits::Bits256 => 256,
-            VectorBits::Bits512 => 512,
-        }
+impl clap::Args for ScheduleOptions {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        knob_flags::add(command, cpu_knob).arg(
+            clap::Arg::new("no_cache")
+                .long("no-cache")
+                .action(clap::ArgAction::SetTrue)
+                .help("Ignore schedules `tessel tune` cached for this kernel"),
+        )
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl clap::FromArgMatches for ScheduleOptions {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(ScheduleOptions { explicit: knob_flags::read(matches, cpu_knob), no_cache: matches.get_flag("no_cache") })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+/// The GPU knobs' flags (`--num-warps`, `--matrix-cores`), from the table.
+#[derive(Debug, Default)]
+pub struct GpuKnobs(Settings);
+
+impl clap::Args for GpuKnobs {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        knob_flags::add(command, gpu_knob)
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl clap::FromArgMatches for GpuKnobs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(GpuKnobs(knob_flags::read(matches, gpu_knob)))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
     }
 }
 
 impl ScheduleOptions {
-    /// `--grid-order`, as the lowering's knob.
-    fn column_major(&self) -> Option<bool> {
-        self.grid_order.map(|order| order == GridOrder::ColumnMajor)
-    }
-
     /// The knobs given on the command line, else the schedule `tessel tune`
     /// cached for `module_text` (the module as parsed and printed), else
     /// the defaults. Says on stderr when it uses the cache (or ignores a
     /// corrupt entry).
     pub fn resolve(&self, module_text: &str) -> tessel_lowering::cpu::Schedule {
-        let explicit = tessel_lowering::cpu::Schedule {
-            register_tile: self.register_tile,
-            num_stages: self.num_stages,
-            k_chunk: self.k_chunk,
-            k_unroll: self.k_unroll,
-            num_threads: self.num_threads,
-            vector_bits: self.vector_bits.map(VectorBits::bits),
-            pad_tiles: self.pad_tiles.then_some(true),
-            column_major: self.column_major(),
-            group: self.group.or(self.group_top),
-            group_top: self.group_top.map(|_| true),
-        };
-        if explicit != tessel_lowering::cpu::Schedule::default() || self.no_cache {
+        let explicit = self.explicit.clone();
+        if !explicit.is_empty() || self.no_cache {
             return explicit;
         }
         match tessel_tuner::cached_schedule(module_text, &tessel_tuner::cache::default_dir()) {
@@ -153,11 +140,8 @@ pub struct GpuOptions {
     /// Code object version of the HSACO.
     #[arg(long, value_name = "4|5|6", default_value = "5", value_parser = clap::value_parser!(u32).range(4..=6))]
     code_object: u32,
-    #[arg(long, help = knobs::NUM_WARPS.help, value_name = "N", value_parser = in_range(&knobs::NUM_WARPS))]
-    num_warps: Option<i64>,
-    #[arg(long, help = knobs::MATRIX_CORES.help, value_name = "on|off",
-          value_parser = clap::builder::BoolishValueParser::new())]
-    matrix_cores: Option<bool>,
+    #[command(flatten)]
+    knobs: GpuKnobs,
 }
 
 impl GpuOptions {
@@ -175,19 +159,13 @@ impl GpuOptions {
     /// `module_text` on this chip (said on stderr), else the defaults.
     pub fn resolve(&self, schedule: &ScheduleOptions, module_text: &str) -> tessel_lowering::rocm::RocmOptions {
         let chip = self.chip();
-        let explicit = tessel_lowering::rocm::RocmOptions {
-            chip,
-            code_object: self.code_object,
-            num_warps: self.num_warps,
-            num_stages: schedule.num_stages,
-            lds_chunk: None,
-            matrix_cores: self.matrix_cores,
-            column_major: schedule.column_major(),
-        };
-        let given = self.num_warps.is_some()
-            || self.matrix_cores.is_some()
-            || schedule.num_stages.is_some()
-            || schedule.grid_order.is_some();
+        // The GPU knobs and the shared ones (--num-stages, --grid-order).
+        let mut knobs = self.knobs.0.clone();
+        for (knob, value) in schedule.explicit.iter().filter(|(knob, _)| knob.target == Target::Both) {
+            knobs.set(knob, value);
+        }
+        let given = !knobs.is_empty();
+        let explicit = tessel_lowering::rocm::RocmOptions { chip, code_object: self.code_object, knobs };
         if given || schedule.no_cache {
             return explicit;
         }

@@ -114,73 +114,9 @@ pub enum Padding {
 /// Schedule knobs: how the kernels run, never what they compute (every
 /// schedule gives the same bits, except that `group` may reassociate float
 /// block reductions, whose order is unspecified). Unset knobs take the
-/// host's defaults.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Schedule {
-    /// Rows x columns of a contraction's register tile (`tessel-tile`).
-    pub register_tile: Option<(i64, i64)>,
-    /// Blocks in flight along arbitrary axes (`tessel-prefetch`; 1: none).
-    pub num_stages: Option<i64>,
-    /// k steps per cache block of a contraction (`tessel-tile`; none: all).
-    pub k_chunk: Option<i64>,
-    /// k steps per iteration of a contraction's k loop (`tessel-tile`; 1).
-    pub k_unroll: Option<i64>,
-    /// Threads sharing a grid's programs (`tessel-cpu-target`; all cores).
-    pub num_threads: Option<i64>,
-    /// Vector width in bits, 128, 256 or 512 (`tessel-cpu-target`,
-    /// `tessel-tile`; the host's widest).
-    pub vector_bits: Option<i64>,
-    /// Pad partial register tiles instead of shrinking tiles to divisors
-    /// of the block (`tessel-tile`; off).
-    pub pad_tiles: Option<bool>,
-    /// Programs of consecutive parallel axes in column-major order (the
-    /// first axis fastest; `grid-to-loops`; off: row-major).
-    pub column_major: Option<bool>,
-    /// Partial results per reassociable reduction result
-    /// (`tessel-group-reductions`; none: unsplit).
-    pub group: Option<i64>,
-    /// Each partial a contiguous chunk (GROUPTOP) instead of every P-th
-    /// element (GROUP).
-    pub group_top: Option<bool>,
-}
-
-impl Schedule {
-    /// Records the schedule on `module` (as attributes the passes read).
-    pub fn apply(&self, context: &Context, module: &mut Module) {
-        if let Some((rows, columns)) = self.register_tile {
-            let text = format!("array<i64: {rows}, {columns}>");
-            let attribute = Attribute::parse(context, &text).expect("a dense i64 array");
-            module.as_operation_mut().set_attribute(knobs::REGISTER_TILE.attribute, attribute);
-        }
-        let knobs = [
-            (knobs::NUM_STAGES.attribute, self.num_stages),
-            (knobs::K_CHUNK.attribute, self.k_chunk),
-            (knobs::K_UNROLL.attribute, self.k_unroll),
-            (knobs::NUM_THREADS.attribute, self.num_threads),
-            (knobs::VECTOR_BITS.attribute, self.vector_bits),
-            (knobs::PAD_TILES.attribute, self.pad_tiles.map(i64::from)),
-            (knobs::GRID_ORDER.attribute, self.column_major.map(i64::from)),
-            (knobs::GROUP.attribute, self.group),
-            (knobs::GROUP_TOP.attribute, self.group_top.map(i64::from)),
-        ];
-        for (name, value) in knobs {
-            if let Some(value) = value {
-                let attribute = Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
-                module.as_operation_mut().set_attribute(name, attribute);
-            }
-        }
-    }
-}
-
-/// `ROWSxCOLUMNS`, both positive.
-pub fn parse_register_tile(text: &str) -> Result<(i64, i64), String> {
-    let parse = |part: Option<&str>| part.and_then(|p| p.trim().parse::<i64>().ok()).filter(|&size| size > 0);
-    let mut parts = text.split('x');
-    match (parse(parts.next()), parse(parts.next()), parts.next()) {
-        (Some(rows), Some(columns), None) => Ok((rows, columns)),
-        _ => Err(format!("expected ROWSxCOLUMNS with positive sizes, got '{text}'")),
-    }
-}
+/// passes' defaults; the knobs themselves are the table's
+/// (`tessel_dialects::knobs`), and `apply` records them on a module.
+pub type Schedule = knobs::Settings;
 
 /// Lowers `module` in place to the LLVM dialect. Every public function gets
 /// a C interface (`_mlir_ciface_<name>`) for callers.

@@ -9,11 +9,7 @@
 use crate::{LowerError, ONE_SHOT_BUFFERIZE, run_passes};
 use melior::{
     Context,
-    ir::{
-        BlockLike, Module,
-        attribute::{Attribute, AttributeLike},
-        operation::{OperationLike, OperationMutLike},
-    },
+    ir::{BlockLike, Module, attribute::AttributeLike, operation::OperationLike},
 };
 use mlir_sys::*;
 use std::path::{Path, PathBuf};
@@ -25,69 +21,37 @@ use tessel_runtime::hip::{HostProgram, Launch, LaunchArg};
 /// read the same chip).
 pub use tessel_dialects::Chip;
 
-/// Options of the ROCm pipeline: the chip and the schedule knobs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Options of the ROCm pipeline: the chip, the code object version and
+/// the schedule knobs (`num_warps`, `num_stages`, `lds_chunk`,
+/// `matrix_cores`, `grid_order`; unset ones take the passes' defaults).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RocmOptions {
     pub chip: Chip,
     /// Code object version: 4, 5 (default; what Debian's HIP runtime
     /// loads) or 6.
     pub code_object: u32,
-    /// Wavefronts per workgroup (`grid-to-gpu`; default 4).
-    pub num_warps: Option<i64>,
-    /// LDS buffers per contraction operand (`tessel-lds-stage`; 2: double
-    /// buffering; default 1).
-    pub num_stages: Option<i64>,
-    /// k steps per LDS chunk of a contraction (`tessel-lds-stage`,
-    /// `tessel-matrix-cores`; 16).
-    pub lds_chunk: Option<i64>,
-    /// Contractions on matrix cores (MFMA/WMMA) where they compute
-    /// block.dot exactly (`tessel-matrix-cores`; default true), else FMAs.
-    pub matrix_cores: Option<bool>,
-    /// Workgroups of consecutive parallel axes in column-major order
-    /// (`grid-to-loops`; default row-major).
-    pub column_major: Option<bool>,
+    pub knobs: knobs::Settings,
 }
 
 impl Default for RocmOptions {
     fn default() -> Self {
-        RocmOptions {
-            chip: Chip::default(),
-            code_object: 5,
-            num_warps: None,
-            num_stages: None,
-            lds_chunk: None,
-            matrix_cores: None,
-            column_major: None,
-        }
+        RocmOptions { chip: Chip::default(), code_object: 5, knobs: knobs::Settings::default() }
     }
 }
 
 impl RocmOptions {
-    /// Records the knobs on `module` as the attributes `grid-to-gpu` reads.
+    /// Records the chip (and what it implies: wave size, LDS) and the knobs
+    /// on `module` as the attributes the passes read.
     pub fn apply(&self, context: &Context, module: &mut Module) {
-        let mut set = |name: &str, value: i64| {
-            let attribute = Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
-            module.as_operation_mut().set_attribute(name, attribute);
-        };
-        set(knobs::WAVE_SIZE.attribute, self.chip.wave_size());
-        if let Some(enabled) = self.matrix_cores {
-            set(knobs::MATRIX_CORES.attribute, enabled as i64);
+        let mut settings = knobs::Settings::default();
+        settings
+            .set(&knobs::CHIP, knobs::Value::Name(self.chip.name()))
+            .set_integer(&knobs::WAVE_SIZE, self.chip.wave_size())
+            .set_integer(&knobs::WORKGROUP_MEMORY, self.chip.workgroup_memory());
+        for (knob, value) in self.knobs.iter() {
+            settings.set(knob, value);
         }
-        if let Some(column_major) = self.column_major {
-            set(knobs::GRID_ORDER.attribute, column_major as i64);
-        }
-        set(knobs::WORKGROUP_MEMORY.attribute, self.chip.workgroup_memory());
-        if let Some(warps) = self.num_warps {
-            set(knobs::NUM_WARPS.attribute, warps);
-        }
-        if let Some(stages) = self.num_stages {
-            set(knobs::NUM_STAGES.attribute, stages);
-        }
-        if let Some(chunk) = self.lds_chunk {
-            set(knobs::LDS_CHUNK.attribute, chunk);
-        }
-        let chip = Attribute::parse(context, &format!("\"{}\"", self.chip.name())).expect("a string");
-        module.as_operation_mut().set_attribute(knobs::CHIP.attribute, chip);
+        settings.apply(context, module);
     }
 }
 

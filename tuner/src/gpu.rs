@@ -12,7 +12,7 @@ use crate::{
 };
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
-use tessel_dialects::knobs::{LDS_CHUNK, NUM_STAGES, NUM_WARPS};
+use tessel_dialects::knobs::{GRID_ORDER, LDS_CHUNK, MATRIX_CORES, NUM_STAGES, NUM_WARPS, Settings};
 use tessel_lowering::rocm::{self, Chip, RocmOptions};
 use tessel_runtime::{HostArray, hip};
 
@@ -72,15 +72,14 @@ impl GpuSchedule {
 
     /// The ROCm options for this schedule on `chip`.
     pub fn options(self, chip: Chip) -> RocmOptions {
-        RocmOptions {
-            chip,
-            num_warps: Some(self.num_warps),
-            num_stages: Some(self.num_stages),
-            lds_chunk: Some(self.lds_chunk),
-            matrix_cores: Some(self.matrix_cores),
-            column_major: Some(self.column_major),
-            ..RocmOptions::default()
-        }
+        let mut knobs = Settings::default();
+        knobs
+            .set_integer(&NUM_WARPS, self.num_warps)
+            .set_integer(&NUM_STAGES, self.num_stages)
+            .set_integer(&LDS_CHUNK, self.lds_chunk)
+            .set_integer(&MATRIX_CORES, self.matrix_cores as i64)
+            .set_integer(&GRID_ORDER, self.column_major as i64);
+        RocmOptions { chip, knobs, ..RocmOptions::default() }
     }
 }
 
@@ -313,9 +312,10 @@ mod tests {
         assert_eq!(cached_schedule(module, Chip::Gfx942, dir.path()), Ok(Some(tuned)));
         assert_eq!(cached_schedule(module, Chip::Gfx90a, dir.path()), Ok(None));
         let options = tuned.options(Chip::Gfx942);
+        let knob = |knob| options.knobs.integer(knob);
         assert_eq!(
-            (options.num_warps, options.num_stages, options.lds_chunk, options.matrix_cores),
-            (Some(8), Some(2), Some(8), Some(false))
+            (knob(&NUM_WARPS), knob(&NUM_STAGES), knob(&LDS_CHUNK), knob(&MATRIX_CORES), knob(&GRID_ORDER)),
+            (Some(8), Some(2), Some(8), Some(0), Some(1))
         );
     }
 

@@ -117,19 +117,27 @@ impl CpuSchedule {
     /// The knobs for `tessel_lowering::cpu`.
     pub fn to_lowering(self) -> Schedule {
         let [rows, columns] = self.register_tile;
-        let k_chunk = (self.k_chunk > 0).then_some(self.k_chunk);
-        Schedule {
-            register_tile: Some((rows, columns)),
-            num_stages: Some(self.num_stages),
-            k_chunk,
-            k_unroll: Some(self.k_unroll),
-            num_threads: (self.num_threads > 0).then_some(self.num_threads),
-            vector_bits: (self.vector_bits > 0).then_some(self.vector_bits),
-            pad_tiles: self.pad_tiles.then_some(true),
-            column_major: self.column_major.then_some(true),
-            group: (self.group > 0).then_some(self.group),
-            group_top: (self.group > 0 && self.group_top).then_some(true),
+        let mut schedule = Schedule::default();
+        schedule
+            .set(&knobs::REGISTER_TILE, knobs::Value::Pair(rows, columns))
+            .set_integer(&knobs::NUM_STAGES, self.num_stages)
+            .set_integer(&knobs::K_UNROLL, self.k_unroll);
+        // 0 (or false) is "the default" in the space: left unset.
+        let optional = [
+            (&knobs::K_CHUNK, self.k_chunk),
+            (&knobs::NUM_THREADS, self.num_threads),
+            (&knobs::VECTOR_BITS, self.vector_bits),
+            (&knobs::PAD_TILES, self.pad_tiles as i64),
+            (&knobs::GRID_ORDER, self.column_major as i64),
+            (&knobs::GROUP, self.group),
+            (&knobs::GROUP_TOP, (self.group > 0 && self.group_top) as i64),
+        ];
+        for (knob, value) in optional {
+            if value > 0 {
+                schedule.set_integer(knob, value);
+            }
         }
+        schedule
     }
 
     /// In the space: whole vectors per row, bounded knobs, a vector width
@@ -539,7 +547,7 @@ mod tests {
         assert!(one_axis.neighbours(&one_axis.start()).iter().all(|s| !s.column_major));
         // The default maps to no knobs beyond the tile and depth.
         let lowering = start.to_lowering();
-        assert_eq!((lowering.num_threads, lowering.vector_bits), (None, None));
+        assert_eq!((lowering.integer(&knobs::NUM_THREADS), lowering.integer(&knobs::VECTOR_BITS)), (None, None));
     }
 
     #[test]
@@ -569,8 +577,9 @@ mod tests {
         assert!(!CpuSchedule { group: 1, ..start }.is_legal());
         assert!(!CpuSchedule { group: 512, ..start }.is_legal());
         let lowering = CpuSchedule { group: 32, group_top: true, ..start }.to_lowering();
-        assert_eq!((lowering.group, lowering.group_top), (Some(32), Some(true)));
-        assert_eq!((start.to_lowering().group, start.to_lowering().group_top), (None, None));
+        assert_eq!((lowering.integer(&knobs::GROUP), lowering.integer(&knobs::GROUP_TOP)), (Some(32), Some(1)));
+        let default = start.to_lowering();
+        assert_eq!((default.integer(&knobs::GROUP), default.integer(&knobs::GROUP_TOP)), (None, None));
     }
 
     #[test]
