@@ -1,4 +1,4 @@
-// The matmul of DESIGN section 2: one 128x128 output block per program.
+// The reference Pallas matmul: one 128x128 output block per program.
 func.func @matmul_kernel(%x: memref<128x256xf32>, %y: memref<256x128xf32>,
                          %z: memref<128x128xf32>) {
   %a = block.load %x : memref<128x256xf32> -> tensor<128x256xf32>

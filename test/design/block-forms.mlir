@@ -1,4 +1,4 @@
-// Every exact block-dialect form listed in DESIGN section 2, in one kernel.
+// Every exact form of the block dialect's surface syntax, in one kernel.
 // RUN: tessel-opt %s | FileCheck %s
 // RUN: tessel-opt %s > %t.1 && tessel-opt %t.1 > %t.2 && diff %t.1 %t.2
 

@@ -1,5 +1,5 @@
 // A call without inputs still writes the empty lists (Pallas' in_specs=[]):
-// the show_program_ids example of DESIGN section 2.
+// Pallas' show_program_ids example.
 // RUN: tessel-opt %s | FileCheck %s
 // RUN: tessel-opt %s > %t.1 && tessel-opt %t.1 > %t.2 && diff %t.1 %t.2
 

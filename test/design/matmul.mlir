@@ -1,4 +1,4 @@
-// The matmul example of DESIGN section 2 parses, verifies and prints back
+// The reference matmul kernel (Pallas' canonical example) parses, verifies and prints back
 // byte-stably.
 // RUN: tessel-opt %s | FileCheck %s
 // RUN: tessel-opt %s > %t.1 && tessel-opt %t.1 > %t.2 && diff %t.1 %t.2

@@ -1,4 +1,4 @@
-// The show_program_ids calls of the Pallas grid/BlockSpec docs (seeds/),
+// The show_program_ids calls of the Pallas grid/BlockSpec docs (JAX docs),
 // one per variant, verified over the whole grid with inferred semantics.
 // Their outputs are checked end to end once the CPU pipeline runs them.
 // RUN: tessel-opt %s --grid-verify-specs | FileCheck %s

@@ -1,4 +1,4 @@
-// End to end: the Pallas quickstart (seeds/pallas-quickstart.txt) on the
+// End to end: the Pallas quickstart (JAX's Pallas guide) on the
 // CPU. iota and add_vectors print the quickstart's arrays; matmul, the
 // fused activation and the vmap-style batch (an extra grid axis) are
 // compared with plain linalg on whole arrays (no grid, no blocks): a

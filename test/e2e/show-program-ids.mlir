@@ -1,5 +1,5 @@
 // End to end: every show_program_ids call of the Pallas grid/BlockSpec
-// docs (seeds/pallas-grid-blockspec.md), compiled for the CPU and run; the
+// docs (JAX's Pallas guide, "Grids and BlockSpecs"), compiled for the CPU and run; the
 // printed arrays are the docs' outputs, character for character.
 // RUN: tessel run %s --entry blocks | FileCheck %s --check-prefix=BLOCKS --match-full-lines --strict-whitespace
 // RUN: tessel run %s --entry out_of_bounds | FileCheck %s --check-prefix=OOB --match-full-lines --strict-whitespace
