@@ -8,7 +8,11 @@
 use crate::{Chip, RawOp};
 use melior::{
     Context,
-    ir::{Attribute, Module, operation::OperationMutLike},
+    ir::{
+        Attribute, Module,
+        attribute::{AttributeLike, DenseI64ArrayAttribute, IntegerAttribute, StringAttribute},
+        operation::{OperationLike, OperationMutLike},
+    },
 };
 use std::collections::BTreeMap;
 
@@ -117,7 +121,7 @@ pub const REGISTER_TILE: Knob = Knob {
     cli: Cli::Value,
     value_name: "ROWSxCOLUMNS",
     attribute: "tessel.register_tile",
-    kind: Kind::Tile { max: 64 },
+    kind: Kind::Tile { max: i64::MAX },
     default: "from the CPU's vector width and registers",
     target: Target::Cpu,
     help: "Register tile of contractions, ROWSxCOLUMNS (default: from the host's vector width). Results are \
@@ -427,6 +431,50 @@ impl Settings {
     }
 }
 
+/// What a legal value of `knob` is, in words.
+fn expectation(knob: &Knob) -> String {
+    let bound = |max: i64| if max == i64::MAX { "any".to_string() } else { max.to_string() };
+    match knob.kind {
+        Kind::Integer { min, max } if max == i64::MAX => format!("an integer of at least {min}"),
+        Kind::Integer { min, max } => format!("an integer in [{min}, {max}]"),
+        Kind::OneOf(values) => format!("one of {}", values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")),
+        Kind::Flag => "0 or 1".to_string(),
+        Kind::Choice(names) => {
+            names.iter().enumerate().map(|(index, name)| format!("{index} ({name})")).collect::<Vec<_>>().join(" or ")
+        }
+        Kind::Tile { max } => format!("array<i64: rows, columns> with sizes in [1, {}]", bound(max)),
+        Kind::Name(names) => {
+            format!("one of {}", names.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(", "))
+        }
+        Kind::Unit => "a unit attribute".to_string(),
+    }
+}
+
+/// Every knob attribute on `module` that the table does not allow, as a
+/// message (`tessel.num_stages must be an integer in [1, 8], got 0 : i64`):
+/// the one check of module knobs, which grid-verify-specs reports at the
+/// start of every pipeline.
+pub fn check<'c: 'a, 'a>(module: &impl OperationLike<'c, 'a>) -> Vec<String> {
+    let mut messages = Vec::new();
+    for knob in ALL {
+        let Ok(attribute) = module.attribute(knob.attribute) else { continue };
+        let legal = match knob.kind {
+            Kind::Integer { .. } | Kind::OneOf(_) | Kind::Flag | Kind::Choice(_) => {
+                IntegerAttribute::try_from(attribute).is_ok_and(|integer| knob.allows(integer.value()))
+            }
+            Kind::Tile { max } => DenseI64ArrayAttribute::try_from(attribute).is_ok_and(|tile| {
+                tile.len() == 2 && (0..2).all(|index| tile.element(index).is_ok_and(|size| (1..=max).contains(&size)))
+            }),
+            Kind::Name(names) => StringAttribute::try_from(attribute).is_ok_and(|name| names.contains(&name.value())),
+            Kind::Unit => attribute.is_unit(),
+        };
+        if !legal {
+            messages.push(format!("{} must be {}, got {attribute}", knob.attribute, expectation(knob)));
+        }
+    }
+    messages
+}
+
 /// `ROWSxCOLUMNS`, both positive (a tile knob's command-line form).
 pub fn parse_tile(text: &str) -> Result<(i64, i64), String> {
     let parse = |part: Option<&str>| part.and_then(|p| p.trim().parse::<i64>().ok()).filter(|&size| size > 0);
@@ -455,6 +503,27 @@ mod tests {
         let chips: Vec<&str> = Chip::ALL.iter().map(|chip| chip.name()).collect();
         assert_eq!(CHIP.kind, Kind::Name(&["gfx90a", "gfx942", "gfx1100"]));
         assert_eq!(chips, ["gfx90a", "gfx942", "gfx1100"], "the chip knob names every chip");
+    }
+
+    #[test]
+    fn check_reports_what_the_table_does_not_allow() {
+        let context = crate::create_context();
+        let module = |attributes: &str| Module::parse(&context, &format!("module attributes {{{attributes}}} {{}}"));
+        let legal = module(
+            "tessel.num_stages = 2 : i64, tessel.register_tile = array<i64: 4, 32>, tessel.chip = \"gfx942\", \
+             tessel.grid_order = 1 : i64, tessel.vector_bits = 256 : i64",
+        )
+        .unwrap();
+        assert!(check(&legal.as_operation()).is_empty());
+        let illegal = module(
+            "tessel.num_stages = 0 : i64, tessel.register_tile = array<i64: 4>, tessel.chip = \"gfx9000\", \
+             tessel.vector_bits = 384 : i64, tessel.pad_tiles = \"yes\"",
+        )
+        .unwrap();
+        let messages = check(&illegal.as_operation());
+        assert_eq!(messages.len(), 5, "{messages:?}");
+        assert!(messages.contains(&"tessel.num_stages must be an integer in [1, 8], got 0 : i64".to_string()));
+        assert!(messages.contains(&"tessel.vector_bits must be one of 128, 256, 512, got 384 : i64".to_string()));
     }
 
     #[test]

@@ -76,6 +76,7 @@ module attributes {tessel.num_stages = 4 : i64} {
 
 // -----
 
-// expected-error @+1 {{tessel-prefetch: tessel.num_stages must be a positive integer}}
+// The knob table rejects it before any pass runs (grid-verify-specs).
+// expected-error @+1 {{tessel.num_stages must be an integer in [1, 8], got 0 : i64}}
 module attributes {tessel.num_stages = 0 : i64} {
 }

@@ -14,6 +14,10 @@
 //! copies of blocks) must fit a process's address space: beyond it the
 //! allocation cannot succeed and the kernel would crash at its first
 //! access, so they are located errors here.
+//!
+//! It is also where the module's schedule knobs are checked, once, against
+//! the knob table (`tessel_dialects::knobs::check`): every pipeline starts
+//! here, so no later pass sees a knob the table does not allow.
 
 use crate::support::handles::{operation_ref, shaped_element};
 use crate::{
@@ -76,6 +80,10 @@ pub static PASS: PassDefinition = PassDefinition {
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let mut ok = true;
+    for message in tessel_dialects::knobs::check(&module) {
+        emit_error(module.location(), &message);
+        ok = false;
+    }
     for (raw, _) in collect_operations(module, |name| name == GridCall::NAME) {
         let call = GridCall::new(operation_ref(raw)).expect("collected above");
         ok &= verify_call(&call);
