@@ -75,3 +75,20 @@ func.func @f(%x: memref<100000000000x100000000xf32>, %o: memref<8xf32>) {
       in_specs [#grid.block<[100000000000, 100000000], (i) -> (0, 0)>] out_specs [#grid.block<[8], (i) -> (i)>]
   return
 }
+
+// -----
+
+// A kernel may not write its inputs (compiled code would write the
+// caller's array, the interpreter a copy).
+func.func @writes_input_kernel(%x: memref<4xf32>, %o: memref<4xf32>) {
+  %v = block.load %x : memref<4xf32> -> tensor<4xf32>
+  // expected-error @+1 {{the kernel @writes_input_kernel writes input #0 of a grid.call: inputs are read-only}}
+  block.atomic_rmw xchg %v, %x : tensor<4xf32>, memref<4xf32>
+  block.store %v, %o : tensor<4xf32>, memref<4xf32>
+  return
+}
+func.func @writes_input(%x: memref<8xf32>, %o: memref<8xf32>) {
+  grid.call @writes_input_kernel grid [2] ins(%x : memref<8xf32>) outs(%o : memref<8xf32>)
+      in_specs [#grid.block<[4], (i) -> (i)>] out_specs [#grid.block<[4], (i) -> (i)>]
+  return
+}

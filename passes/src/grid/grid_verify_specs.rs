@@ -15,16 +15,23 @@
 //! allocation cannot succeed and the kernel would crash at its first
 //! access, so they are located errors here.
 //!
+//! Kernels only read their inputs: a store or atomic to an input ref is an
+//! error (compiled code would write the caller's array, the interpreter a
+//! copy, and Pallas' inputs are values).
+//!
 //! It is also where the module's schedule knobs are checked, once, against
 //! the knob table (`tessel_dialects::knobs::check`): every pipeline starts
 //! here, so no later pass sees a knob the table does not allow.
 
-use crate::support::handles::{operation_ref, shaped_element};
+use crate::support::handles::{location_of, operation_ref, raw_op, shaped_element};
 use crate::{
     PassDefinition, PassError, emit_error, emit_warning,
     support::ir::{collect_operations, element_bits},
 };
-use melior::ir::{OperationRef, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike};
+use melior::ir::{
+    BlockLike, OperationRef, RegionLike, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike,
+};
+use mlir_sys::{MlirOperation, MlirValue};
 use tessel_dialects::{AxisSemantics, GridCall, MAX_ENUMERATED_PROGRAMS, Operand};
 
 /// Bytes a user process can address on x86-64 and AArch64 (47 bits):
@@ -92,6 +99,35 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if ok { Ok(()) } else { Err(PassError::Reported) }
 }
 
+/// The kernel's writes (stores, atomics) to one of the call's first
+/// `inputs` operands, by input index. Compiled code would reach the caller's
+/// array through them while the interpreter writes a copy: both must never
+/// run.
+fn written_inputs(call: &GridCall, inputs: usize) -> Vec<(usize, MlirOperation)> {
+    let mut module = call.operation().parent_operation();
+    while let Some(op) = module {
+        if op.name().as_string_ref().as_str() == Ok("builtin.module") {
+            break;
+        }
+        module = op.parent_operation();
+    }
+    let Some(kernel) = module.and_then(|module| tessel_dialects::find_symbol(&module, &call.callee())) else {
+        return Vec::new();
+    };
+    let Some(entry) = kernel.region(0).ok().and_then(|region| region.first_block()) else { return Vec::new() };
+    let refs: Vec<MlirValue> =
+        (0..inputs).filter_map(|index| entry.argument(index).ok()).map(|argument| argument.to_raw()).collect();
+    let writes = |name: &str| matches!(name, "block.store" | "block.atomic_rmw" | "block.atomic_cas");
+    let mut found = Vec::new();
+    for (op, name) in collect_operations(operation_ref(kernel.to_raw()), writes) {
+        let written = raw_op(op).operands()[if name == "block.atomic_cas" { 2 } else { 1 }];
+        if let Some(index) = refs.iter().position(|value| value.ptr == written.ptr) {
+            found.push((index, op));
+        }
+    }
+    found
+}
+
 fn verify_call(call: &GridCall) -> bool {
     let location = call.operation().location();
     let (inputs, outputs) = match (call.inputs(), call.outputs()) {
@@ -103,6 +139,17 @@ fn verify_call(call: &GridCall) -> bool {
     };
     let grid = call.grid();
     let mut ok = true;
+    for (index, writer) in written_inputs(call, inputs.len()) {
+        emit_error(
+            location_of(writer),
+            &format!(
+                "the kernel @{} writes input #{index} of a grid.call: inputs are read-only (Pallas' inputs are \
+                 values); write an output instead, passing the array as an output too if it must change",
+                call.callee()
+            ),
+        );
+        ok = false;
+    }
     for message in unallocatable_buffers(call, &[("input", &inputs), ("output", &outputs)]) {
         emit_error(location, &message);
         ok = false;
