@@ -158,12 +158,49 @@ LogicalResult StoreOp::verify() {
                       static_cast<bool>(getMask()));
 }
 
+/// Atomics need float or integer elements of at least 8 bits.
+static LogicalResult verifyAtomicElement(Operation *op, Type element) {
+  if (!isa<FloatType, IntegerType>(element) || element.getIntOrFloatBitWidth() < 8)
+    return op->emitOpError("atomics need float or integer elements of at least 8 "
+                           "bits, got ")
+           << element;
+  return success();
+}
+
 LogicalResult AtomicRMWOp::verify() {
   Type element = getValue().getType().getElementType();
-  if (!isa<FloatType, IntegerType>(element) || element.getIntOrFloatBitWidth() < 8)
-    return emitOpError("atomics need float or integer elements of at least 8 "
-                       "bits, got ")
-           << element;
+  if (failed(verifyAtomicElement(*this, element)))
+    return failure();
+  AtomicKind kind = getKind();
+  bool bitwise = kind == AtomicKind::and_ || kind == AtomicKind::or_ ||
+                 kind == AtomicKind::xor_;
+  if (bitwise && !isa<IntegerType>(element))
+    return emitOpError("'") << stringifyAtomicKind(kind)
+                            << "' needs integer elements, got " << element;
+  if (getOld() && getOld().getType() != getValue().getType())
+    return emitOpError("the old values' type ")
+           << getOld().getType() << " must equal the value's "
+           << getValue().getType();
+  return verifyAccess(*this, "value", getValue().getType(), getRef().getType(),
+                      getOffsets().size(), std::nullopt,
+                      static_cast<bool>(getMask()));
+}
+
+LogicalResult AtomicCASElementOp::verify() {
+  MemRefType buffer = getRef().getType();
+  if (buffer.getElementType() != getValue().getType())
+    return emitOpError("the buffer's elements ")
+           << buffer.getElementType() << " must be the value's type "
+           << getValue().getType();
+  if (static_cast<int64_t>(getIndices().size()) != buffer.getRank())
+    return emitOpError("needs one index per dimension of the buffer (")
+           << buffer.getRank() << "), got " << getIndices().size();
+  return verifyAtomicElement(*this, getValue().getType());
+}
+
+LogicalResult AtomicCASOp::verify() {
+  if (failed(verifyAtomicElement(*this, getValue().getType().getElementType())))
+    return failure();
   return verifyAccess(*this, "value", getValue().getType(), getRef().getType(),
                       getOffsets().size(), std::nullopt,
                       static_cast<bool>(getMask()));

@@ -70,6 +70,10 @@ pub enum AtomicKind {
     Add = 0,
     Max = 1,
     Min = 2,
+    Xchg = 3,
+    And = 4,
+    Or = 5,
+    Xor = 6,
 }
 
 /// `block.atomic_rmw kind %value, %ref[offsets] mask %m : tensor, memref`.

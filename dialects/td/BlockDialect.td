@@ -31,7 +31,11 @@ def Block_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
 def Block_AtomicKind : I32EnumAttr<"AtomicKind", "atomic read-modify-write", [
     I32EnumAttrCase<"add", 0>,
     I32EnumAttrCase<"max", 1>,
-    I32EnumAttrCase<"min", 2>
+    I32EnumAttrCase<"min", 2>,
+    I32EnumAttrCase<"xchg", 3>,
+    I32EnumAttrCase<"and_", 4, "and">,
+    I32EnumAttrCase<"or_", 5, "or">,
+    I32EnumAttrCase<"xor_", 6, "xor">
   ]> {
   let cppNamespace = "::tessel::block";
 }

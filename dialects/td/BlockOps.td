@@ -156,7 +156,13 @@ def Block_AtomicRMWOp : Block_Op<"atomic_rmw", [AttrSizedOperandSegments,
     ```mlir
     block.atomic_rmw add %s1, %o : tensor<1xf32>, memref<1xf32>
     block.atomic_rmw max %w, %o[%off] mask %m : tensor<16xf32>, memref<64xf32>
+    %old = block.atomic_rmw xchg %v, %o : tensor<4xi32>, memref<4xi32> -> tensor<4xi32>
     ```
+    Each element of the ref under the window is combined with the value's
+    element atomically: `add`, `max`, `min` (floats and integers), `xchg`
+    (store, any element type), `and`, `or`, `xor` (integers). With a result,
+    the op also gives the ref's elements as they were just before (Pallas'
+    atomics return them); masked-off lanes of it are zero.
   }];
   let arguments = (ins
     Block_AtomicKind:$kind,
@@ -164,9 +170,63 @@ def Block_AtomicRMWOp : Block_Op<"atomic_rmw", [AttrSizedOperandSegments,
     Arg<AnyStaticShapeMemRef, "the ref", [MemRead, MemWrite]>:$ref,
     Variadic<Index>:$offsets,
     Optional<RankedTensorOf<[I1]>>:$mask);
+  let results = (outs Optional<AnyStaticShapeTensor>:$old);
   let assemblyFormat = [{
     $kind $value `,` $ref (`[` $offsets^ `]`)? (`mask` $mask^)? attr-dict
-    `:` type($value) `,` type($ref)
+    `:` type($value) `,` type($ref) (`->` type($old)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_AtomicCASOp : Block_Op<"atomic_cas", [AttrSizedOperandSegments,
+    AllTypesMatch<["compare", "value", "old"]>,
+    OptionalTypesMatchWith<"mask has the value's shape with i1 elements",
+                           "value", "mask", MaskOfShape>]> {
+  let summary = "atomically compare and swap a block of a ref";
+  let description = [{
+    ```mlir
+    %old = block.atomic_cas %expected, %new, %o[%off] mask %m
+        : tensor<4xi32>, memref<16xi32> -> tensor<4xi32>
+    ```
+    For each element of the window, atomically: if it equals `compare`'s
+    element (bit for bit, so also for floats), it becomes `value`'s. The
+    result is the elements as they were before; masked-off lanes are zero.
+  }];
+  let arguments = (ins
+    AnyStaticShapeTensor:$compare,
+    AnyStaticShapeTensor:$value,
+    Arg<AnyStaticShapeMemRef, "the ref", [MemRead, MemWrite]>:$ref,
+    Variadic<Index>:$offsets,
+    Optional<RankedTensorOf<[I1]>>:$mask);
+  let results = (outs AnyStaticShapeTensor:$old);
+  let assemblyFormat = [{
+    $compare `,` $value `,` $ref (`[` $offsets^ `]`)? (`mask` $mask^)? attr-dict
+    `:` type($value) `,` type($ref) `->` type($old)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_AtomicCASElementOp : Block_Op<"atomic_cas_element",
+    [AllTypesMatch<["compare", "value", "old"]>]> {
+  let summary = "atomically compare and swap one element of a buffer";
+  let description = [{
+    ```mlir
+    %old = block.atomic_cas_element %expected, %new, %buffer[%i, %j] : i32, memref<4x8xi32>
+    ```
+    What block-to-linalg lowers each element of a `block.atomic_cas` to: a
+    compare-and-swap without a region, so buffer deallocation (which needs
+    every op with regions to describe its control flow) passes it by;
+    `tessel-expand-atomics` turns it into `memref.generic_atomic_rmw` once
+    buffers are final.
+  }];
+  let arguments = (ins
+    AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$compare,
+    AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$value,
+    Arg<AnyMemRef, "the buffer", [MemRead, MemWrite]>:$ref,
+    Variadic<Index>:$indices);
+  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$old);
+  let assemblyFormat = [{
+    $compare `,` $value `,` $ref `[` $indices `]` attr-dict `:` type($value) `,` type($ref)
   }];
   let hasVerifier = 1;
 }

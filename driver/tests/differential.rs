@@ -212,6 +212,54 @@ fn matmul(rng: &mut StdRng) -> Case {
     Case { text, inputs: 2, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
 
+/// Atomics returning their old values: programs, in order (the shared
+/// output block is revisited, so the axis is arbitrary), combine their
+/// block of v into one block of o under a data-dependent mask, with a random
+/// kind, and store the old elements.
+fn atomics(rng: &mut StdRng) -> Case {
+    let (b, g) = (rng.random_range(1..=8usize), rng.random_range(1..=4usize));
+    let n = b * g;
+    let kinds = ["add", "max", "min", "xchg", "and", "or", "xor"];
+    let kind = rng.random_range(0..kinds.len());
+    let description = format!("atomic_rmw {} of {g} blocks of {b} into one, old values kept", kinds[kind]);
+    let text = format!(
+        "func.func @kernel(%v: memref<{b}xi32>, %o: memref<{b}xi32>, %olds: memref<{b}xi32>) {{\n\
+         %x = block.load %v : memref<{b}xi32> -> tensor<{b}xi32>\n\
+         %zero = arith.constant dense<0> : tensor<{b}xi32>\n\
+         %m = arith.cmpi sgt, %x, %zero : tensor<{b}xi32>\n\
+         %old = block.atomic_rmw {} %x, %o mask %m : tensor<{b}xi32>, memref<{b}xi32> -> tensor<{b}xi32>\n\
+         block.store %old, %olds : tensor<{b}xi32>, memref<{b}xi32>\nreturn\n}}\n\
+         func.func @main(%v: memref<{n}xi32>, %o: memref<{b}xi32>, %olds: memref<{n}xi32>) {{\n\
+         grid.call @kernel grid [{g}] ins(%v : memref<{n}xi32>) outs(%o, %olds : memref<{b}xi32>, memref<{n}xi32>)\n\
+         in_specs [#grid.block<[{b}], (i) -> (i)>] out_specs [#grid.block<[{b}], (i) -> (0)>, #grid.block<[{b}], (i) -> (i)>]\n\
+         return\n}}\n",
+        kinds[kind]
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let v: Vec<i32> = inputs[0].iter().map(|&x| x as i32).collect();
+        let (mut o, mut olds) = (vec![0i32; b], vec![0i32; n]);
+        for (at, &x) in v.iter().enumerate() {
+            if x <= 0 {
+                continue;
+            }
+            let lane = at % b;
+            let current = o[lane];
+            olds[at] = current;
+            o[lane] = match kind {
+                0 => current.wrapping_add(x),
+                1 => current.max(x),
+                2 => current.min(x),
+                3 => x,
+                4 => current & x,
+                5 => current | x,
+                _ => current ^ x,
+            };
+        }
+        vec![o.iter().map(|&x| x as f64).collect(), olds.iter().map(|&x| x as f64).collect()]
+    };
+    Case { text, inputs: 1, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
 /// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
@@ -430,11 +478,12 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..24) {
+        let case = match rng.random_range(0..26) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
-            _ => masked_rows(&mut rng),
+            20..24 => masked_rows(&mut rng),
+            _ => atomics(&mut rng),
         };
         let dir = work.join(index.to_string());
         let _ = std::fs::remove_dir_all(&dir);

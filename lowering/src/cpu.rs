@@ -55,6 +55,9 @@ pub const BUFFERIZE: &[&str] = &[
 
 /// Loops; parallel grid axes onto OpenMP threads.
 pub const LOOPS: &[&str] = &[
+    // Compare-and-swaps to their atomic regions, now that deallocation
+    // (which rejects such regions) is done.
+    "tessel-expand-atomics",
     "tessel-copies-to-linalg",
     "convert-linalg-to-loops",
     "func.func(convert-vector-to-scf{full-unroll=true})",

@@ -82,6 +82,8 @@ pub const BUFFERIZE: &[&str] = &["eliminate-empty-tensors", ONE_SHOT_BUFFERIZE, 
 
 /// Programs as workgroups, block work as work-items.
 pub const WORKGROUPS: &[&str] = &[
+    // Compare-and-swaps to their atomic regions.
+    "tessel-expand-atomics",
     // Contractions on MFMA/WMMA where they compute block.dot exactly,
     // accumulators in registers; the others read k-chunks of their
     // operands from LDS into FMA loops.

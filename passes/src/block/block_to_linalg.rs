@@ -22,7 +22,8 @@
 //!   operands widened to the result type first.
 //! - `block.reduce` is `linalg.reduce` from the combiner's identity.
 //! - `block.broadcast` and `block.iota` are `linalg.generic`s.
-//! - `block.atomic_rmw` is a loop of `memref.atomic_rmw`, masked by `scf.if`.
+//! - `block.atomic_rmw` / `block.atomic_cas` are loops of `memref.atomic_rmw` /
+//!   `block.atomic_cas_element`, masked by `scf.if`, old values collected.
 
 use crate::support::handles::{rank_of, raw_op, value_type};
 use crate::support::template::{emit, emit_line};
@@ -64,6 +65,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                 "block.broadcast" => broadcast(&op),
                 "block.iota" => iota(&op),
                 "block.atomic_rmw" => atomic_rmw(&op),
+                "block.atomic_cas" => atomic_cas(&op),
                 other => Err(format!("no lowering for {other}")),
             }
             .map(Some)
@@ -539,10 +541,25 @@ fn iota(op: &Op) -> Lowering {
 }
 
 fn atomic_rmw(op: &Op) -> Lowering {
+    atomic(op, false)
+}
+
+fn atomic_cas(op: &Op) -> Lowering {
+    atomic(op, true)
+}
+
+/// `block.atomic_rmw` and `block.atomic_cas`: a loop nest over the block, one
+/// `memref.atomic_rmw` (or, for a compare-and-swap, a
+/// `block.atomic_cas_element`) per element, each under `scf.if` of its mask
+/// lane; the old elements, when the op returns them, are collected in a
+/// buffer of their own (zero where masked off).
+fn atomic(op: &Op, cas: bool) -> Lowering {
     let segments = op.segments();
-    let (offsets, has_mask) = (segments[2], segments[3] == 1);
-    let value = operand_type(op, 0);
-    let r#ref = operand_type(op, 1);
+    let first = cas as usize;
+    let (offsets, has_mask) = (segments[first + 2], segments[first + 3] == 1);
+    let value = operand_type(op, first);
+    let r#ref = operand_type(op, first + 1);
+    let returns_old = !op.results().is_empty();
     let float = is_float(&value.element);
     let kind = match (op.integer("kind"), float) {
         (0, true) => "addf",
@@ -550,26 +567,46 @@ fn atomic_rmw(op: &Op) -> Lowering {
         (2, true) => "minimumf",
         (0, false) => "addi",
         (1, false) => "maxs",
-        _ => "mins",
+        (2, false) => "mins",
+        (3, _) => "assign",
+        (4, _) => "andi",
+        (5, _) => "ori",
+        _ => "xori",
     };
     let rank = value.shape.len();
-    let mut params = vec![format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)];
+    let mut params = Vec::new();
+    if cas {
+        params.push(format!("%compare: {}", value.text));
+    }
+    params.extend([format!("%value: {}", value.text), format!("%ref: {}", r#ref.text)]);
     params.extend((0..offsets).map(|d| format!("%o{d}: index")));
     let mask_type = tensor_text(&value.shape, "i1");
     if has_mask {
         params.push(format!("%mask: {mask_type}"));
     }
     let values = buffer_text(&value.shape, &value.element);
+    let e = &value.element;
     let mut body = format!(
         "%c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n\
          %values = bufferization.to_buffer %value read_only : {} to {values}\n",
         value.text
     );
+    if cas {
+        emit_line!(body, "%compares = bufferization.to_buffer %compare read_only : {} to {values}", value.text);
+    }
     if has_mask {
         emit_line!(
             body,
             "%masks = bufferization.to_buffer %mask read_only : {mask_type} to {}",
             buffer_text(&value.shape, "i1")
+        );
+    }
+    if returns_old {
+        emit_line!(
+            body,
+            "%olds = memref.alloc() : {values}\n%zero = arith.constant {}\n\
+             linalg.fill ins(%zero : {e}) outs(%olds : {values})",
+            zero(e)
         );
     }
     for (d, size) in value.shape.iter().enumerate() {
@@ -587,13 +624,21 @@ fn atomic_rmw(op: &Op) -> Lowering {
         })
         .collect();
     emit_line!(body, "%x = memref.load %values[{indices}] : {values}");
-    let update = format!(
-        "%old = memref.atomic_rmw {kind} %x, %ref[{}] : ({}, {}) -> {}\n",
-        join(&targets),
-        value.element,
-        r#ref.text,
-        value.element
-    );
+    let mut update = if cas {
+        // Expanded to memref.generic_atomic_rmw after deallocation
+        // (tessel-expand-atomics).
+        format!(
+            "%expected = memref.load %compares[{indices}] : {values}\n\
+             %old = block.atomic_cas_element %expected, %x, %ref[{}] : {e}, {}\n",
+            join(&targets),
+            r#ref.text
+        )
+    } else {
+        format!("%old = memref.atomic_rmw {kind} %x, %ref[{}] : ({e}, {}) -> {e}\n", join(&targets), r#ref.text)
+    };
+    if returns_old {
+        emit_line!(update, "memref.store %old, %olds[{indices}] : {values}");
+    }
     if has_mask {
         emit!(
             body,
@@ -604,5 +649,11 @@ fn atomic_rmw(op: &Op) -> Lowering {
         body.push_str(&update);
     }
     body.push_str(&"}\n".repeat(rank));
-    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+    let (result, ret) = if returns_old {
+        emit_line!(body, "%result = bufferization.to_tensor %olds restrict writable : {values} to {}", value.text);
+        (format!(" -> {}", value.text), format!("return %result : {}", value.text))
+    } else {
+        (String::new(), "return".to_string())
+    };
+    Ok((format!("func.func @template({}){result} {{\n{body}{ret}\n}}", join(&params)), op.operands()))
 }

@@ -1,4 +1,5 @@
 //! Target-independent rewrites that both the CPU and the GPU pipelines use.
 
 pub mod tessel_copies_to_linalg;
+pub mod tessel_expand_atomics;
 pub mod tessel_split_reductions;

@@ -51,9 +51,29 @@ fn identity(kind: i64, element: ElementType) -> Num {
 }
 
 /// The combiner of a reduction or atomic kind (sum/add, max, min, prod).
+/// A `block.reduce` of `kind` (sum, max, min, prod) combining `x` into `acc`.
 fn combine(kind: i64, element: ElementType, x: Num, acc: Num) -> Result<Num> {
     let name = tessel_dialects::combiner(kind, element.is_float());
     super::elementwise::evaluate(name, element, element, 0, &[x, acc]).map_err(super::InterpretError)
+}
+
+/// The new element of a `block.atomic_rmw` of `kind` combining `x` into
+/// `current`: add, max, min (as the reductions combine), xchg (`x`), and,
+/// or, xor.
+fn atomic_update(kind: i64, element: ElementType, x: Num, current: Num) -> Result<Num> {
+    let name = match kind {
+        0..=2 => tessel_dialects::combiner(kind, element.is_float()),
+        3 => return Ok(x),
+        4 => "arith.andi",
+        5 => "arith.ori",
+        _ => "arith.xori",
+    };
+    super::elementwise::evaluate(name, element, element, 0, &[x, current]).map_err(super::InterpretError)
+}
+
+/// Whether two elements are equal bit for bit (`block.atomic_cas`).
+fn same_bits(element: ElementType, a: Num, b: Num) -> bool {
+    if element.is_float() { a.f().to_bits() == b.f().to_bits() } else { a.i() == b.i() }
 }
 
 impl Interpreter {
@@ -92,14 +112,38 @@ impl Interpreter {
                 }
                 Val::Tensor(Tensor { element, shape, data })
             }
-            "block.store" | "block.atomic_rmw" => {
+            "block.atomic_cas_element" => {
+                let (expected, new) = (scalar(&operands[0])?, scalar(&operands[1])?);
+                let id = buffer(&operands[2])?;
+                let indices: Vec<i64> = operands[3..].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
+                let target = &mut self.buffers[id];
+                let shape = target.shape.clone();
+                let Some(at) = ref_index(&shape, &indices, &vec![0; shape.len()]) else {
+                    return fail(format!("{name} at {indices:?} is out of bounds"));
+                };
+                let (element, current) = (target.element, read(target, at));
+                if same_bits(element, current, expected) {
+                    write(target, at, new);
+                }
+                Val::Scalar(element, current)
+            }
+            "block.store" | "block.atomic_rmw" | "block.atomic_cas" => {
+                // Operands: [compare,] value, ref, offsets, mask.
                 let segments = op.segments();
-                let value = tensor(&operands[0])?.clone();
-                let id = buffer(&operands[1])?;
-                let offsets: Vec<i64> =
-                    operands[2..2 + segments[2]].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
-                let mask = (segments[3] == 1).then(|| tensor(&operands[operands.len() - 1])).transpose()?;
+                let cas = name == "block.atomic_cas";
+                let first = cas as usize;
+                let compare = if cas { Some(tensor(&operands[0])?.clone()) } else { None };
+                let value = tensor(&operands[first])?.clone();
+                let id = buffer(&operands[first + 1])?;
+                let offsets: Vec<i64> = operands[first + 2..first + 2 + segments[first + 2]]
+                    .iter()
+                    .map(|v| scalar(v).map(Num::i))
+                    .collect::<Result<_>>()?;
+                let mask = (segments[first + 3] == 1).then(|| tensor(&operands[operands.len() - 1])).transpose()?;
                 let atomic = (name == "block.atomic_rmw").then(|| op.integer("kind"));
+                // The elements as they were, for atomics that return them
+                // (zero where masked off).
+                let mut olds = vec![normalize(value.element, Num::I(0)); value.data.len()];
                 let target = &mut self.buffers[id];
                 let shape = target.shape.clone();
                 let mut k = 0;
@@ -114,22 +158,34 @@ impl Interpreter {
                         error = Some(format!("{name} writes out of bounds at {index:?} + {offsets:?}"));
                         return;
                     };
-                    let stored = match atomic {
-                        Some(kind) => match combine(kind, value.element, x, read(target, at)) {
+                    let current = read(target, at);
+                    olds[k - 1] = current;
+                    let stored = match (&compare, atomic) {
+                        (Some(compare), _) => {
+                            if same_bits(value.element, current, compare.data[k - 1]) {
+                                x
+                            } else {
+                                current
+                            }
+                        }
+                        (None, Some(kind)) => match atomic_update(kind, value.element, x, current) {
                             Ok(v) => v,
                             Err(e) => {
                                 error = Some(e.0);
                                 return;
                             }
                         },
-                        None => x,
+                        (None, None) => x,
                     };
                     write(target, at, stored);
                 });
                 if let Some(error) = error {
                     return fail(error);
                 }
-                return Ok(None);
+                if op.results().is_empty() {
+                    return Ok(None);
+                }
+                Val::Tensor(Tensor { element: value.element, shape: value.shape, data: olds })
             }
             "block.dot" => {
                 let (element, shape) = result_type.unwrap();

@@ -47,6 +47,8 @@ const OPS: &[&str] = &[
     "block.load",
     "block.store",
     "block.atomic_rmw",
+    "block.atomic_cas",
+    "block.atomic_cas_element",
     "block.dot",
     "block.reduce",
     "block.broadcast",
