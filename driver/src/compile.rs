@@ -114,7 +114,7 @@ fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<
     if let Some(model) = model {
         record_model(&context, &mut module, model);
     }
-    cpu::lower(&context, &mut module, padding).map_err(|_| DriverError::Reported)?;
+    cpu::lower(&context, &mut module, padding)?;
     let artifact = match options.emit.unwrap_or(Emit::Obj) {
         Emit::Hsaco => return Err(DriverError::Failed("--emit hsaco needs --target rocm".into())),
         Emit::Mlir => {

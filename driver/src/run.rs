@@ -209,7 +209,7 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                         cpu::lower(&context, &mut module, padding)
                     }
                 }
-                .map_err(|_| DriverError::Reported)?;
+                .map_err(DriverError::from)?;
                 // The emulated GPU's kernels unroll into blocks so large that
                 // LLVM's machine scheduler (quadratic in a block) takes most
                 // of a run at -O3; an emulator needs its results, not speed.

@@ -512,6 +512,25 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             }
             compare_with_reference(&case, &out).map_err(|message| format!("case {index} on {device}: {message}"))?;
         }
+        // And the ROCm pipeline all the way to a code object, for every
+        // chip (what the emulator runs stops before ROCDL and codegen).
+        for chip in CHIPS {
+            let object = dir.join(format!("{chip}.hsaco"));
+            let output = Command::new(env!("CARGO_BIN_EXE_tessel"))
+                .env("TESSEL_CACHE_DIR", crate::empty_cache_dir())
+                .args(["compile", file.to_str().unwrap(), "--target", "rocm", "--chip", chip, "--emit", "hsaco", "-o"])
+                .arg(&object)
+                .output()?;
+            if !output.status.success() {
+                return Err(format!(
+                    "case {index} ({}): tessel compile --target rocm --chip {chip} failed:\n{}\n{}",
+                    case.description,
+                    String::from_utf8_lossy(&output.stderr),
+                    case.text
+                )
+                .into());
+            }
+        }
         std::fs::remove_dir_all(&dir)?;
     }
     Ok(())
@@ -519,6 +538,9 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
 
 /// Where the differential cases run.
 const DEVICES: [&str; 2] = ["cpu", "rocm-emulated"];
+
+/// The chips every case also compiles for.
+const CHIPS: [&str; 3] = ["gfx90a", "gfx942", "gfx1100"];
 
 fn compare_with_reference(case: &Case, dir: &Path) -> Result<(), String> {
     let read = |a: usize| read_npy(&dir.join(format!("arg{a}.npy")));

@@ -21,6 +21,12 @@ pub enum LowerError {
     Failed,
     #[error("nothing to compile for the GPU: the module calls no kernel over a grid (grid.call)")]
     NoKernels,
+    /// An internal failure: grid calls that made no launch would run as
+    /// host code on the "emulated GPU".
+    #[error(
+        "the ROCm pipeline made no GPU launch of the module's {0} grid call(s): nothing would run on the emulated GPU"
+    )]
+    NoLaunch(usize),
 }
 
 /// Bufferization as every target does it: loops may return fresh buffers,

@@ -400,7 +400,26 @@ fn binary_object(module: &Module) -> Option<Vec<u8>> {
 /// dialect, ready for the JIT.
 pub fn lower_emulated(context: &Context, module: &mut Module, options: &RocmOptions) -> Result<(), LowerError> {
     options.apply(context, module);
-    run_passes(context, module, &crate::join_stages(&emulation_stages()))
+    // The GPU stages first: every grid call must have become a launch, or
+    // the "emulated GPU" would silently run host code.
+    let stages = emulation_stages();
+    let (gpu, host) = stages.split_at(stages.iter().position(|(name, _)| *name == "emulate").unwrap_or(stages.len()));
+    let calls = count_named(module, "grid.call");
+    run_passes(context, module, &crate::join_stages(gpu))?;
+    if calls > 0 && count_named(module, "gpu.launch") == 0 {
+        return Err(LowerError::NoLaunch(calls));
+    }
+    run_passes(context, module, &crate::join_stages(host))
+}
+
+/// How many operations named `name` `module` holds.
+fn count_named(module: &Module, name: &str) -> usize {
+    let mut count = 0;
+    module.as_operation().walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        count += usize::from(op.name().as_string_ref().as_str() == Ok(name));
+        melior::ir::operation::WalkResult::Advance
+    });
+    count
 }
 
 /// Where Debian's `rocm-device-libs` put the AMDGPU bitcode libraries.

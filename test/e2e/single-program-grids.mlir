@@ -8,11 +8,13 @@
 // RUN: tessel compile %s --target rocm --chip gfx90a -o %t.gfx90a && llvm-readelf --notes %t.gfx90a | FileCheck %s --check-prefix=HSACO
 // RUN: tessel compile %s --target rocm --chip gfx942 -o %t.gfx942 && llvm-readelf --notes %t.gfx942 | FileCheck %s --check-prefix=HSACO
 // RUN: tessel compile %s --target rocm --chip gfx1100 -o %t.gfx1100 && llvm-readelf --notes %t.gfx1100 | FileCheck %s --check-prefix=HSACO
+// RUN: tessel run %s --entry ordered_one --arg 0=random:1 --check | FileCheck %s
 // CHECK: arg1: memref<8xf32>
 // CHECK: check: compiled code matches the interpreter
 // HSACO: amdhsa.kernels:
 // HSACO-DAG: .name: one_kernel
 // HSACO-DAG: .name: one_by_one_kernel
+// HSACO-DAG: .name: ordered_one_kernel
 // HSACO: amdhsa.target
 
 func.func @double(%x: memref<8xf32>, %o: memref<8xf32>) {
@@ -31,5 +33,15 @@ func.func @one(%x: memref<8xf32>, %o: memref<8xf32>) {
 func.func @one_by_one(%x: memref<8xf32>, %o: memref<8xf32>) {
   grid.call @double grid [1, 1] ins(%x : memref<8xf32>) outs(%o : memref<8xf32>)
       in_specs [#grid.block<[8], (i, j) -> (i)>] out_specs [#grid.block<[8], (i, j) -> (j)>]
+  return
+}
+
+// An arbitrary axis of one program (the output block does not depend on
+// it): its one-trip ordered loop was folded away, so the ROCm path had no
+// launch ("nothing to compile") and the emulated GPU ran host code. It now
+// runs as a parallel axis (one program has nothing to order).
+func.func @ordered_one(%x: memref<8xf32>, %o: memref<8xf32>) {
+  grid.call @double grid [1] ins(%x : memref<8xf32>) outs(%o : memref<8xf32>)
+      in_specs [#grid.block<[8], (i) -> (i)>] out_specs [#grid.block<[8], (i) -> (0)>]
   return
 }

@@ -300,7 +300,17 @@ fn lower_call(
     let outputs = call.outputs().map_err(|e| e.to_string())?;
     let grid = call.grid();
     let rank = grid.len();
-    let semantics = call.semantics().unwrap_or_else(|| infer_semantics(&outputs, rank));
+    // An axis of one program has nothing to order: it runs as a parallel
+    // one. (An ordered loop of one iteration would be folded away by
+    // canonicalization, and on the GPU path the program with it, leaving
+    // nothing to launch.)
+    let semantics: Vec<AxisSemantics> = call
+        .semantics()
+        .unwrap_or_else(|| infer_semantics(&outputs, rank))
+        .into_iter()
+        .zip(&grid)
+        .map(|(semantics, &extent)| if extent == 1 { AxisSemantics::Parallel } else { semantics })
+        .collect();
     let kernel = find_symbol(&operation_ref(module), &call.callee()).map(|op| op.to_raw()).ok_or("kernel not found")?;
     let specialized = format!("{}__call{index}", call.callee());
 
