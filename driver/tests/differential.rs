@@ -212,6 +212,50 @@ fn matmul(rng: &mut StdRng) -> Case {
     Case { text, inputs: 2, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
 
+/// A masked window wider than its ref (Pallas-Triton kernels load
+/// `x_ref.at[pl.ds(0, next_pow2(n))]`): the lanes past the ref read
+/// `other`, are counted by a max reduction, and are never stored.
+fn wide_window(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let element = if float { "f32" } else { "i32" };
+    let n = rng.random_range(1..=20usize);
+    let w = if rng.random_bool(0.5) { n.next_power_of_two() } else { n + rng.random_range(0..=9usize) };
+    let other =
+        if float { ["0.0", "7.5", "-3.0"][rng.random_range(0..3)] } else { ["0", "9", "-4"][rng.random_range(0..3)] };
+    let other_value: f64 = other.parse().unwrap();
+    let description = format!("{element} window of {w} over a ref of {n}, other {other}");
+    let (add, one) = if float { ("arith.addf", "1.0") } else { ("arith.addi", "1") };
+    let text = format!(
+        "func.func @kernel(%x: memref<{n}x{element}>, %s: memref<1x{element}>, %o: memref<{n}x{element}>) {{\n\
+         %c0 = arith.constant 0 : index\n\
+         %col = block.iota dim 0 : tensor<{w}xi32>\n\
+         %limit = arith.constant dense<{n}> : tensor<{w}xi32>\n\
+         %m = arith.cmpi slt, %col, %limit : tensor<{w}xi32>\n\
+         %other = arith.constant {other} : {element}\n\
+         %v = block.load %x[%c0] [{w}] mask %m other %other : memref<{n}x{element}> -> tensor<{w}x{element}>\n\
+         %r = block.reduce max %v dims [0] : tensor<{w}x{element}> -> tensor<{element}>\n\
+         %r1 = tensor.expand_shape %r [] output_shape [1] : tensor<{element}> into tensor<1x{element}>\n\
+         block.store %r1, %s : tensor<1x{element}>, memref<1x{element}>\n\
+         %ones = arith.constant dense<{one}> : tensor<{w}x{element}>\n\
+         %d = {add} %v, %ones : tensor<{w}x{element}>\n\
+         block.store %d, %o[%c0] mask %m : tensor<{w}x{element}>, memref<{n}x{element}>\nreturn\n}}\n\
+         func.func @main(%x: memref<{n}x{element}>, %s: memref<1x{element}>, %o: memref<{n}x{element}>) {{\n\
+         grid.call @kernel grid [] ins(%x : memref<{n}x{element}>) outs(%s, %o : memref<1x{element}>, memref<{n}x{element}>)\n\
+         in_specs [#grid.block<full>] out_specs [#grid.block<full>, #grid.block<full>]\nreturn\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let x = &inputs[0];
+        let lanes = x.iter().copied().chain(std::iter::repeat_n(other_value, w - n));
+        let max = lanes.fold(f64::NEG_INFINITY, f64::max);
+        let plus_one = x
+            .iter()
+            .map(|&v| if float { (v as f32 + 1.0) as f64 } else { (v as i32).wrapping_add(1) as f64 })
+            .collect();
+        vec![vec![max], plus_one]
+    };
+    Case { text, inputs: 1, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
 /// Control flow on block values inside kernels: an `scf.while` carrying a
 /// block and a counter (the block tripled `limit` times), then an
 /// `scf.index_switch` on the program id choosing what to do with it.
@@ -530,13 +574,14 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..28) {
+        let case = match rng.random_range(0..30) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
             20..24 => masked_rows(&mut rng),
             24..26 => atomics(&mut rng),
-            _ => control_flow(&mut rng),
+            26..28 => control_flow(&mut rng),
+            _ => wide_window(&mut rng),
         };
         let dir = work.join(index.to_string());
         let _ = std::fs::remove_dir_all(&dir);
