@@ -105,11 +105,6 @@ impl Knob {
         }
     }
 
-    /// Whether `op` (the module) sets the knob.
-    pub fn is_set(&self, op: RawOp) -> bool {
-        op.has(self.attribute)
-    }
-
     /// The knob's integer value on `op`, `default` when absent.
     pub fn integer_or(&self, op: RawOp, default: i64) -> i64 {
         op.integer_or(self.attribute, default)
@@ -401,10 +396,6 @@ impl Settings {
             Value::Integer(value) => Some(value),
             _ => None,
         }
-    }
-
-    pub fn is_set(&self, knob: &Knob) -> bool {
-        self.0.contains_key(knob.attribute)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -12,7 +12,7 @@ use crate::support::handles::{raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
     support::{
-        ir::{join, print_type},
+        ir::{element_bits, join, print_type},
         template,
     },
 };
@@ -33,37 +33,34 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         |raw, _| {
             let op = raw_op(raw);
             let operands = op.operands();
-            let element = print_type(value_type(operands[1]));
+            let element_type = value_type(operands[1]);
+            let element = print_type(element_type);
             let buffer = print_type(value_type(operands[2]));
             let indices = operands.len() - 3;
             let index_params = join((0..indices).map(|d| format!("%i{d}: index")));
             let separator = if indices > 0 { ", " } else { "" };
-            // Bit-for-bit equality: floats as integers of their width.
-            let (bits, current, expected) = match element.as_str() {
-                "f64" | "f32" | "f16" | "bf16" => {
-                    let width = match element.as_str() {
-                        "f64" => 64,
-                        "f32" => 32,
-                        _ => 16,
-                    };
-                    (
-                        format!(
-                            "%cb = arith.bitcast %current : {element} to i{width}\n\
-                         %eb = arith.bitcast %expected : {element} to i{width}\n"
-                        ),
-                        format!("%cb : i{width}"),
-                        "%eb".to_string(),
-                    )
-                }
-                _ => (String::new(), format!("%current : {element}"), "%expected".to_string()),
+            // Bit-for-bit equality: floats compare as integers of their
+            // width (the verifier allows signless integers and floats).
+            let (bits, current, expected, compared) = if element.starts_with('i') {
+                (String::new(), "%current", "%expected", element.clone())
+            } else {
+                let int = format!("i{}", element_bits(element_type));
+                (
+                    format!(
+                        "%cb = arith.bitcast %current : {element} to {int}\n\
+                         %eb = arith.bitcast %expected : {element} to {int}\n"
+                    ),
+                    "%cb",
+                    "%eb",
+                    int,
+                )
             };
-            let (current_value, current_type) = current.split_once(" : ").expect("value : type");
             let text = format!(
                 "func.func @template(%expected: {element}, %value: {element}, %buffer: {buffer}{separator}{index_params}) \
              -> {element} {{\n\
              %old = memref.generic_atomic_rmw %buffer[{}] : {buffer} {{\n\
              ^bb0(%current: {element}):\n{bits}\
-             %eq = arith.cmpi eq, {current_value}, {expected} : {current_type}\n\
+             %eq = arith.cmpi eq, {current}, {expected} : {compared}\n\
              %new = arith.select %eq, %value, %current : {element}\n\
              memref.atomic_yield %new : {element}\n}}\n\
              return %old : {element}\n}}",
