@@ -172,9 +172,10 @@ LogicalResult AtomicRMWOp::verify() {
   if (failed(verifyAtomicElement(*this, element)))
     return failure();
   AtomicKind kind = getKind();
-  bool bitwise = kind == AtomicKind::and_ || kind == AtomicKind::or_ ||
-                 kind == AtomicKind::xor_;
-  if (bitwise && !isa<IntegerType>(element))
+  bool integral = kind == AtomicKind::and_ || kind == AtomicKind::or_ ||
+                  kind == AtomicKind::xor_ || kind == AtomicKind::umax ||
+                  kind == AtomicKind::umin;
+  if (integral && !isa<IntegerType>(element))
     return emitOpError("'") << stringifyAtomicKind(kind)
                             << "' needs integer elements, got " << element;
   if (getOld() && getOld().getType() != getValue().getType())
@@ -267,6 +268,12 @@ LogicalResult ReduceOp::verify() {
     return failure();
   if (getDims().empty())
     return emitOpError("expected at least one dimension to reduce");
+  bool unsignedKind =
+      getKind() == ReduceKind::umax || getKind() == ReduceKind::umin;
+  if (unsignedKind && !isa<IntegerType>(input.getElementType()))
+    return emitOpError("'") << stringifyReduceKind(getKind())
+                            << "' needs integer elements, got "
+                            << input.getElementType();
   if (input.getElementType() != result.getElementType())
     return emitOpError("result element type ")
            << result.getElementType() << " must equal the input's "

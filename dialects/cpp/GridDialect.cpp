@@ -383,11 +383,16 @@ LogicalResult CallOp::verify() {
   return success();
 }
 
-/// The ref type a kernel receives for `array` cut by `spec`.
+/// The ref type a kernel receives for `array` cut by `spec`. Kernels
+/// compute on signless integers: a `ui8` array gives an `i8` ref (the entry
+/// function's signedness only tells the runtime how to read and print it).
 static MemRefType refTypeFor(MemRefType array, BlockSpecAttr spec) {
+  Type element = array.getElementType();
+  if (auto integer = dyn_cast<IntegerType>(element); integer && !integer.isSignless())
+    element = IntegerType::get(integer.getContext(), integer.getWidth());
   if (spec.getFull())
-    return MemRefType::get(array.getShape(), array.getElementType());
-  return MemRefType::get(spec.getKernelShape(), array.getElementType());
+    return MemRefType::get(array.getShape(), element);
+  return MemRefType::get(spec.getKernelShape(), element);
 }
 
 LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {

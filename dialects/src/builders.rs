@@ -74,6 +74,8 @@ pub enum AtomicKind {
     And = 4,
     Or = 5,
     Xor = 6,
+    UMax = 7,
+    UMin = 8,
 }
 
 /// `block.atomic_rmw kind %value, %ref[offsets] mask %m : tensor, memref`.

@@ -24,7 +24,7 @@ pub use raw_op::RawOp;
 /// no element in bounds (grid-to-loops defines it; the CPU and HIP runtimes
 /// read and report it).
 pub const OUT_OF_BOUNDS_FLAG: &str = "__tessel_out_of_bounds";
-pub use symbols::{combiner, find_symbol};
+pub use symbols::{atomic_combiner, find_symbol, reduce_combiner};
 #[cfg(test)]
 mod tests;
 

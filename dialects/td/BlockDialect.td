@@ -23,7 +23,9 @@ def Block_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"sum", 0>,
     I32EnumAttrCase<"max", 1>,
     I32EnumAttrCase<"min", 2>,
-    I32EnumAttrCase<"prod", 3>
+    I32EnumAttrCase<"prod", 3>,
+    I32EnumAttrCase<"umax", 4>,
+    I32EnumAttrCase<"umin", 5>
   ]> {
   let cppNamespace = "::tessel::block";
 }
@@ -35,7 +37,9 @@ def Block_AtomicKind : I32EnumAttr<"AtomicKind", "atomic read-modify-write", [
     I32EnumAttrCase<"xchg", 3>,
     I32EnumAttrCase<"and_", 4, "and">,
     I32EnumAttrCase<"or_", 5, "or">,
-    I32EnumAttrCase<"xor_", 6, "xor">
+    I32EnumAttrCase<"xor_", 6, "xor">,
+    I32EnumAttrCase<"umax", 7>,
+    I32EnumAttrCase<"umin", 8>
   ]> {
   let cppNamespace = "::tessel::block";
 }

@@ -105,7 +105,10 @@ def Block_ReduceOp : Block_Op<"reduce", [Pure]> {
   let description = [{
     ```mlir
     %s = block.reduce sum %v dims [1] : tensor<4x128xf32> -> tensor<4xf32>
+    %u = block.reduce umax %b dims [0] : tensor<16xi8> -> tensor<i8>
     ```
+    `sum`, `max`, `min`, `prod` (signed for integers); `umax` and `umin`
+    compare integers as unsigned.
   }];
   let arguments = (ins Block_ReduceKind:$kind, AnyStaticShapeTensor:$input,
                        DenseI64ArrayAttr:$dims);
@@ -160,7 +163,8 @@ def Block_AtomicRMWOp : Block_Op<"atomic_rmw", [AttrSizedOperandSegments,
     ```
     Each element of the ref under the window is combined with the value's
     element atomically: `add`, `max`, `min` (floats and integers), `xchg`
-    (store, any element type), `and`, `or`, `xor` (integers). With a result,
+    (store, any element type), `and`, `or`, `xor`, `umax`, `umin`
+    (integers; `max`/`min` compare integers as signed). With a result,
     the op also gives the ref's elements as they were just before (Pallas'
     atomics return them); masked-off lanes of it are zero.
   }];

@@ -1,7 +1,7 @@
 //! Differential tests: random Pallas configurations (shapes not divisible
 //! by their blocks, identity / transposed / constant index maps, revisited
 //! outputs on arbitrary axes, masked stores, blocked matmuls, matmuls on
-//! the GPUs' matrix cores) are compiled
+//! the GPUs' matrix cores, unsigned arrays) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -356,6 +356,81 @@ fn atomics(rng: &mut StdRng) -> Case {
     Case { text, inputs: 1, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
 
+/// Unsigned arrays (`ui8`/`ui16`/`ui32` in the entry function): wrapped
+/// differences, unsigned division, remainder, shift, comparison and
+/// conversion, row maxima/minima by `umax`/`umin` reductions, and the
+/// column maxima over all rows by `umax` atomics.
+fn unsigned(rng: &mut StdRng) -> Case {
+    let bits = [8u32, 16, 32][rng.random_range(0..3)];
+    let (bm, g, n) = (rng.random_range(1..=4usize), rng.random_range(1..=3usize), rng.random_range(1..=9usize));
+    let m = bm * g;
+    let minimum = rng.random_bool(0.5);
+    let reduce = if minimum { "umin" } else { "umax" };
+    let description = format!("ui{bits} {m}x{n} in blocks of {bm} rows, row {reduce}");
+    let (e, u) = (format!("i{bits}"), format!("ui{bits}"));
+    let (block, row) = (format!("{bm}x{n}x{e}"), format!("{bm}x{e}"));
+    let text = format!(
+        "func.func @kernel(%x: memref<{block}>, %y: memref<{block}>, %q: memref<{block}>, %r: memref<{block}>, \
+         %h: memref<{block}>, %below: memref<{bm}x{n}xi1>, %f: memref<{bm}x{n}xf32>, %rows: memref<{row}>, \
+         %top: memref<{n}x{e}>) {{\n\
+         %a = block.load %x : memref<{block}> -> tensor<{block}>\n\
+         %b = block.load %y : memref<{block}> -> tensor<{block}>\n\
+         %s = arith.subi %a, %b : tensor<{block}>\n\
+         %one = arith.constant dense<1> : tensor<{block}>\n\
+         %d = arith.ori %b, %one : tensor<{block}>\n\
+         %qv = arith.divui %s, %d : tensor<{block}>\n\
+         block.store %qv, %q : tensor<{block}>, memref<{block}>\n\
+         %rv = arith.remui %s, %d : tensor<{block}>\n\
+         block.store %rv, %r : tensor<{block}>, memref<{block}>\n\
+         %hv = arith.shrui %s, %one : tensor<{block}>\n\
+         block.store %hv, %h : tensor<{block}>, memref<{block}>\n\
+         %lt = arith.cmpi ult, %s, %a : tensor<{block}>\n\
+         block.store %lt, %below : tensor<{bm}x{n}xi1>, memref<{bm}x{n}xi1>\n\
+         %fv = arith.uitofp %s : tensor<{block}> to tensor<{bm}x{n}xf32>\n\
+         block.store %fv, %f : tensor<{bm}x{n}xf32>, memref<{bm}x{n}xf32>\n\
+         %red = block.reduce {reduce} %s dims [1] : tensor<{block}> -> tensor<{row}>\n\
+         block.store %red, %rows : tensor<{row}>, memref<{row}>\n\
+         %cols = block.reduce umax %s dims [0] : tensor<{block}> -> tensor<{n}x{e}>\n\
+         block.atomic_rmw umax %cols, %top : tensor<{n}x{e}>, memref<{n}x{e}>\n\
+         return\n}}\n\
+         func.func @main(%x: memref<{m}x{n}x{u}>, %y: memref<{m}x{n}x{u}>, %q: memref<{m}x{n}x{u}>, \
+         %r: memref<{m}x{n}x{u}>, %h: memref<{m}x{n}x{u}>, %below: memref<{m}x{n}xi1>, %f: memref<{m}x{n}xf32>, \
+         %rows: memref<{m}x{u}>, %top: memref<{n}x{u}>) {{\n\
+         grid.call @kernel grid [{g}] ins(%x, %y : memref<{m}x{n}x{u}>, memref<{m}x{n}x{u}>) \
+         outs(%q, %r, %h, %below, %f, %rows, %top : memref<{m}x{n}x{u}>, memref<{m}x{n}x{u}>, memref<{m}x{n}x{u}>, \
+         memref<{m}x{n}xi1>, memref<{m}x{n}xf32>, memref<{m}x{u}>, memref<{n}x{u}>)\n\
+         in_specs [#grid.block<[{bm}, {n}], (i) -> (i, 0)>, #grid.block<[{bm}, {n}], (i) -> (i, 0)>]\n\
+         out_specs [#grid.block<[{bm}, {n}], (i) -> (i, 0)>, #grid.block<[{bm}, {n}], (i) -> (i, 0)>, \
+         #grid.block<[{bm}, {n}], (i) -> (i, 0)>, #grid.block<[{bm}, {n}], (i) -> (i, 0)>, \
+         #grid.block<[{bm}, {n}], (i) -> (i, 0)>, #grid.block<[{bm}], (i) -> (i)>, #grid.block<full>]\n\
+         return\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let s: Vec<u64> =
+            inputs[0].iter().zip(&inputs[1]).map(|(&a, &b)| (a as u64).wrapping_sub(b as u64) & mask).collect();
+        let d: Vec<u64> = inputs[1].iter().map(|&b| b as u64 | 1).collect();
+        let all = |f: &dyn Fn(usize) -> f64| (0..m * n).map(f).collect::<Vec<f64>>();
+        let rows = (0..m)
+            .map(|r| {
+                let row = s[r * n..(r + 1) * n].iter();
+                (if minimum { row.min() } else { row.max() }).copied().unwrap_or(0) as f64
+            })
+            .collect();
+        let top = (0..n).map(|c| (0..m).map(|r| s[r * n + c]).max().unwrap_or(0) as f64).collect();
+        vec![
+            all(&|i| (s[i] / d[i]) as f64),
+            all(&|i| (s[i] % d[i]) as f64),
+            all(&|i| (s[i] >> 1) as f64),
+            all(&|i| f64::from(u8::from(s[i] < inputs[0][i] as u64))),
+            all(&|i| f64::from(s[i] as f32)),
+            rows,
+            top,
+        ]
+    };
+    Case { text, inputs: 2, arguments: 9, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
 /// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
@@ -550,6 +625,12 @@ fn read_npy(path: &Path) -> Result<Vec<f64>, String> {
         Ok(npy.into_vec::<bool>().map_err(|e| e.to_string())?.into_iter().map(|b| f64::from(u8::from(b))).collect())
     } else if descr.contains("i1") {
         Ok(npy.into_vec::<i8>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
+    } else if descr.contains("u1") {
+        Ok(npy.into_vec::<u8>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
+    } else if descr.contains("u2") {
+        Ok(npy.into_vec::<u16>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
+    } else if descr.contains("u4") {
+        Ok(npy.into_vec::<u32>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
     } else {
         Ok(npy.into_vec::<i32>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
     }
@@ -574,13 +655,14 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..30) {
+        let case = match rng.random_range(0..32) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
             20..24 => masked_rows(&mut rng),
             24..26 => atomics(&mut rng),
             26..28 => control_flow(&mut rng),
+            28..30 => unsigned(&mut rng),
             _ => wide_window(&mut rng),
         };
         let dir = work.join(index.to_string());

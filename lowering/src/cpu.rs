@@ -17,7 +17,8 @@ use tessel_dialects::knobs;
 /// Pallas semantics: check the specs, run the grid as loops over blocks,
 /// inline the per-call-site kernels; arbitrary-axis loops prefetch the
 /// blocks of later steps.
-pub const GRID: &[&str] = &["grid-verify-specs", "grid-to-loops", "tessel-prefetch", "inline", "symbol-dce"];
+pub const GRID: &[&str] =
+    &["grid-verify-specs", "tessel-strip-signedness", "grid-to-loops", "tessel-prefetch", "inline", "symbol-dce"];
 
 /// Kernel bodies to linalg, contractions as register tiles.
 pub const KERNELS: &[&str] = &[

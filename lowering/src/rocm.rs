@@ -59,7 +59,7 @@ impl RocmOptions {
 
 /// Pallas semantics: check the specs, run the grid as loops over blocks,
 /// inline the per-call-site kernels.
-pub const GRID: &[&str] = &["grid-verify-specs", "grid-to-loops", "inline", "symbol-dce"];
+pub const GRID: &[&str] = &["grid-verify-specs", "tessel-strip-signedness", "grid-to-loops", "inline", "symbol-dce"];
 
 /// Kernel bodies to linalg, contractions and reductions as the work-items
 /// will compute them.

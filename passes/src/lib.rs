@@ -30,6 +30,7 @@ pub static ALIASES: &[&PassAlias] = &[&grid::tessel_prefetch::DEPRECATED_ALIAS];
 /// Every Tessel pass, in pipeline order.
 pub static PASSES: &[&PassDefinition] = &[
     &grid::grid_verify_specs::PASS,
+    &transforms::tessel_strip_signedness::PASS,
     &grid::grid_to_loops::PASS,
     &grid::tessel_prefetch::PASS,
     &block::block_to_linalg::PASS,

@@ -17,12 +17,18 @@ pub enum ElementType {
     I16,
     I32,
     I64,
+    /// Unsigned integers: an entry function's `ui8`..`ui64` arrays (kernels
+    /// see them as signless `i8`..`i64`).
+    U8,
+    U16,
+    U32,
+    U64,
     Index,
 }
 
 impl ElementType {
     /// Every element type with MLIR's spelling of it.
-    const SPELLINGS: [(Self, &'static str); 10] = [
+    const SPELLINGS: [(Self, &'static str); 14] = [
         (Self::F16, "f16"),
         (Self::BF16, "bf16"),
         (Self::F32, "f32"),
@@ -32,6 +38,10 @@ impl ElementType {
         (Self::I16, "i16"),
         (Self::I32, "i32"),
         (Self::I64, "i64"),
+        (Self::U8, "ui8"),
+        (Self::U16, "ui16"),
+        (Self::U32, "ui32"),
+        (Self::U64, "ui64"),
         (Self::Index, "index"),
     ];
 
@@ -48,10 +58,10 @@ impl ElementType {
     /// Bytes per element in memory (i1 takes a byte, as in MLIR's memrefs).
     pub fn size(self) -> usize {
         match self {
-            Self::I1 | Self::I8 => 1,
-            Self::F16 | Self::BF16 | Self::I16 => 2,
-            Self::F32 | Self::I32 => 4,
-            Self::F64 | Self::I64 | Self::Index => 8,
+            Self::I1 | Self::I8 | Self::U8 => 1,
+            Self::F16 | Self::BF16 | Self::I16 | Self::U16 => 2,
+            Self::F32 | Self::I32 | Self::U32 => 4,
+            Self::F64 | Self::I64 | Self::U64 | Self::Index => 8,
         }
     }
 
@@ -67,7 +77,26 @@ impl ElementType {
             Self::I16 => "<i2",
             Self::I32 => "<i4",
             Self::I64 | Self::Index => "<i8",
+            Self::U8 => "|u1",
+            Self::U16 => "<u2",
+            Self::U32 => "<u4",
+            Self::U64 => "<u8",
         }
+    }
+
+    /// The signless type kernels see for this one (`ui8` → `i8`).
+    pub fn signless(self) -> Self {
+        match self {
+            Self::U8 => Self::I8,
+            Self::U16 => Self::I16,
+            Self::U32 => Self::I32,
+            Self::U64 => Self::I64,
+            other => other,
+        }
+    }
+
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, Self::U8 | Self::U16 | Self::U32 | Self::U64)
     }
 
     pub fn is_float(self) -> bool {
@@ -158,6 +187,10 @@ impl HostArray {
             ElementType::I16 => i16::from_le_bytes([b[0], b[1]]) as f64,
             ElementType::I32 => i32::from_le_bytes(b.try_into().unwrap()) as f64,
             ElementType::I64 | ElementType::Index => i64::from_le_bytes(b.try_into().unwrap()) as f64,
+            ElementType::U8 => b[0] as f64,
+            ElementType::U16 => u16::from_le_bytes([b[0], b[1]]) as f64,
+            ElementType::U32 => u32::from_le_bytes(b.try_into().unwrap()) as f64,
+            ElementType::U64 => u64::from_le_bytes(b.try_into().unwrap()) as f64,
         }
     }
 
@@ -176,15 +209,23 @@ impl HostArray {
             ElementType::I16 => b.copy_from_slice(&(value as i16).to_le_bytes()),
             ElementType::I32 => b.copy_from_slice(&(value as i32).to_le_bytes()),
             ElementType::I64 | ElementType::Index => b.copy_from_slice(&(value as i64).to_le_bytes()),
+            ElementType::U8 => b[0] = value as u8,
+            ElementType::U16 => b.copy_from_slice(&(value as u16).to_le_bytes()),
+            ElementType::U32 => b.copy_from_slice(&(value as u32).to_le_bytes()),
+            ElementType::U64 => b.copy_from_slice(&(value as u64).to_le_bytes()),
         }
     }
 
-    /// Integer element `i`, exactly (i1 as 0/1, signed otherwise).
+    /// Integer element `i`, exactly (i1 as 0/1, unsigned types
+    /// zero-extended, `ui64` as its bits, signed otherwise).
     pub fn get_int(&self, i: usize) -> i64 {
         let size = self.element.size();
         let b = &self.bytes()[i * size..(i + 1) * size];
         match self.element {
             ElementType::I1 => (b[0] & 1) as i64,
+            ElementType::U8 => b[0] as i64,
+            ElementType::U16 => u16::from_le_bytes([b[0], b[1]]) as i64,
+            ElementType::U32 => u32::from_le_bytes(b.try_into().unwrap()) as i64,
             ElementType::I8 => b[0] as i8 as i64,
             ElementType::I16 => i16::from_le_bytes([b[0], b[1]]) as i64,
             ElementType::I32 => i32::from_le_bytes(b.try_into().unwrap()) as i64,
@@ -206,7 +247,7 @@ impl HostArray {
     }
 
     /// Deterministic pseudo-random contents: floats in [-1, 1), integers in
-    /// [-8, 8) (index: [0, 8)), booleans.
+    /// [-8, 8) (index: [0, 8), unsigned: [0, 16)), booleans.
     pub fn random(element: ElementType, shape: &[usize], seed: u64) -> Result<Self, ArrayError> {
         let mut array = Self::zeros(element, shape)?;
         let mut rng = StdRng::seed_from_u64(seed);
@@ -215,6 +256,7 @@ impl HostArray {
                 e if e.is_float() => rng.random_range(-1.0..1.0),
                 ElementType::I1 => rng.random_range(0..2) as f64,
                 ElementType::Index => rng.random_range(0..8) as f64,
+                e if e.is_unsigned() => rng.random_range(0..16) as f64,
                 _ => rng.random_range(-8..8) as f64,
             };
             array.set(i, value);
@@ -250,6 +292,10 @@ impl HostArray {
             ElementType::I16 => le_bytes(npy.into_vec::<i16>(), i16::to_le_bytes),
             ElementType::I32 => le_bytes(npy.into_vec::<i32>(), i32::to_le_bytes),
             ElementType::I64 | ElementType::Index => le_bytes(npy.into_vec::<i64>(), i64::to_le_bytes),
+            ElementType::U8 => le_bytes(npy.into_vec::<u8>(), u8::to_le_bytes),
+            ElementType::U16 => le_bytes(npy.into_vec::<u16>(), u16::to_le_bytes),
+            ElementType::U32 => le_bytes(npy.into_vec::<u32>(), u32::to_le_bytes),
+            ElementType::U64 => le_bytes(npy.into_vec::<u64>(), u64::to_le_bytes),
         }
         .map_err(|e| read_error(e.to_string()))?;
         if bytes.len() != array.bytes().len() {
@@ -315,6 +361,10 @@ impl HostArray {
             ElementType::I64 | ElementType::Index => {
                 write_as!(i64, |c: &[u8]| i64::from_le_bytes(c.try_into().unwrap()))
             }
+            ElementType::U8 => write_as!(u8, |c: &[u8]| c[0]),
+            ElementType::U16 => write_as!(u16, |c: &[u8]| u16::from_le_bytes([c[0], c[1]])),
+            ElementType::U32 => write_as!(u32, |c: &[u8]| u32::from_le_bytes(c.try_into().unwrap())),
+            ElementType::U64 => write_as!(u64, |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap())),
         }
     }
 }

@@ -131,6 +131,8 @@ fn element_text(array: &HostArray, i: usize) -> String {
         ElementType::I1 => (if value != 0.0 { "True" } else { "False" }).to_string(),
         ElementType::F32 | ElementType::F16 | ElementType::BF16 => float_text(format!("{}", value as f32), value),
         ElementType::F64 => float_text(format!("{value}"), value),
+        // ui64 values above i64::MAX: get_int gives their bits.
+        ElementType::U64 => format!("{}", array.get_int(i) as u64),
         _ => format!("{}", array.get_int(i)),
     }
 }
@@ -187,6 +189,20 @@ mod tests {
         assert_eq!(format_numpy(&ints(&[1, 2], [0, 0])), "[[0 0]]");
         assert_eq!(format_numpy(&ints(&[3], [9, 109, 19])), "[  9 109  19]");
         assert_eq!(format_numpy(&ints(&[2, 1, 2], [1, 2, 3, 4])), "[[[1 2]]\n\n [[3 4]]]");
+    }
+
+    #[test]
+    fn unsigned_integers_print_their_unsigned_values() {
+        // print(np.array([255, 0, 200], np.uint8)), and uint64's top values.
+        let mut bytes = HostArray::zeros(ElementType::U8, &[3]).unwrap();
+        for (i, v) in [-1, 0, -56].into_iter().enumerate() {
+            bytes.set_int(i, v);
+        }
+        assert_eq!(format_numpy(&bytes), "[255   0 200]");
+        let mut words = HostArray::zeros(ElementType::U64, &[2]).unwrap();
+        words.set_int(0, -1);
+        words.set_int(1, 1);
+        assert_eq!(format_numpy(&words), "[18446744073709551615                    1]");
     }
 
     #[test]

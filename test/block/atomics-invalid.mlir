@@ -22,3 +22,11 @@ func.func @f(%c: tensor<4xi32>, %v: tensor<4xi1>, %r: memref<4xi1>) {
   %old = block.atomic_cas %v, %v, %r : tensor<4xi1>, memref<4xi1> -> tensor<4xi1>
   return
 }
+
+// -----
+
+func.func @f(%v: tensor<4xf32>, %r: memref<4xf32>) {
+  // expected-error @+1 {{'block.atomic_rmw' op 'umax' needs integer elements, got 'f32'}}
+  block.atomic_rmw umax %v, %r : tensor<4xf32>, memref<4xf32>
+  return
+}

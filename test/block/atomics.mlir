@@ -1,4 +1,4 @@
-// block.atomic_rmw's kinds (add, max, min, xchg, and, or, xor), with and
+// block.atomic_rmw's kinds (add, max, min, xchg, and, or, xor, umax, umin), with and
 // without the old values, and block.atomic_cas: round trip and verifier.
 // RUN: tessel-opt %s --split-input-file | FileCheck %s
 // RUN: tessel-opt %s --split-input-file > %t.1 && tessel-opt %t.1 --split-input-file > %t.2 && diff %t.1 %t.2
@@ -26,4 +26,16 @@ func.func @kinds(%f: tensor<4xf32>, %fr: memref<4xf32>, %i: tensor<4xi32>, %ir: 
 func.func @cas(%expected: tensor<4xf32>, %new: tensor<4xf32>, %r: memref<8xf32>, %o: index, %m: tensor<4xi1>) -> tensor<4xf32> {
   %old = block.atomic_cas %expected, %new, %r[%o] mask %m : tensor<4xf32>, memref<8xf32> -> tensor<4xf32>
   return %old : tensor<4xf32>
+}
+
+// -----
+
+// Unsigned maximum and minimum of integers.
+// CHECK-LABEL: func.func @unsigned_kinds
+// CHECK: block.atomic_rmw umax %{{.*}}, %{{.*}} : tensor<4xi32>, memref<4xi32> -> tensor<4xi32>
+// CHECK: block.atomic_rmw umin %{{.*}}, %{{.*}} : tensor<4xi32>, memref<4xi32>
+func.func @unsigned_kinds(%i: tensor<4xi32>, %ir: memref<4xi32>) -> tensor<4xi32> {
+  %a = block.atomic_rmw umax %i, %ir : tensor<4xi32>, memref<4xi32> -> tensor<4xi32>
+  block.atomic_rmw umin %i, %ir : tensor<4xi32>, memref<4xi32>
+  return %a : tensor<4xi32>
 }

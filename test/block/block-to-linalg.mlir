@@ -135,3 +135,22 @@ func.func @atomics(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tens
   return
 }
 
+
+// Unsigned reductions start from 0 (umax) and all ones (umin); unsigned
+// atomics are memref.atomic_rmw maxu / minu.
+// CHECK-LABEL: func.func @unsigned_kinds
+func.func @unsigned_kinds(%v: tensor<4x8xi8>, %w: tensor<4xi32>, %o: memref<4xi32>) -> (tensor<4xi8>, tensor<4xi8>) {
+  // CHECK: %[[ZERO:.*]] = arith.constant 0 : i8
+  // CHECK: linalg.fill ins(%[[ZERO]] : i8)
+  // CHECK: arith.maxui %{{.*}}, %{{.*}} : i8
+  %a = block.reduce umax %v dims [1] : tensor<4x8xi8> -> tensor<4xi8>
+  // CHECK: %[[ONES:.*]] = arith.constant -1 : i8
+  // CHECK: linalg.fill ins(%[[ONES]] : i8)
+  // CHECK: arith.minui %{{.*}}, %{{.*}} : i8
+  %b = block.reduce umin %v dims [1] : tensor<4x8xi8> -> tensor<4xi8>
+  // CHECK: memref.atomic_rmw maxu
+  block.atomic_rmw umax %w, %o : tensor<4xi32>, memref<4xi32>
+  // CHECK: memref.atomic_rmw minu
+  block.atomic_rmw umin %w, %o : tensor<4xi32>, memref<4xi32>
+  return %a, %b : tensor<4xi8>, tensor<4xi8>
+}

@@ -90,7 +90,7 @@ func.func @f(%v: tensor<4x128xf32>) {
 // -----
 
 func.func @f(%v: tensor<4x128xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, prod]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, prod, umax, umin]}}
   %s = block.reduce mean %v dims [1] : tensor<4x128xf32> -> tensor<4xf32>
   return
 }
@@ -140,5 +140,13 @@ func.func @f(%v: tensor<2xf32>, %o: memref<1xf32>) {
 func.func @f(%v: tensor<1xi1>, %o: memref<1xi1>) {
   // expected-error @+1 {{'block.atomic_rmw' op atomics need float or integer elements of at least 8 bits, got 'i1'}}
   block.atomic_rmw add %v, %o : tensor<1xi1>, memref<1xi1>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<4x128xf32>) {
+  // expected-error @+1 {{'block.reduce' op 'umax' needs integer elements, got 'f32'}}
+  %s = block.reduce umax %v dims [1] : tensor<4x128xf32> -> tensor<4xf32>
   return
 }

@@ -26,6 +26,10 @@ func.func @compute(%a: tensor<32x16xf32>, %b: tensor<16x8xf32>, %ab: tensor<2x32
   %5 = block.reduce min %v dims [0, 1] : tensor<4x128xf32> -> tensor<f32>
   // CHECK: block.reduce prod %{{.*}} dims [1]
   %6 = block.reduce prod %v dims [1] : tensor<4x128xf32> -> tensor<4xf32>
+  // CHECK: block.reduce umax %{{.*}} dims [1] : tensor<4x4xi8> -> tensor<4xi8>
+  %umax = block.reduce umax %ai dims [1] : tensor<4x4xi8> -> tensor<4xi8>
+  // CHECK: block.reduce umin %{{.*}} dims [0] : tensor<4x4xi8> -> tensor<4xi8>
+  %umin = block.reduce umin %ai dims [0] : tensor<4x4xi8> -> tensor<4xi8>
   // CHECK: block.broadcast %{{.*}} dims [0, 1] : tensor<f32> -> tensor<4x128xf32>
   %7 = block.broadcast %5 dims [0, 1] : tensor<f32> -> tensor<4x128xf32>
   // CHECK: block.broadcast %{{.*}} dims [] : tensor<1x128xf32> -> tensor<4x128xf32>

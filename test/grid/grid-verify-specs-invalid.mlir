@@ -92,3 +92,22 @@ func.func @writes_input(%x: memref<8xf32>, %o: memref<8xf32>) {
       in_specs [#grid.block<[4], (i) -> (i)>] out_specs [#grid.block<[4], (i) -> (i)>]
   return
 }
+
+// -----
+
+// Outputs updated only atomically may be shared by parallel programs (no
+// warning for the counter); a store to a shared block still races.
+func.func @counts_kernel(%x: memref<4xi32>, %count: memref<1xi32>, %last: memref<4xi32>) {
+  %v = block.load %x : memref<4xi32> -> tensor<4xi32>
+  %s = block.reduce sum %v dims [0] : tensor<4xi32> -> tensor<i32>
+  %s1 = tensor.expand_shape %s [] output_shape [1] : tensor<i32> into tensor<1xi32>
+  block.atomic_rmw add %s1, %count : tensor<1xi32>, memref<1xi32>
+  block.store %v, %last : tensor<4xi32>, memref<4xi32>
+  return
+}
+func.func @counts(%x: memref<8xi32>, %count: memref<1xi32>, %last: memref<4xi32>) {
+  // expected-warning @+1 {{grid axis 0 is parallel but the block of output #1 does not depend on it}}
+  grid.call @counts_kernel grid [2] ins(%x : memref<8xi32>) outs(%count, %last : memref<1xi32>, memref<4xi32>)
+      in_specs [#grid.block<[4], (i) -> (i)>] out_specs [#grid.block<full>, #grid.block<full>] semantics [parallel]
+  return
+}

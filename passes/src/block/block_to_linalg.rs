@@ -439,6 +439,9 @@ fn identity(kind: i64, element: &str) -> String {
     let float = is_float(element);
     let text = match (kind, float) {
         (0, _) => return zero(element),
+        (4, false) => "0".to_string(),
+        // All ones: the largest unsigned value.
+        (5, false) => "-1".to_string(),
         (_, true) if kind == 3 => "1.0".to_string(),
         (3, false) => "1".to_string(),
         (_, true) => {
@@ -478,7 +481,7 @@ fn reduce(op: &Op) -> Lowering {
         i = input.text,
         id = identity(kind, e),
         dims = join(op.integers("dims")),
-        combine = tessel_dialects::combiner(kind, is_float(e)),
+        combine = tessel_dialects::reduce_combiner(kind, is_float(e)),
         // The order of a float reduction is unspecified (as jnp.sum's):
         // reassociation lets LLVM vectorize it.
         flags = if is_float(e) { " fastmath<reassoc>" } else { "" },
@@ -571,7 +574,9 @@ fn atomic(op: &Op, cas: bool) -> Lowering {
         (3, _) => "assign",
         (4, _) => "andi",
         (5, _) => "ori",
-        _ => "xori",
+        (6, _) => "xori",
+        (7, _) => "maxu",
+        _ => "minu",
     };
     let rank = value.shape.len();
     let mut params = Vec::new();

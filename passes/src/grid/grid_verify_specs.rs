@@ -8,7 +8,8 @@
 //! each axis: `arbitrary` when some output's block does not depend on it
 //! (the output block is revisited, so the axis must run in order), else
 //! `parallel`. Written semantics are kept; a `parallel` axis along which an
-//! output block is revisited gets a warning (programs would race on it).
+//! output block is revisited gets a warning (programs would race on it),
+//! unless the kernel only updates that output atomically.
 //!
 //! Buffers the compiled code allocates for a call (scratch, and local
 //! copies of blocks) must fit a process's address space: beyond it the
@@ -99,11 +100,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if ok { Ok(()) } else { Err(PassError::Reported) }
 }
 
-/// The kernel's writes (stores, atomics) to one of the call's first
-/// `inputs` operands, by input index. Compiled code would reach the caller's
-/// array through them while the interpreter writes a copy: both must never
-/// run.
-fn written_inputs(call: &GridCall, inputs: usize) -> Vec<(usize, MlirOperation)> {
+/// The kernel's writes (stores, atomics) to its refs: (ref index, op,
+/// op name).
+fn kernel_writes(call: &GridCall) -> Vec<(usize, MlirOperation, String)> {
     let mut module = call.operation().parent_operation();
     while let Some(op) = module {
         if op.name().as_string_ref().as_str() == Ok("builtin.module") {
@@ -116,13 +115,13 @@ fn written_inputs(call: &GridCall, inputs: usize) -> Vec<(usize, MlirOperation)>
     };
     let Some(entry) = kernel.region(0).ok().and_then(|region| region.first_block()) else { return Vec::new() };
     let refs: Vec<MlirValue> =
-        (0..inputs).filter_map(|index| entry.argument(index).ok()).map(|argument| argument.to_raw()).collect();
+        (0..entry.argument_count()).filter_map(|index| entry.argument(index).ok()).map(|a| a.to_raw()).collect();
     let writes = |name: &str| matches!(name, "block.store" | "block.atomic_rmw" | "block.atomic_cas");
     let mut found = Vec::new();
     for (op, name) in collect_operations(operation_ref(kernel.to_raw()), writes) {
         let written = raw_op(op).operands()[if name == "block.atomic_cas" { 2 } else { 1 }];
         if let Some(index) = refs.iter().position(|value| value.ptr == written.ptr) {
-            found.push((index, op));
+            found.push((index, op, name));
         }
     }
     found
@@ -139,7 +138,10 @@ fn verify_call(call: &GridCall) -> bool {
     };
     let grid = call.grid();
     let mut ok = true;
-    for (index, writer) in written_inputs(call, inputs.len()) {
+    let writes = kernel_writes(call);
+    // Kernels write inputs through none of their ops: compiled code would
+    // reach the caller's array while the interpreter writes a copy.
+    for &(index, writer, _) in writes.iter().filter(|(index, ..)| *index < inputs.len()) {
         emit_error(
             location_of(writer),
             &format!(
@@ -163,9 +165,19 @@ fn verify_call(call: &GridCall) -> bool {
         }
     }
 
-    // The first output whose block stays the same along `axis`.
-    let revisited =
-        |axis: usize| outputs.iter().position(|output| output.spec.full || !output.spec.uses_grid_axis(axis));
+    // Outputs the kernel only updates atomically: programs may share them.
+    let atomic_only = |output: usize| {
+        let mut output_writes = writes.iter().filter(|(index, ..)| *index == inputs.len() + output).peekable();
+        output_writes.peek().is_some() && output_writes.all(|(_, _, name)| name != "block.store")
+    };
+    // The first output whose block stays the same along `axis` and that
+    // programs along it would race on.
+    let revisited = |axis: usize| {
+        (0..outputs.len()).find(|&index| {
+            let output = &outputs[index];
+            (output.spec.full || !output.spec.uses_grid_axis(axis)) && !atomic_only(index)
+        })
+    };
     match call.semantics() {
         Some(written) => {
             for (axis, semantics) in written.iter().enumerate() {

@@ -118,3 +118,78 @@ pub fn attribute_text(attribute: MlirAttribute) -> String {
     // SAFETY: attributes live in the context; checked non-null.
     unsafe { melior::ir::Attribute::from_raw(attribute) }.to_string()
 }
+
+/// `r#type` with its signed and unsigned integers (`ui8`, `si32`) made
+/// signless (`i8`, `i32`), in scalars, tensors, memrefs and function types;
+/// `None` when it has none.
+pub fn signless(r#type: MlirType) -> Option<MlirType> {
+    // SAFETY: types are uniqued in their context, which outlives every
+    // pass; each constructor gets the parts read from a type of its kind
+    // (shape and rank of a ranked type, its layout and memory space).
+    unsafe {
+        if mlirTypeIsAInteger(r#type) {
+            let signless = mlirIntegerTypeIsSigned(r#type) || mlirIntegerTypeIsUnsigned(r#type);
+            return signless.then(|| mlirIntegerTypeGet(mlirTypeGetContext(r#type), mlirIntegerTypeGetWidth(r#type)));
+        }
+        if mlirTypeIsAFunction(r#type) {
+            let inputs: Vec<MlirType> =
+                (0..mlirFunctionTypeGetNumInputs(r#type)).map(|i| mlirFunctionTypeGetInput(r#type, i)).collect();
+            let results: Vec<MlirType> =
+                (0..mlirFunctionTypeGetNumResults(r#type)).map(|i| mlirFunctionTypeGetResult(r#type, i)).collect();
+            if !inputs.iter().chain(&results).any(|&t| signless(t).is_some()) {
+                return None;
+            }
+            let inputs: Vec<MlirType> = inputs.into_iter().map(|t| signless(t).unwrap_or(t)).collect();
+            let results: Vec<MlirType> = results.into_iter().map(|t| signless(t).unwrap_or(t)).collect();
+            return Some(mlirFunctionTypeGet(
+                mlirTypeGetContext(r#type),
+                inputs.len() as isize,
+                inputs.as_ptr(),
+                results.len() as isize,
+                results.as_ptr(),
+            ));
+        }
+        let ranked = mlirTypeIsAMemRef(r#type) || mlirTypeIsARankedTensor(r#type);
+        if !ranked {
+            return None;
+        }
+        let element = signless(mlirShapedTypeGetElementType(r#type))?;
+        let shape: Vec<i64> =
+            (0..mlirShapedTypeGetRank(r#type)).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize)).collect();
+        Some(if mlirTypeIsAMemRef(r#type) {
+            mlirMemRefTypeGet(
+                element,
+                shape.len() as isize,
+                shape.as_ptr(),
+                mlirMemRefTypeGetLayout(r#type),
+                mlirMemRefTypeGetMemorySpace(r#type),
+            )
+        } else {
+            mlirRankedTensorTypeGet(
+                shape.len() as isize,
+                shape.as_ptr(),
+                element,
+                mlirRankedTensorTypeGetEncoding(r#type),
+            )
+        })
+    }
+}
+
+/// Gives `value` the type `r#type` (uses must accept it: the caller
+/// rewrites every value whose type changes).
+pub fn set_value_type(value: MlirValue, r#type: MlirType) {
+    // SAFETY: the crate invariant: `value` is a live value of the module.
+    unsafe { mlirValueSetType(value, r#type) }
+}
+
+/// Sets the attribute `name` of `op`.
+pub fn set_attribute(op: MlirOperation, name: &str, attribute: MlirAttribute) {
+    // SAFETY: the crate invariant; attributes live in the context.
+    unsafe { mlirOperationSetAttributeByName(op, melior::StringRef::new(name).to_raw(), attribute) }
+}
+
+/// Type `r#type` as a type attribute.
+pub fn type_attribute(r#type: MlirType) -> MlirAttribute {
+    // SAFETY: types and attributes are uniqued in the context.
+    unsafe { mlirTypeAttrGet(r#type) }
+}

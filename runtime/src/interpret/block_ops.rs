@@ -35,10 +35,13 @@ fn ref_index(shape: &[usize], offsets: &[i64], index: &[usize]) -> Option<usize>
     Some(at)
 }
 
-/// Identity of a reduction combiner (sum, max, min, prod).
+/// Identity of a reduction combiner (sum, max, min, prod, umax, umin).
 fn identity(kind: i64, element: ElementType) -> Num {
     let float = element.is_float();
     match (kind, float) {
+        (4, false) => Num::I(0),
+        // All ones: the largest unsigned value.
+        (5, false) => Num::I(normalize(element, Num::I(-1)).i()),
         (0, true) => Num::F(0.0),
         (0, false) => Num::I(0),
         (1, true) => Num::F(f64::NEG_INFINITY),
@@ -50,24 +53,16 @@ fn identity(kind: i64, element: ElementType) -> Num {
     }
 }
 
-/// The combiner of a reduction or atomic kind (sum/add, max, min, prod).
-/// A `block.reduce` of `kind` (sum, max, min, prod) combining `x` into `acc`.
+/// A `block.reduce` of `kind` combining `x` into `acc`.
 fn combine(kind: i64, element: ElementType, x: Num, acc: Num) -> Result<Num> {
-    let name = tessel_dialects::combiner(kind, element.is_float());
+    let name = tessel_dialects::reduce_combiner(kind, element.is_float());
     super::elementwise::evaluate(name, element, element, 0, &[x, acc]).map_err(super::InterpretError)
 }
 
 /// The new element of a `block.atomic_rmw` of `kind` combining `x` into
-/// `current`: add, max, min (as the reductions combine), xchg (`x`), and,
-/// or, xor.
+/// `current` (`x` itself for xchg).
 fn atomic_update(kind: i64, element: ElementType, x: Num, current: Num) -> Result<Num> {
-    let name = match kind {
-        0..=2 => tessel_dialects::combiner(kind, element.is_float()),
-        3 => return Ok(x),
-        4 => "arith.andi",
-        5 => "arith.ori",
-        _ => "arith.xori",
-    };
+    let Some(name) = tessel_dialects::atomic_combiner(kind, element.is_float()) else { return Ok(x) };
     super::elementwise::evaluate(name, element, element, 0, &[x, current]).map_err(super::InterpretError)
 }
 

@@ -5,7 +5,7 @@ use super::value::{Num, normalize};
 use crate::ElementType;
 
 fn bits(element: ElementType) -> u32 {
-    match element {
+    match element.signless() {
         ElementType::I1 => 1,
         ElementType::I8 => 8,
         ElementType::I16 | ElementType::F16 | ElementType::BF16 => 16,

@@ -41,6 +41,8 @@ pub fn normalize(element: ElementType, value: Num) -> Num {
         ElementType::I16 => Num::I(value.i() as i16 as i64),
         ElementType::I32 => Num::I(value.i() as i32 as i64),
         ElementType::I64 | ElementType::Index => Num::I(value.i()),
+        // Kernels compute on the signless type (two's complement values).
+        unsigned => normalize(unsigned.signless(), value),
     }
 }
 
@@ -52,12 +54,14 @@ pub fn poison(element: ElementType) -> Num {
         ElementType::I8 => Num::I(i8::MIN as i64),
         ElementType::I16 => Num::I(i16::MIN as i64),
         ElementType::I32 => Num::I(i32::MIN as i64),
+        ElementType::U8 | ElementType::U16 | ElementType::U32 => poison(element.signless()),
         _ => Num::I(i64::MIN),
     }
 }
 
+/// Element `i` as kernels see it (unsigned arrays as their signless type).
 pub fn read(array: &HostArray, i: usize) -> Num {
-    if array.element.is_float() { Num::F(array.get(i)) } else { Num::I(array.get_int(i)) }
+    if array.element.is_float() { Num::F(array.get(i)) } else { normalize(array.element, Num::I(array.get_int(i))) }
 }
 
 pub fn write(array: &mut HostArray, i: usize, value: Num) {
