@@ -86,11 +86,15 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 /// either the whole ref or, with offsets, a window of it. A masked window
 /// may be wider than the ref (Pallas-Triton's `pl.ds(0, next_pow2(n))`):
 /// its accesses are predicated, so masked-off lanes never touch memory.
+/// A gather or scatter (`indexed`: its dimension and index count) takes
+/// that many elements along that dimension, wherever the indices point.
 LogicalResult verifyAccess(Operation *op, StringRef blockName,
                            ShapedType blockType, MemRefType refType,
                            size_t numOffsets,
                            std::optional<ArrayRef<int64_t>> sizes,
-                           bool masked) {
+                           bool masked,
+                           std::optional<std::pair<int64_t, int64_t>> indexed =
+                               std::nullopt) {
   if (blockType.getElementType() != refType.getElementType())
     return op->emitOpError()
            << blockName << " element type " << blockType.getElementType()
@@ -99,12 +103,21 @@ LogicalResult verifyAccess(Operation *op, StringRef blockName,
   if (numOffsets == 0) {
     if (sizes)
       return op->emitOpError("window sizes need offsets");
-    if (blockType.getShape() != refType.getShape())
+    SmallVector<int64_t> expected(refType.getShape());
+    if (indexed && indexed->first < rank)
+      expected[indexed->first] = indexed->second;
+    if (blockType.getShape() == ArrayRef<int64_t>(expected))
+      return success();
+    if (!indexed)
       return op->emitOpError()
              << blockName << " shape " << shapeString(blockType.getShape())
-             << " does not match the ref's " << shapeString(refType.getShape())
+             << " does not match the ref's " << shapeString(expected)
              << " (use offsets for a window)";
-    return success();
+    return op->emitOpError()
+           << blockName << " shape " << shapeString(blockType.getShape())
+           << " must be " << shapeString(expected)
+           << " (the ref's, with one element per index along dimension "
+           << indexed->first << ")";
   }
   if (static_cast<int64_t>(numOffsets) != rank)
     return op->emitOpError("expected ")
@@ -118,7 +131,8 @@ LogicalResult verifyAccess(Operation *op, StringRef blockName,
            << rank << ", got " << blockName << " of rank "
            << blockType.getRank();
   for (int64_t d = 0; d < rank && !masked; ++d)
-    if (blockType.getDimSize(d) > refType.getDimSize(d))
+    if ((!indexed || indexed->first != d) &&
+        blockType.getDimSize(d) > refType.getDimSize(d))
       return op->emitOpError("window of size ")
              << blockType.getDimSize(d) << " exceeds the ref's size "
              << refType.getDimSize(d) << " in dimension " << d;
@@ -140,6 +154,28 @@ LogicalResult verifyDimensions(Operation *op, ArrayRef<int64_t> dims,
 }
 } // namespace
 
+/// The dimension and index count of a gather or scatter, after checking
+/// that the indices are a 1-D tensor and the dimension is one of the ref's.
+static FailureOr<std::optional<std::pair<int64_t, int64_t>>>
+verifyIndexed(Operation *op, Value indices, std::optional<uint64_t> dim,
+              StringRef keyword, int64_t rank) {
+  if (!indices && !dim)
+    return std::optional<std::pair<int64_t, int64_t>>();
+  if (!indices || !dim)
+    return op->emitOpError("'") << keyword
+                                << "' needs both its indices and its 'dim'";
+  auto type = cast<RankedTensorType>(indices.getType());
+  if (type.getRank() != 1)
+    return op->emitOpError("the ")
+           << keyword << " indices must be a 1-D tensor, got " << type;
+  if (static_cast<int64_t>(*dim) >= rank)
+    return op->emitOpError("the ") << keyword << " dimension " << *dim
+                                   << " is out of range for the ref's rank "
+                                   << rank;
+  return std::optional(
+      std::make_pair(static_cast<int64_t>(*dim), type.getDimSize(0)));
+}
+
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError("'other' requires a 'mask'");
@@ -147,15 +183,23 @@ LogicalResult LoadOp::verify() {
     return emitOpError("window sizes need offsets");
   if (!getOffsets().empty() && !getSizes())
     return emitOpError("a window needs its sizes");
+  auto indexed = verifyIndexed(*this, getIndices(), getGatherDim(), "gather",
+                               getRef().getType().getRank());
+  if (failed(indexed))
+    return failure();
   return verifyAccess(*this, "result", getResult().getType(),
                       getRef().getType(), getOffsets().size(), getSizes(),
-                      static_cast<bool>(getMask()));
+                      static_cast<bool>(getMask()), *indexed);
 }
 
 LogicalResult StoreOp::verify() {
+  auto indexed = verifyIndexed(*this, getIndices(), getScatterDim(), "scatter",
+                               getRef().getType().getRank());
+  if (failed(indexed))
+    return failure();
   return verifyAccess(*this, "value", getValue().getType(), getRef().getType(),
                       getOffsets().size(), std::nullopt,
-                      static_cast<bool>(getMask()));
+                      static_cast<bool>(getMask()), *indexed);
 }
 
 /// Atomics need float or integer elements of at least 8 bits.

@@ -38,8 +38,9 @@ pub fn load<'c>(
     result: Type<'c>,
     location: Location<'c>,
 ) -> Operation<'c> {
+    // The last segment is a gather's indices (none here).
     let mut attributes =
-        vec![segments(context, &[1, offsets.len(), mask.is_some() as usize, other.is_some() as usize])];
+        vec![segments(context, &[1, offsets.len(), mask.is_some() as usize, other.is_some() as usize, 0])];
     if let Some(sizes) = sizes {
         attributes.push((Identifier::new(context, "sizes"), DenseI64ArrayAttribute::new(context, sizes).into()));
     }
@@ -106,7 +107,12 @@ fn write_access<'c>(
     location: Location<'c>,
 ) -> Operation<'c> {
     let operands: Vec<Value> = [value, r#ref].into_iter().chain(offsets.iter().copied()).chain(mask).collect();
-    attributes.push(segments(context, &[1, 1, offsets.len(), mask.is_some() as usize]));
+    let mut sizes = vec![1, 1, offsets.len(), mask.is_some() as usize];
+    if name == "block.store" {
+        // A scatter's indices (none here).
+        sizes.push(0);
+    }
+    attributes.push(segments(context, &sizes));
     OperationBuilder::new(name, location)
         .add_operands(&operands)
         .add_attributes(&attributes)

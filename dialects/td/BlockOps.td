@@ -25,21 +25,33 @@ def Block_LoadOp : Block_Op<"load", [AttrSizedOperandSegments,
     %a = block.load %x : memref<8x128xf32> -> tensor<8x128xf32>
     %w = block.load %x[%off] [16] : memref<64xf32> -> tensor<16xf32>
     %v = block.load %x mask %m other %ninf : memref<4x128xf32> -> tensor<4x128xf32>
+    %g = block.load %pages gather %table dim 0 : memref<16x8xf32>, tensor<4xi32> -> tensor<4x8xf32>
     ```
     With offsets, reads the window of the given static sizes at those
     (dynamic) element offsets (`pl.ds`). Masked-off elements read `other`,
     or an unspecified value when `other` is absent.
+
+    With `gather %indices dim d` (a 1-D tensor of integers), element `i` of
+    the result along `d` comes from position `indices[i]` of the ref along
+    `d` (plus the window's offset there): `x_ref[idx]`, paged attention's
+    `k_pages_ref[block_tables]`. The result has `len(indices)` elements
+    along `d` and the ref's (or the window's) sizes elsewhere. Positions
+    outside the ref are clamped to it, as JAX's gathers clamp.
   }];
   let arguments = (ins
     Arg<AnyStaticShapeMemRef, "the ref", [MemRead]>:$ref,
     Variadic<Index>:$offsets,
     OptionalAttr<DenseI64ArrayAttr>:$sizes,
     Optional<RankedTensorOf<[I1]>>:$mask,
-    Optional<AnyType>:$other);
+    Optional<AnyType>:$other,
+    Optional<RankedTensorOf<[AnySignlessInteger, Index]>>:$indices,
+    OptionalAttr<I64Attr>:$gather_dim);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
-    $ref (`[` $offsets^ `]` custom<SizeList>($sizes))? (`mask` $mask^)?
-    (`other` $other^)? attr-dict `:` type($ref) `->` type($result)
+    $ref (`[` $offsets^ `]` custom<SizeList>($sizes))?
+    (`gather` $indices^ `dim` $gather_dim)? (`mask` $mask^)?
+    (`other` $other^)? attr-dict `:` type($ref) (`,` type($indices)^)?
+    `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -52,18 +64,28 @@ def Block_StoreOp : Block_Op<"store", [AttrSizedOperandSegments,
     ```mlir
     block.store %v, %o : tensor<8x128xf32>, memref<8x128xf32>
     block.store %w, %o[%off] mask %m2 : tensor<16xf32>, memref<64xf32>
+    block.store %v, %pages scatter %table dim 0 : tensor<4x8xf32>, memref<16x8xf32>, tensor<4xi32>
     ```
     With offsets, writes the value as a window at those element offsets.
     Masked-off elements of the ref are left unchanged.
+
+    With `scatter %indices dim d` (a 1-D tensor of integers), element `i`
+    of the value along `d` goes to position `indices[i]` of the ref along
+    `d` (plus the window's offset there). Elements whose position falls
+    outside the ref are dropped, as JAX's scatters drop them; where two
+    indices are equal, which element lands is unspecified.
   }];
   let arguments = (ins
     AnyStaticShapeTensor:$value,
     Arg<AnyStaticShapeMemRef, "the ref", [MemWrite]>:$ref,
     Variadic<Index>:$offsets,
-    Optional<RankedTensorOf<[I1]>>:$mask);
+    Optional<RankedTensorOf<[I1]>>:$mask,
+    Optional<RankedTensorOf<[AnySignlessInteger, Index]>>:$indices,
+    OptionalAttr<I64Attr>:$scatter_dim);
   let assemblyFormat = [{
-    $value `,` $ref (`[` $offsets^ `]`)? (`mask` $mask^)? attr-dict
-    `:` type($value) `,` type($ref)
+    $value `,` $ref (`[` $offsets^ `]`)? (`scatter` $indices^ `dim` $scatter_dim)?
+    (`mask` $mask^)? attr-dict `:` type($value) `,` type($ref)
+    (`,` type($indices)^)?
   }];
   let hasVerifier = 1;
 }

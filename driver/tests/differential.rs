@@ -1,7 +1,8 @@
 //! Differential tests: random Pallas configurations (shapes not divisible
 //! by their blocks, identity / transposed / constant index maps, revisited
 //! outputs on arbitrary axes, masked stores, blocked matmuls, matmuls on
-//! the GPUs' matrix cores, unsigned arrays) are compiled
+//! the GPUs' matrix cores, unsigned arrays, gathers and scatters, loads
+//! followed by writes to the loaded ref) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -431,6 +432,167 @@ fn unsigned(rng: &mut StdRng) -> Case {
     Case { text, inputs: 2, arguments: 9, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
 
+/// Gathers and scatters of a table's indices (random in [-8, 8): many
+/// fall outside the ref, where gathers clamp and scatters drop) along
+/// either dimension, maybe masked, one table row per program. What is
+/// scattered is what was gathered, so equal indices write equal values
+/// and the result does not depend on the order of writes.
+fn gather_scatter(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (p, c) = (rng.random_range(1..=8usize), rng.random_range(1..=4usize));
+    let (g, t) = (rng.random_range(1..=3usize), rng.random_range(1..=6usize));
+    let dim = rng.random_range(0..2usize);
+    let masked = rng.random_bool(0.5);
+    let description =
+        format!("{e} gather/scatter along dim {dim} of {p} positions x {c}, {g}x{t} indices, masked={masked}");
+    // Shapes with the indexed dimension first or second.
+    let shape = |along: usize| if dim == 0 { format!("{along}x{c}") } else { format!("{c}x{along}") };
+    let (x, block) = (shape(p), shape(t));
+    let gathered = shape(g * t);
+    let (zero, mask_dims) = (if float { "0.0" } else { "0" }, if dim == 0 { "[1]" } else { "[0]" });
+    let (mask_ops, mask, other) = if masked {
+        (
+            format!(
+                "%limit = arith.constant dense<-4> : tensor<{t}xi32>\n\
+                 %keep = arith.cmpi sgt, %t, %limit : tensor<{t}xi32>\n\
+                 %m = block.broadcast %keep dims {mask_dims} : tensor<{t}xi1> -> tensor<{block}xi1>\n\
+                 %zero = arith.constant {zero} : {e}\n"
+            ),
+            " mask %m",
+            " other %zero",
+        )
+    } else {
+        (String::new(), "", "")
+    };
+    let out_map = if dim == 0 { "(i) -> (i, 0)" } else { "(i) -> (0, i)" };
+    let out_block = if dim == 0 { format!("[{t}, {c}]") } else { format!("[{c}, {t}]") };
+    let text = format!(
+        "func.func @kernel(%x: memref<{x}x{e}>, %table: memref<1x{t}xi32>, %g: memref<{block}x{e}>, \
+         %s: memref<{x}x{e}>) {{\n\
+         %row = block.load %table : memref<1x{t}xi32> -> tensor<1x{t}xi32>\n\
+         %t = tensor.collapse_shape %row [[0, 1]] : tensor<1x{t}xi32> into tensor<{t}xi32>\n\
+         {mask_ops}\
+         %v = block.load %x gather %t dim {dim}{mask}{other} : memref<{x}x{e}>, tensor<{t}xi32> -> tensor<{block}x{e}>\n\
+         block.store %v, %g : tensor<{block}x{e}>, memref<{block}x{e}>\n\
+         block.store %v, %s scatter %t dim {dim}{mask} : tensor<{block}x{e}>, memref<{x}x{e}>, tensor<{t}xi32>\n\
+         return\n}}\n\
+         func.func @main(%x: memref<{x}x{e}>, %tables: memref<{g}x{t}xi32>, %g: memref<{gathered}x{e}>, \
+         %s: memref<{x}x{e}>) {{\n\
+         grid.call @kernel grid [{g}] ins(%x, %tables : memref<{x}x{e}>, memref<{g}x{t}xi32>) \
+         outs(%g, %s : memref<{gathered}x{e}>, memref<{x}x{e}>)\n\
+         in_specs [#grid.block<full>, #grid.block<[1, {t}], (i) -> (i, 0)>]\n\
+         out_specs [#grid.block<{out_block}, {out_map}>, #grid.block<full>]\n\
+         return\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let (x, tables) = (&inputs[0], &inputs[1]);
+        // Element (position along the indexed dimension, k across it).
+        let at = |position: usize, k: usize| if dim == 0 { position * c + k } else { k * p + position };
+        let mut gathered = vec![0.0; g * t * c];
+        let mut scattered = vec![0.0; p * c];
+        for (slot, &index) in tables.iter().enumerate() {
+            let index = index as i64;
+            let kept = !masked || index > -4;
+            for k in 0..c {
+                let out = if dim == 0 { slot * c + k } else { k * g * t + slot };
+                let value = if kept { x[at(index.clamp(0, p as i64 - 1) as usize, k)] } else { 0.0 };
+                gathered[out] = value;
+                if kept && (0..p as i64).contains(&index) {
+                    scattered[at(index as usize, k)] = value;
+                }
+            }
+        }
+        vec![gathered, scattered]
+    };
+    Case { text, inputs: 2, arguments: 4, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
+/// A kernel that loads from an output ref (a masked window or a gather),
+/// then overwrites the ref (a store or a scatter of zeros), then uses what
+/// it loaded: a load reads the ref as it is at the load, so the later
+/// writes must not show in the loaded value.
+fn overwrite_after_load(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (zero, two) = if float { ("0.0", "2.0") } else { ("0", "2") };
+    let n = rng.random_range(1..=12usize);
+    let gather = rng.random_bool(0.5);
+    let (off, w) = (rng.random_range(0..n), rng.random_range(1..=8usize));
+    let indices: Vec<i64> = (0..w).map(|_| rng.random_range(-2..=n as i64 + 1)).collect();
+    let description = if gather {
+        format!("{e} gather of {indices:?} from {n}, then a scatter of zeros there")
+    } else {
+        format!("{e} masked window [{off}, +{w}) of {n}, then a store of zeros")
+    };
+    let (read, overwrite) = if gather {
+        let list = indices.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        (
+            format!(
+                "%idx = arith.constant dense<[{list}]> : tensor<{w}xi32>\n\
+                 %v = block.load %o gather %idx dim 0 : memref<{n}x{e}>, tensor<{w}xi32> -> tensor<{w}x{e}>\n"
+            ),
+            format!(
+                "%zeros = arith.constant dense<{zero}> : tensor<{w}x{e}>\n\
+                 block.store %zeros, %o scatter %idx dim 0 : tensor<{w}x{e}>, memref<{n}x{e}>, tensor<{w}xi32>\n"
+            ),
+        )
+    } else {
+        (
+            format!(
+                "%c = arith.constant {off} : index\n\
+                 %col = block.iota dim 0 : tensor<{w}xi32>\n\
+                 %start = arith.constant dense<{off}> : tensor<{w}xi32>\n\
+                 %at = arith.addi %col, %start : tensor<{w}xi32>\n\
+                 %size = arith.constant dense<{n}> : tensor<{w}xi32>\n\
+                 %m = arith.cmpi slt, %at, %size : tensor<{w}xi32>\n\
+                 %other = arith.constant {zero} : {e}\n\
+                 %v = block.load %o[%c] [{w}] mask %m other %other : memref<{n}x{e}> -> tensor<{w}x{e}>\n"
+            ),
+            format!(
+                "%zeros = arith.constant dense<{zero}> : tensor<{n}x{e}>\n\
+                 block.store %zeros, %o : tensor<{n}x{e}>, memref<{n}x{e}>\n"
+            ),
+        )
+    };
+    let text = format!(
+        "func.func @kernel(%x: memref<{n}x{e}>, %o: memref<{n}x{e}>, %p: memref<{w}x{e}>) {{\n\
+         %xv = block.load %x : memref<{n}x{e}> -> tensor<{n}x{e}>\n\
+         block.store %xv, %o : tensor<{n}x{e}>, memref<{n}x{e}>\n\
+         {read}{overwrite}\
+         %two = arith.constant dense<{two}> : tensor<{w}x{e}>\n\
+         %d = arith.mulf %v, %two : tensor<{w}x{e}>\n\
+         block.store %d, %p : tensor<{w}x{e}>, memref<{w}x{e}>\n\
+         return\n}}\n\
+         func.func @main(%x: memref<{n}x{e}>, %o: memref<{n}x{e}>, %p: memref<{w}x{e}>) {{\n\
+         grid.call @kernel grid [] ins(%x : memref<{n}x{e}>) outs(%o, %p : memref<{n}x{e}>, memref<{w}x{e}>)\n\
+         in_specs [#grid.block<full>] out_specs [#grid.block<full>, #grid.block<full>]\n\
+         return\n}}\n"
+    )
+    .replace("arith.mulf", if float { "arith.mulf" } else { "arith.muli" });
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let x = &inputs[0];
+        let (mut o, mut p) = (x.clone(), vec![0.0; w]);
+        for i in 0..w {
+            p[i] = 2.0
+                * if gather {
+                    x[indices[i].clamp(0, n as i64 - 1) as usize]
+                } else if off + i < n {
+                    x[off + i]
+                } else {
+                    0.0
+                };
+        }
+        if gather {
+            indices.iter().filter(|&&index| (0..n as i64).contains(&index)).for_each(|&index| o[index as usize] = 0.0);
+        } else {
+            o.iter_mut().for_each(|value| *value = 0.0);
+        }
+        vec![o, p]
+    };
+    Case { text, inputs: 1, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
 /// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
@@ -655,7 +817,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..32) {
+        let case = match rng.random_range(0..36) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -663,6 +825,8 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             24..26 => atomics(&mut rng),
             26..28 => control_flow(&mut rng),
             28..30 => unsigned(&mut rng),
+            30..32 => gather_scatter(&mut rng),
+            32..34 => overwrite_after_load(&mut rng),
             _ => wide_window(&mut rng),
         };
         let dir = work.join(index.to_string());

@@ -19,8 +19,12 @@ func.func @loads(%x: memref<8x128xf32>, %w: memref<64xf32, strided<[2], offset: 
   %a = block.load %x : memref<8x128xf32> -> tensor<8x128xf32>
   // A masked window (pl.ds: it may reach past the ref) is predicated:
   // each element is read from the ref (at the offset) only where the mask
-  // holds, masked-off elements take `other`.
-  // CHECK: linalg.generic {{.*}} ins(%arg3 : tensor<16xi1>) outs(%{{.*}} : tensor<16xf32>)
+  // holds, masked-off elements take `other`. The generic works on buffers,
+  // so the reads happen at the load (fused into a consumer on tensors,
+  // they could run after a later store to the ref).
+  // CHECK: %[[MASKS:.*]] = bufferization.to_buffer %arg3 read_only : tensor<16xi1> to memref<16xi1>
+  // CHECK: %[[READ:.*]] = memref.alloc() : memref<16xf32>
+  // CHECK: linalg.generic {{.*}} ins(%[[MASKS]] : memref<16xi1>) outs(%[[READ]] : memref<16xf32>)
   // CHECK: ^bb0(%[[M:.*]]: i1, %{{.*}}: f32):
   // CHECK: %[[I:.*]] = linalg.index 0 : index
   // CHECK: %[[P:.*]] = arith.addi %arg2, %[[I]] : index
@@ -28,6 +32,7 @@ func.func @loads(%x: memref<8x128xf32>, %w: memref<64xf32, strided<[2], offset: 
   // CHECK: memref.load %arg1[%[[P]]] : memref<64xf32, strided<[2], offset: ?>>
   // CHECK: } else {
   // CHECK: scf.yield %arg4 : f32
+  // CHECK: bufferization.to_tensor %[[READ]] restrict writable : memref<16xf32> to tensor<16xf32>
   %b = block.load %w[%off] [16] mask %m other %ninf : memref<64xf32, strided<[2], offset: ?>> -> tensor<16xf32>
   // A masked load of the whole ref (in bounds by construction) copies it
   // and selects.
@@ -153,4 +158,30 @@ func.func @unsigned_kinds(%v: tensor<4x8xi8>, %w: tensor<4xi32>, %o: memref<4xi3
   // CHECK: memref.atomic_rmw minu
   block.atomic_rmw umin %w, %o : tensor<4xi32>, memref<4xi32>
   return %a, %b : tensor<4xi8>, tensor<4xi8>
+}
+
+// A gather is a generic over the result reading the ref at the index
+// tensor's entry (projected along the gathered dimension), clamped into
+// the ref; a scatter writes only where the position is inside the ref and
+// the mask holds.
+// CHECK-LABEL: func.func @gather_scatter
+func.func @gather_scatter(%x: memref<16x8xf32>, %t: tensor<4xi32>, %m: tensor<4x8xi1>) -> tensor<4x8xf32> {
+  // CHECK: %[[INDICES:.*]] = bufferization.to_buffer %arg1 read_only : tensor<4xi32> to memref<4xi32>
+  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[INDICES]] : memref<4xi32>)
+  // CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: f32):
+  // CHECK: %[[ROW:.*]] = arith.index_cast %[[IN]] : i32 to index
+  // CHECK: %[[COLUMN:.*]] = linalg.index 1 : index
+  // CHECK: %[[LOW:.*]] = arith.maxsi %[[ROW]], %{{.*}} : index
+  // CHECK: %[[CLAMPED:.*]] = arith.minsi %[[LOW]], %{{.*}} : index
+  // CHECK: memref.load %arg0[%[[CLAMPED]], %[[COLUMN]]] : memref<16x8xf32>
+  %g = block.load %x gather %t dim 0 : memref<16x8xf32>, tensor<4xi32> -> tensor<4x8xf32>
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg1, %arg2 : tensor<4x8xf32>, tensor<4xi32>, tensor<4x8xi1>)
+  // CHECK: %[[ABOVE:.*]] = arith.cmpi sge
+  // CHECK: %[[BELOW:.*]] = arith.cmpi slt
+  // CHECK: %[[INSIDE:.*]] = arith.andi %[[ABOVE]], %[[BELOW]] : i1
+  // CHECK: %[[WRITE:.*]] = arith.andi %[[INSIDE]], %{{.*}} : i1
+  // CHECK: scf.if %[[WRITE]] {
+  // CHECK: memref.store
+  block.store %g, %x scatter %t dim 0 mask %m : tensor<4x8xf32>, memref<16x8xf32>, tensor<4xi32>
+  return %g : tensor<4x8xf32>
 }

@@ -43,3 +43,19 @@ func.func @element_types(%a: memref<4xf64>, %b: memref<4xf16>, %c: memref<4xbf16
   %7 = block.load %h : memref<4xi1> -> tensor<4xi1>
   return
 }
+
+// Gathers and scatters along one dimension: whole refs and windows,
+// masked, indices of any integer type or index.
+// CHECK-LABEL: func.func @gathers
+// CHECK: block.load %{{.*}} gather %{{.*}} dim 0 : memref<16x8xf32>, tensor<4xi32> -> tensor<4x8xf32>
+// CHECK: block.load %{{.*}}[%{{.*}}, %{{.*}}] [2, 3] gather %{{.*}} dim 1 mask %{{.*}} other %{{.*}} : memref<16x8xf32>, tensor<3xindex> -> tensor<2x3xf32>
+// CHECK: block.store %{{.*}}, %{{.*}} scatter %{{.*}} dim 0 : tensor<4x8xf32>, memref<16x8xf32>, tensor<4xi32>
+// CHECK: block.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] scatter %{{.*}} dim 1 mask %{{.*}} : tensor<2x3xf32>, memref<16x8xf32>, tensor<3xindex>
+func.func @gathers(%x: memref<16x8xf32>, %t: tensor<4xi32>, %u: tensor<3xindex>, %i: index, %j: index,
+                   %m: tensor<2x3xi1>, %zero: f32) {
+  %a = block.load %x gather %t dim 0 : memref<16x8xf32>, tensor<4xi32> -> tensor<4x8xf32>
+  %b = block.load %x[%i, %j] [2, 3] gather %u dim 1 mask %m other %zero : memref<16x8xf32>, tensor<3xindex> -> tensor<2x3xf32>
+  block.store %a, %x scatter %t dim 0 : tensor<4x8xf32>, memref<16x8xf32>, tensor<4xi32>
+  block.store %b, %x[%i, %j] scatter %u dim 1 mask %m : tensor<2x3xf32>, memref<16x8xf32>, tensor<3xindex>
+  return
+}

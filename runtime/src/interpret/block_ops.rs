@@ -20,19 +20,44 @@ fn linear(index: &[usize], strides: &[usize]) -> usize {
 
 /// The element of the ref at `offsets + index`, if in bounds.
 fn ref_index(shape: &[usize], offsets: &[i64], index: &[usize]) -> Option<usize> {
-    if index.len() != shape.len() {
+    let positions: Vec<i64> =
+        index.iter().enumerate().map(|(d, &i)| offsets.get(d).copied().unwrap_or(0) + i as i64).collect();
+    flat_position(shape, &positions)
+}
+
+/// The row-major element at `positions` of an array of `shape`, if inside.
+fn flat_position(shape: &[usize], positions: &[i64]) -> Option<usize> {
+    if positions.len() != shape.len() {
         return None;
     }
     let strides = Tensor::strides(shape);
     let mut at = 0;
     for d in 0..shape.len() {
-        let position = offsets.get(d).copied().unwrap_or(0) + index[d] as i64;
-        if position < 0 || position >= shape[d] as i64 {
+        if positions[d] < 0 || positions[d] >= shape[d] as i64 {
             return None;
         }
-        at += position as usize * strides[d];
+        at += positions[d] as usize * strides[d];
     }
     Some(at)
+}
+
+/// A gather's or scatter's indices along one dimension of the ref.
+struct Indexed<'t> {
+    dim: usize,
+    indices: &'t Tensor,
+}
+
+impl Indexed<'_> {
+    /// The ref element block element `index` reads (a gather, `clamp`ed
+    /// into the ref as JAX's gathers are) or writes (a scatter: `None`
+    /// outside the ref, where JAX's scatters drop the element).
+    fn position(&self, shape: &[usize], offsets: &[i64], index: &[usize], clamp: bool) -> Option<usize> {
+        let mut positions: Vec<i64> =
+            index.iter().enumerate().map(|(d, &i)| offsets.get(d).copied().unwrap_or(0) + i as i64).collect();
+        let along = offsets.get(self.dim).copied().unwrap_or(0) + self.indices.data[index[self.dim]].i();
+        positions[self.dim] = if clamp { along.clamp(0, shape[self.dim] as i64 - 1) } else { along };
+        flat_position(shape, &positions)
+    }
 }
 
 /// Identity of a reduction combiner (sum, max, min, prod, umax, umin).
@@ -82,7 +107,14 @@ impl Interpreter {
                 let offsets: Vec<i64> =
                     operands[1..1 + segments[1]].iter().map(|v| scalar(v).map(Num::i)).collect::<Result<_>>()?;
                 let mask = (segments[2] == 1).then(|| tensor(&operands[1 + segments[1]])).transpose()?;
-                let other = (segments[3] == 1).then(|| scalar(&operands[operands.len() - 1])).transpose()?;
+                let other = (segments[3] == 1).then(|| scalar(&operands[1 + segments[1] + segments[2]])).transpose()?;
+                let gather = match segments.get(4) {
+                    Some(1) => Some(Indexed {
+                        dim: op.integer("gather_dim") as usize,
+                        indices: tensor(&operands[operands.len() - 1])?,
+                    }),
+                    _ => None,
+                };
                 let source = &self.buffers[id];
                 let mut data = Vec::new();
                 let mut error = None;
@@ -94,7 +126,11 @@ impl Interpreter {
                         data.push(normalize(element, other.unwrap_or(poison(element))));
                         return;
                     }
-                    match ref_index(&source.shape, &offsets, index) {
+                    let at = match &gather {
+                        Some(gather) => gather.position(&source.shape, &offsets, index, true),
+                        None => ref_index(&source.shape, &offsets, index),
+                    };
+                    match at {
                         Some(at) => data.push(read(source, at)),
                         None => {
                             error = Some(format!("block.load reads out of bounds at {index:?} + {offsets:?}"));
@@ -134,7 +170,15 @@ impl Interpreter {
                     .iter()
                     .map(|v| scalar(v).map(Num::i))
                     .collect::<Result<_>>()?;
-                let mask = (segments[first + 3] == 1).then(|| tensor(&operands[operands.len() - 1])).transpose()?;
+                let after_offsets = first + 2 + segments[first + 2];
+                let mask = (segments[first + 3] == 1).then(|| tensor(&operands[after_offsets])).transpose()?;
+                let scatter = match segments.get(first + 4) {
+                    Some(1) => Some(Indexed {
+                        dim: op.integer("scatter_dim") as usize,
+                        indices: tensor(&operands[operands.len() - 1])?,
+                    }),
+                    _ => None,
+                };
                 let atomic = (name == "block.atomic_rmw").then(|| op.integer("kind"));
                 // The elements as they were, for atomics that return them
                 // (zero where masked off).
@@ -149,9 +193,19 @@ impl Interpreter {
                     if masked_off || error.is_some() {
                         return;
                     }
-                    let Some(at) = ref_index(&shape, &offsets, index) else {
-                        error = Some(format!("{name} writes out of bounds at {index:?} + {offsets:?}"));
-                        return;
+                    let at = match &scatter {
+                        Some(scatter) => match scatter.position(&shape, &offsets, index, false) {
+                            Some(at) => at,
+                            // Outside the ref: dropped.
+                            None => return,
+                        },
+                        None => match ref_index(&shape, &offsets, index) {
+                            Some(at) => at,
+                            None => {
+                                error = Some(format!("{name} writes out of bounds at {index:?} + {offsets:?}"));
+                                return;
+                            }
+                        },
                     };
                     let current = read(target, at);
                     olds[k - 1] = current;
