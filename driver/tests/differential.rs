@@ -2,7 +2,7 @@
 //! by their blocks, identity / transposed / constant index maps, revisited
 //! outputs on arbitrary axes, masked stores, blocked matmuls, matmuls on
 //! the GPUs' matrix cores, unsigned arrays, gathers and scatters, loads
-//! followed by writes to the loaded ref) are compiled
+//! followed by writes to the loaded ref, sibling reductions) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -593,6 +593,79 @@ fn overwrite_after_load(rng: &mut StdRng) -> Case {
     Case { text, inputs: 1, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
 
+/// Two or three reductions of one square block along different
+/// dimensions, of random kinds (results of one type, whose identity fills
+/// CSE merges), each stored to its own output, plus an element-wise
+/// result: no stored result may share another's buffer.
+fn sibling_reductions(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (b, g) = (rng.random_range(1..=6usize), rng.random_range(1..=3usize));
+    let n = b * g;
+    // Float sums depend on the order: floats take max/min only.
+    let kinds: &[&str] = if float { &["max", "min"] } else { &["sum", "max", "min"] };
+    let picks: Vec<(&str, usize)> =
+        (0..rng.random_range(2..=3usize)).map(|r| (kinds[rng.random_range(0..kinds.len())], r % 2)).collect();
+    let description = format!("{e} reductions {picks:?} of {b}x{b} blocks, {g} programs");
+    let mut kernel = format!(
+        "func.func @kernel(%x: memref<{b}x{b}x{e}>, %doubled: memref<{b}x{b}x{e}>{}) {{\n\
+         %a = block.load %x : memref<{b}x{b}x{e}> -> tensor<{b}x{b}x{e}>\n",
+        (0..picks.len()).map(|r| format!(", %r{r}: memref<{b}x{e}>")).collect::<String>()
+    );
+    for (r, (kind, dim)) in picks.iter().enumerate() {
+        writeln!(
+            kernel,
+            "%v{r} = block.reduce {kind} %a dims [{dim}] : tensor<{b}x{b}x{e}> -> tensor<{b}x{e}>\n\
+             block.store %v{r}, %r{r} : tensor<{b}x{e}>, memref<{b}x{e}>"
+        )
+        .unwrap();
+    }
+    let add = if float { "arith.addf" } else { "arith.addi" };
+    writeln!(
+        kernel,
+        "%d = {add} %a, %a : tensor<{b}x{b}x{e}>\nblock.store %d, %doubled : tensor<{b}x{b}x{e}>, memref<{b}x{b}x{e}>\n\
+         return\n}}"
+    )
+    .unwrap();
+    let outputs = (0..picks.len()).map(|r| format!("%r{r}")).collect::<Vec<_>>().join(", ");
+    let output_types = vec![format!("memref<{n}x{e}>"); picks.len()].join(", ");
+    let output_specs = vec![format!("#grid.block<[{b}], (i) -> (i)>"); picks.len()].join(", ");
+    let text = format!(
+        "{kernel}func.func @main(%x: memref<{n}x{b}x{e}>, %doubled: memref<{n}x{b}x{e}>, {}) {{\n\
+         grid.call @kernel grid [{g}] ins(%x : memref<{n}x{b}x{e}>) outs(%doubled, {outputs} : memref<{n}x{b}x{e}>, \
+         {output_types})\n\
+         in_specs [#grid.block<[{b}, {b}], (i) -> (i, 0)>] out_specs [#grid.block<[{b}, {b}], (i) -> (i, 0)>, \
+         {output_specs}]\nreturn\n}}\n",
+        (0..picks.len()).map(|r| format!("%r{r}: memref<{n}x{e}>")).collect::<Vec<_>>().join(", ")
+    );
+    let arguments = 2 + picks.len();
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let x = &inputs[0];
+        let doubled = x.iter().map(|v| if float { f64::from(*v as f32 * 2.0) } else { v * 2.0 }).collect();
+        let mut outputs = vec![doubled];
+        for &(kind, dim) in &picks {
+            let mut out = vec![0.0; n];
+            for block in 0..g {
+                for k in 0..b {
+                    // Element `l` of the reduced line `k` of this block.
+                    let line = (0..b).map(|l| {
+                        let (row, column) = if dim == 1 { (k, l) } else { (l, k) };
+                        x[(block * b + row) * b + column]
+                    });
+                    out[block * b + k] = match kind {
+                        "sum" => line.sum(),
+                        "max" => line.fold(f64::NEG_INFINITY, f64::max),
+                        _ => line.fold(f64::INFINITY, f64::min),
+                    };
+                }
+            }
+            outputs.push(out);
+        }
+        outputs
+    };
+    Case { text, inputs: 1, arguments, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
 /// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
@@ -817,7 +890,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..36) {
+        let case = match rng.random_range(0..38) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -827,6 +900,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             28..30 => unsigned(&mut rng),
             30..32 => gather_scatter(&mut rng),
             32..34 => overwrite_after_load(&mut rng),
+            34..36 => sibling_reductions(&mut rng),
             _ => wide_window(&mut rng),
         };
         let dir = work.join(index.to_string());

@@ -42,6 +42,9 @@ pub const KERNELS: &[&str] = &[
 /// Tensors to buffers, with deallocation; results stored to a ref are
 /// computed in it (no buffer and copy).
 pub const BUFFERIZE: &[&str] = &[
+    // Inits CSE merged, one per use again (or a result stored to a ref
+    // would share its buffer with another op's).
+    "tessel-unshare-inits",
     "eliminate-empty-tensors",
     ONE_SHOT_BUFFERIZE,
     "canonicalize",

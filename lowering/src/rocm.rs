@@ -78,7 +78,8 @@ pub const KERNELS: &[&str] = &[
 
 /// No deallocation: every buffer a program allocates becomes a slot of its
 /// workgroup's memory (grid-to-gpu).
-pub const BUFFERIZE: &[&str] = &["eliminate-empty-tensors", ONE_SHOT_BUFFERIZE, "canonicalize", "cse"];
+pub const BUFFERIZE: &[&str] =
+    &["tessel-unshare-inits", "eliminate-empty-tensors", ONE_SHOT_BUFFERIZE, "canonicalize", "cse"];
 
 /// Programs as workgroups, block work as work-items.
 pub const WORKGROUPS: &[&str] = &[

@@ -38,6 +38,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_tile::PASS,
     &cpu::tessel_vectorize::PASS,
     &cpu::tessel_group_reductions::PASS,
+    &transforms::tessel_unshare_inits::PASS,
     &transforms::tessel_expand_atomics::PASS,
     &transforms::tessel_copies_to_linalg::PASS,
     &cpu::tessel_fast_math::PASS,
