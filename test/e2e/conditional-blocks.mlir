@@ -40,3 +40,39 @@ func.func @main(%x: memref<31x2xi32>, %o: memref<31x2xi32>) {
       in_specs [#grid.block<[16, 2], (i) -> (i, 0)>] out_specs [#grid.block<[16, 2], (i) -> (i, 0)>]
   return
 }
+
+// One-element blocks under scf.if: once their loops fold away, the ROCm
+// path saw a conditional that writes memory and yields a buffer and
+// refused it ("'scf.if' writes memory outside block work and has
+// results"); its allocations now move before it and its results become
+// selects, the writes on work-item 0. Program 0 doubles its element.
+// RUN: tessel run %s --entry single --arg 0=test/e2e/Inputs/steps_6x1.npy --check | FileCheck %s --check-prefix=SINGLE
+// RUN: tessel compile %s --target rocm --chip gfx942 -o %t.single.gfx942
+// SINGLE:      arg1: memref<6x1xi32>
+// SINGLE-NEXT: {{\[\[}}-14]
+// SINGLE-NEXT:  [ -4]
+// SINGLE-NEXT:  [ -1]
+// SINGLE-NEXT:  [  2]
+// SINGLE-NEXT:  [  5]
+// SINGLE-NEXT:  [  8]]
+// SINGLE: check: compiled code matches the interpreter
+func.func @single_kernel(%x: memref<1x1xi32>, %o: memref<1x1xi32>) {
+  %v = block.load %x : memref<1x1xi32> -> tensor<1x1xi32>
+  %p = grid.program_id 0
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %p, %c0 : index
+  %q = scf.if %first -> tensor<1x1xi32> {
+    %two = arith.constant dense<2> : tensor<1x1xi32>
+    %doubled = arith.muli %v, %two : tensor<1x1xi32>
+    scf.yield %doubled : tensor<1x1xi32>
+  } else {
+    scf.yield %v : tensor<1x1xi32>
+  }
+  block.store %q, %o : tensor<1x1xi32>, memref<1x1xi32>
+  return
+}
+func.func @single(%x: memref<6x1xi32>, %o: memref<6x1xi32>) {
+  grid.call @single_kernel grid [6] ins(%x : memref<6x1xi32>) outs(%o : memref<6x1xi32>)
+      in_specs [#grid.block<[1, 1], (i) -> (i, 0)>] out_specs [#grid.block<[1, 1], (i) -> (i, 0)>]
+  return
+}

@@ -149,3 +149,44 @@ func.func @per_lane(%x: memref<2x256xf32>, %y: memref<2x256xf32>) {
   }
   return
 }
+
+// -----
+
+// A conditional that writes a local buffer and yields it (a one-element
+// block under scf.if, its loops folded): the buffer's slot moves before
+// it, its result becomes a select every item computes, and it runs on
+// item 0 between barriers.
+// CHECK-LABEL: func.func @conditional_buffer
+// CHECK: gpu.launch
+// CHECK: %[[SLOT:.*]] = memref.view
+// CHECK: %[[PICK:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : memref<1xi32>
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: scf.if %{{.*}} -> (memref<1xi32>)
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[PICK]]
+func.func @conditional_buffer(%x: memref<4xi32>, %o: memref<4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : i32
+  scf.forall (%p) in (4) {
+    %in = memref.subview %x[%p] [1] [1] : memref<4xi32> to memref<1xi32, strided<[1], offset: ?>>
+    %out = memref.subview %o[%p] [1] [1] : memref<4xi32> to memref<1xi32, strided<[1], offset: ?>>
+    %copy = memref.alloc() : memref<1xi32>
+    %v = memref.load %in[%c0] : memref<1xi32, strided<[1], offset: ?>>
+    memref.store %v, %copy[%c0] : memref<1xi32>
+    %first = arith.cmpi eq, %p, %c0 : index
+    %q = scf.if %first -> (memref<1xi32>) {
+      %doubled = memref.alloc() : memref<1xi32>
+      %w = memref.load %copy[%c0] : memref<1xi32>
+      %d = arith.muli %w, %c2 : i32
+      memref.store %d, %doubled[%c0] : memref<1xi32>
+      scf.yield %doubled : memref<1xi32>
+    } else {
+      scf.yield %copy : memref<1xi32>
+    }
+    %r = memref.load %q[%c0] : memref<1xi32>
+    memref.store %r, %out[%c0] : memref<1xi32, strided<[1], offset: ?>>
+  } {mapping = [#gpu.block<x>]}
+  return
+}

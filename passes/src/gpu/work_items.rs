@@ -7,8 +7,8 @@ use crate::support::template::{emit, emit_line};
 use crate::{
     gpu::per_item::PerItem,
     support::ir::{
-        any_nested, block_arguments, block_operations, collect_operations, erase, find_named, inline_template, join,
-        move_before, region_blocks,
+        any_nested, block_arguments, block_operations, collect_operations, erase, find_named, inline_template,
+        is_inside, join, move_before, region_blocks,
     },
 };
 use mlir_sys::*;
@@ -111,7 +111,8 @@ pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> 
             last_per_item = Some(op);
         } else if writes(op) {
             end_per_item(&mut last_per_item)?;
-            if raw.results().iter().any(|&result| !crate::support::ir::users(result).is_empty()) {
+            let results_used = raw.results().iter().any(|&result| !crate::support::ir::users(result).is_empty());
+            if results_used && !(name == "scf.if" && select_results_of_if(op)?) {
                 return Err(format!("'{name}' writes memory outside block work and has results: unsupported on GPUs"));
             }
             writes_of_one.push(op);
@@ -121,6 +122,72 @@ pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> 
     }
     end_per_item(&mut last_per_item)?;
     on_first_item(&mut writes_of_one, items)
+}
+
+/// Lets an `scf.if` that writes memory and yields values run on item 0
+/// like other writes, while every item gets its results: its allocations
+/// and views of them move before it (buffers of static shape, slots of the
+/// workgroup's arena), and when every value it yields is then defined outside
+/// it, each result becomes an `arith.select` of the yielded values on the
+/// (uniform) condition. This is what a one-element block computed under
+/// `scf.if` looks like once its loops fold away. False when some yielded
+/// value is computed inside.
+fn select_results_of_if(op: MlirOperation) -> Result<bool, String> {
+    let raw = raw_op(op);
+    let branches = region_blocks(op);
+    let [then_block, else_block] = branches[..] else { return Ok(false) };
+    let outside = |value: MlirValue| defining_op(value).is_none_or(|definer| !is_inside(definer, op));
+    for block in [then_block, else_block] {
+        // In order, so a view of a hoisted allocation follows it.
+        for nested in block_operations(block) {
+            let nested_op = raw_op(nested);
+            // Allocations, views and index arithmetic: no memory access.
+            let name = nested_op.name();
+            let hoistable = name.starts_with("arith.")
+                || matches!(
+                    name.as_str(),
+                    "memref.alloc"
+                        | "memref.alloca"
+                        | "memref.view"
+                        | "memref.subview"
+                        | "memref.cast"
+                        | "memref.reinterpret_cast"
+                        | "memref.memory_space_cast"
+                        | "memref.expand_shape"
+                        | "memref.collapse_shape"
+                );
+            if hoistable && nested_op.operands().iter().all(|&operand| outside(operand)) {
+                move_before(&[nested], op);
+            }
+        }
+    }
+    let yielded = |block: MlirBlock| {
+        let terminator = *block_operations(block).last().expect("a terminated branch");
+        raw_op(terminator).operands()
+    };
+    let (then_values, else_values) = (yielded(then_block), yielded(else_block));
+    if !then_values.iter().chain(&else_values).all(|&value| outside(value)) {
+        return Ok(false);
+    }
+    let condition = raw.operands()[0];
+    for (index, &result) in raw.results().iter().enumerate() {
+        let r#type = crate::support::ir::print_type(crate::support::handles::value_type(result));
+        let text = format!(
+            "func.func @template(%c: i1, %a: {type}, %b: {type}) -> {type} {{\n\
+             %r = arith.select %c, %a, %b : {type}\nreturn %r : {type}\n}}",
+            type = r#type
+        );
+        let (selected, _) = inline_template(op, &text, &[condition, then_values[index], else_values[index]])?;
+        replace_all_uses(result, selected[0]);
+    }
+    Ok(true)
+}
+
+/// The op that defines `value` (`None` for a block argument).
+fn defining_op(value: MlirValue) -> Option<MlirOperation> {
+    // SAFETY: live IR of the module being rewritten (crate invariant,
+    // support/handles.rs); the owner is asked only of an op result.
+    unsafe { mlirValueIsAOpResult(value).then(|| mlirOpResultGetOwner(value)) }
 }
 
 /// A barrier after the last op of a run of per-item code (what the items
