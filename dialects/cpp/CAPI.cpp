@@ -41,14 +41,26 @@ bool tesselAttributeIsABlockSpec(MlirAttribute attr) {
 MlirAttribute tesselBlockSpecGet(MlirContext ctx, bool full, intptr_t rank,
                                  const int64_t *blockShape,
                                  MlirAffineMap indexMap, bool unblocked,
-                                 intptr_t nPadding, const int64_t *padding) {
+                                 intptr_t nPadding, const int64_t *padding,
+                                 MlirStringRef indexFunction) {
   // Invalid specs give a null attribute; the reason goes to the context's
   // diagnostic handlers.
+  FlatSymbolRefAttr function;
+  if (indexFunction.length != 0)
+    function = FlatSymbolRefAttr::get(unwrap(ctx), unwrap(indexFunction));
   return wrap(BlockSpecAttr::getChecked(
       [&] { return emitError(UnknownLoc::get(unwrap(ctx))); }, unwrap(ctx),
       full, ArrayRef<int64_t>(blockShape, rank),
       mlirAffineMapIsNull(indexMap) ? AffineMap() : unwrap(indexMap),
-      unblocked, ArrayRef<int64_t>(padding, nPadding)));
+      unblocked, ArrayRef<int64_t>(padding, nPadding), function));
+}
+
+MlirStringRef tesselBlockSpecGetIndexFunction(MlirAttribute attr) {
+  FlatSymbolRefAttr function =
+      cast<BlockSpecAttr>(unwrap(attr)).getIndexFunction();
+  if (!function)
+    return mlirStringRefCreate(nullptr, 0);
+  return wrap(function.getValue());
 }
 
 int64_t tesselBlockSpecSqueezed(void) { return BlockSpecAttr::kSqueezed; }

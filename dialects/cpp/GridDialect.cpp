@@ -52,9 +52,14 @@ SmallVector<int64_t> BlockSpecAttr::getKernelShape() const {
 LogicalResult
 BlockSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError, bool full,
                       ArrayRef<int64_t> blockShape, AffineMap indexMap,
-                      bool unblocked, ArrayRef<int64_t> padding) {
-  if (full && (!blockShape.empty() || indexMap || unblocked || !padding.empty()))
+                      bool unblocked, ArrayRef<int64_t> padding,
+                      FlatSymbolRefAttr indexFunction) {
+  if (full && (!blockShape.empty() || indexMap || unblocked ||
+               !padding.empty() || indexFunction))
     return emitError() << "a 'full' BlockSpec takes no shape, map or mode";
+  if (indexMap && indexFunction)
+    return emitError() << "a BlockSpec takes an index map or an index "
+                          "function, not both";
   for (int64_t size : blockShape)
     if (size != kSqueezed && size <= 0)
       return emitError() << "block size must be positive, got " << size;
@@ -86,6 +91,7 @@ Attribute BlockSpecAttr::parse(AsmParser &parser, Type) {
   bool full = false, unblocked = false;
   SmallVector<int64_t> shape, padding;
   AffineMap map;
+  FlatSymbolRefAttr function;
   if (parser.parseLess())
     return {};
   if (succeeded(parser.parseOptionalKeyword("full"))) {
@@ -131,10 +137,19 @@ Attribute BlockSpecAttr::parse(AsmParser &parser, Type) {
       }
       if (sawUnblocked)
         continue;
-      if (map) {
+      if (map || function) {
         parser.emitError(parser.getCurrentLocation(),
-                         "expected 'unblocked' or 'pad'");
+                         "expected 'unblocked' or 'pad' (a BlockSpec takes "
+                         "one index map or index function)");
         return {};
+      }
+      // An index function `@f`, or an affine map.
+      OptionalParseResult parsedFunction =
+          parser.parseOptionalAttribute(function);
+      if (parsedFunction.has_value()) {
+        if (failed(*parsedFunction))
+          return {};
+        continue;
       }
       if (parser.parseAffineMap(map))
         return {};
@@ -143,7 +158,7 @@ Attribute BlockSpecAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(start); }, ctx, full, shape,
-                    map, unblocked, padding);
+                    map, unblocked, padding, function);
 }
 
 void BlockSpecAttr::print(AsmPrinter &printer) const {
@@ -164,6 +179,8 @@ void BlockSpecAttr::print(AsmPrinter &printer) const {
     printer << ", ";
     getIndexMap().print(printer.getStream());
   }
+  if (getIndexFunction())
+    printer << ", " << getIndexFunction();
   if (getUnblocked() || !getPadding().empty()) {
     printer << ",";
     if (getUnblocked())
@@ -211,8 +228,14 @@ ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
       return failure();
     return success();
   };
-  SmallVector<OpAsmParser::UnresolvedOperand> inputs, outputs;
-  SmallVector<Type> inputTypes, outputTypes;
+  SmallVector<OpAsmParser::UnresolvedOperand> scalars, inputs, outputs;
+  SmallVector<Type> scalarTypes, inputTypes, outputTypes;
+  SMLoc scalarsLoc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalKeyword("scalars"))) {
+    if (parser.parseLParen() || parser.parseOperandList(scalars) ||
+        parser.parseColonTypeList(scalarTypes) || parser.parseRParen())
+      return failure();
+  }
   SMLoc inputsLoc = parser.getCurrentLocation();
   if (parseOperandGroup("ins", inputs, inputTypes))
     return failure();
@@ -256,12 +279,14 @@ ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
 
   if (parser.parseOptionalAttrDict(result.attributes) ||
       parser.resolveOperands(inputs, inputTypes, inputsLoc, result.operands) ||
-      parser.resolveOperands(outputs, outputTypes, outputsLoc, result.operands))
+      parser.resolveOperands(outputs, outputTypes, outputsLoc, result.operands) ||
+      parser.resolveOperands(scalars, scalarTypes, scalarsLoc, result.operands))
     return failure();
   result.addAttribute("operandSegmentSizes",
                       builder.getDenseI32ArrayAttr(
                           {static_cast<int32_t>(inputs.size()),
-                           static_cast<int32_t>(outputs.size())}));
+                           static_cast<int32_t>(outputs.size()),
+                           static_cast<int32_t>(scalars.size())}));
   return success();
 }
 
@@ -276,6 +301,10 @@ void CallOp::print(OpAsmPrinter &p) {
       p << operands << " : " << operands.getTypes();
     p << ")";
   };
+  if (!getScalars().empty()) {
+    p << " scalars(" << getScalars() << " : " << getScalars().getTypes()
+      << ")";
+  }
   printGroup("ins", getInputs());
   printGroup("outs", getOutputs());
   if (std::optional<ArrayAttr> scratch = getScratch()) {
@@ -349,6 +378,10 @@ LogicalResult CallOp::verify() {
       return emitOpError() << "BlockSpec of " << what << " has rank "
                            << spec.getRank() << " but the array has rank "
                            << rank;
+    for (Value scalar : getScalars())
+      if (!cast<MemRefType>(scalar.getType()).hasStaticShape())
+        return emitOpError("scalar arrays must have a static shape, got ")
+               << scalar.getType();
     if (AffineMap map = spec.getIndexMap())
       if (static_cast<int64_t>(map.getNumDims()) != gridRank)
         return emitOpError() << "index map of " << what << " takes "
@@ -390,9 +423,38 @@ static MemRefType refTypeFor(MemRefType array, BlockSpecAttr spec) {
   Type element = array.getElementType();
   if (auto integer = dyn_cast<IntegerType>(element); integer && !integer.isSignless())
     element = IntegerType::get(integer.getContext(), integer.getWidth());
-  if (spec.getFull())
+  if (!spec || spec.getFull())
     return MemRefType::get(array.getShape(), element);
   return MemRefType::get(spec.getKernelShape(), element);
+}
+
+/// An index function must take the program ids (`index`, one per grid
+/// axis) and the call's scalar arrays (their kernel ref types), and return
+/// one `index` per dimension of the block.
+static LogicalResult verifyIndexFunction(CallOp call, BlockSpecAttr spec,
+                                         StringRef what,
+                                         SymbolTableCollection &symbols) {
+  FlatSymbolRefAttr name = spec.getIndexFunction();
+  if (!name)
+    return success();
+  auto function = dyn_cast_or_null<func::FuncOp>(
+      symbols.lookupNearestSymbolFrom(call, name));
+  if (!function)
+    return call.emitOpError("the index function ")
+           << name << " of " << what << " does not name a func.func";
+  Builder builder(call.getContext());
+  SmallVector<Type> inputs(call.getGrid().size(), builder.getIndexType());
+  for (Value scalar : call.getScalars())
+    inputs.push_back(refTypeFor(cast<MemRefType>(scalar.getType()), {}));
+  SmallVector<Type> results(spec.getRank(), builder.getIndexType());
+  FunctionType expected = builder.getFunctionType(inputs, results);
+  if (function.getFunctionType() != expected)
+    return call.emitOpError("the index function ")
+           << name << " of " << what << " has type "
+           << function.getFunctionType() << " but must be " << expected
+           << " (the program ids, then the scalar arrays, to one block "
+              "index per dimension)";
+  return success();
 }
 
 LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
@@ -412,6 +474,10 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 
   SmallVector<Type> expected;
   SmallVector<std::string> roles;
+  for (auto [i, scalar] : llvm::enumerate(getScalars())) {
+    expected.push_back(refTypeFor(cast<MemRefType>(scalar.getType()), {}));
+    roles.push_back((Twine("scalar #") + Twine(i)).str());
+  }
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip_equal(getInputs(), getInSpecs()))) {
     expected.push_back(refTypeFor(cast<MemRefType>(std::get<0>(pair).getType()),
@@ -430,14 +496,30 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       roles.push_back((Twine("scratch #") + Twine(i)).str());
     }
 
-  if (signature.getNumInputs() != expected.size())
-    return emitOpError("kernel ")
-           << getCalleeAttr() << " takes " << signature.getNumInputs()
-           << " refs but the call passes " << expected.size() << " ("
-           << getInputs().size() << " inputs, " << getOutputs().size()
-           << " outputs, " << (expected.size() - getInputs().size() -
-                               getOutputs().size())
-           << " scratch)";
+  for (auto [i, spec] : llvm::enumerate(getInSpecs()))
+    if (failed(verifyIndexFunction(*this, cast<BlockSpecAttr>(spec),
+                                   describeOperand(true, i), symbolTable)))
+      return failure();
+  for (auto [i, spec] : llvm::enumerate(getOutSpecs()))
+    if (failed(verifyIndexFunction(*this, cast<BlockSpecAttr>(spec),
+                                   describeOperand(false, i), symbolTable)))
+      return failure();
+
+  if (signature.getNumInputs() != expected.size()) {
+    InFlightDiagnostic diag = emitOpError("kernel ")
+                              << getCalleeAttr() << " takes "
+                              << signature.getNumInputs()
+                              << " refs but the call passes "
+                              << expected.size() << " (";
+    if (!getScalars().empty())
+      diag << getScalars().size() << " scalars, ";
+    diag << getInputs().size() << " inputs, " << getOutputs().size()
+         << " outputs, "
+         << (expected.size() - getScalars().size() - getInputs().size() -
+             getOutputs().size())
+         << " scratch)";
+    return diag;
+  }
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip_equal(signature.getInputs(), expected))) {
     auto [actual, want] = pair;
@@ -448,7 +530,8 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                               << roles[i] << " gives " << want;
     if (llvm::is_contained(expected, actual))
       diag.attachNote(kernel.getLoc())
-          << "kernel refs come in Pallas order: inputs, outputs, scratch";
+          << "kernel refs come in Pallas order: scalars, inputs, outputs, "
+             "scratch";
     return diag;
   }
 

@@ -191,6 +191,9 @@ pub struct BlockSpec {
     pub unblocked: bool,
     /// Virtual (lo, hi) padding per dimension, only when unblocked.
     pub padding: Vec<(i64, i64)>,
+    /// Instead of a map: a `func.func` from the program ids and the call's
+    /// scalar arrays to the block indices (`@name`, without the `@`).
+    pub index_function: Option<String>,
 }
 
 /// Why an attribute is not a valid BlockSpec.
@@ -217,7 +220,13 @@ impl BlockSpec {
             let rank = ffi::tesselBlockSpecGetRank(raw);
             let map = ffi::tesselBlockSpecGetIndexMap(raw);
             let padding = ffi::tesselBlockSpecGetNumPadding(raw);
+            let function = ffi::tesselBlockSpecGetIndexFunction(raw);
+            let index_function = (function.length > 0).then(|| {
+                let bytes = std::slice::from_raw_parts(function.data.cast::<u8>(), function.length);
+                String::from_utf8_lossy(bytes).into_owned()
+            });
             Ok(BlockSpec {
+                index_function,
                 full: ffi::tesselBlockSpecIsFull(raw),
                 block_shape: (0..rank)
                     .map(|i| ffi::tesselBlockSpecGetBlockDim(raw, i))
@@ -244,8 +253,10 @@ impl BlockSpec {
             Some(map) => map.to_raw(context),
             None => MlirAffineMap { ptr: std::ptr::null() },
         };
-        // SAFETY: a live context; the two slices outlive the call (the
-        // attribute copies them); a null map means "no index map".
+        let function = self.index_function.as_deref().unwrap_or("");
+        // SAFETY: a live context; the two slices and the name outlive the
+        // call (the attribute copies them); a null map means "no index
+        // map", an empty name "no index function".
         let raw = unsafe {
             ffi::tesselBlockSpecGet(
                 context.to_raw(),
@@ -256,6 +267,7 @@ impl BlockSpec {
                 self.unblocked,
                 padding.len() as isize,
                 padding.as_ptr(),
+                melior::StringRef::new(function).to_raw(),
             )
         };
         if raw.ptr.is_null() {
@@ -265,8 +277,12 @@ impl BlockSpec {
         Ok(unsafe { Attribute::from_raw(raw) })
     }
 
-    /// Block indices (blocked) or element offsets (unblocked) at a grid point.
+    /// Block indices (blocked) or element offsets (unblocked) at a grid
+    /// point; `None` for an index function (only running it can tell).
     pub fn indices_at(&self, grid_point: &[i64]) -> Option<Vec<i64>> {
+        if self.index_function.is_some() {
+            return None;
+        }
         match &self.index_map {
             Some(map) => map.eval(grid_point),
             None => Some(vec![0; self.block_shape.len()]),
@@ -288,6 +304,12 @@ impl BlockSpec {
         let indices = self
             .indices_at(point)
             .ok_or_else(|| format!("index map divides by zero or overflows at grid point {point:?}"))?;
+        self.check_indices(shape, point, &indices)
+    }
+
+    /// `check_in_bounds` for the block `indices` a program's index map or
+    /// function gave.
+    pub fn check_indices(&self, shape: &[i64], point: &[i64], indices: &[i64]) -> Result<(), String> {
         for (dim, ((&index, &size), &extent)) in indices.iter().zip(&self.block_sizes()).zip(shape).enumerate() {
             let (start, limit, what) = if self.unblocked {
                 let padded = self.padding.get(dim).map_or(0, |(lo, hi)| lo + hi);
@@ -310,15 +332,18 @@ impl BlockSpec {
     /// time: grids of up to [`MAX_ENUMERATED_PROGRAMS`] programs are
     /// enumerated, larger ones checked at their corners when the map is
     /// linear (a linear map takes its extremes at the corners of a box).
-    /// Otherwise compiled code checks every program at run time.
+    /// Otherwise (and always for index functions) compiled code checks
+    /// every program at run time.
     pub fn bounds_provable(&self, grid: &[i64]) -> bool {
         let points: i64 = grid.iter().product();
         self.full
-            || points <= MAX_ENUMERATED_PROGRAMS
-            || self.index_map.as_ref().is_none_or(|map| map.results.iter().all(IndexExpr::is_linear))
+            || (self.index_function.is_none()
+                && (points <= MAX_ENUMERATED_PROGRAMS
+                    || self.index_map.as_ref().is_none_or(|map| map.results.iter().all(IndexExpr::is_linear))))
     }
 
-    /// Whether the block changes with grid axis `dim`.
+    /// Whether the block changes with grid axis `dim` (an index function
+    /// is not known to: semantics inference then keeps the axis in order).
     pub fn uses_grid_axis(&self, dim: usize) -> bool {
         self.index_map.as_ref().is_some_and(|map| map.uses_dim(dim))
     }

@@ -34,7 +34,9 @@ unsafe extern "C" {
         unblocked: bool,
         n_padding: isize,
         padding: *const i64,
+        index_function: MlirStringRef,
     ) -> MlirAttribute;
+    pub fn tesselBlockSpecGetIndexFunction(attr: MlirAttribute) -> MlirStringRef;
     pub fn tesselBlockSpecSqueezed() -> i64;
     pub fn tesselBlockSpecIsFull(attr: MlirAttribute) -> bool;
     pub fn tesselBlockSpecGetRank(attr: MlirAttribute) -> isize;

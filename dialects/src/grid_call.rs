@@ -60,13 +60,19 @@ impl<'c, 'a> GridCall<'c, 'a> {
         unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
     }
 
+    /// Operand positions of segment `index`: inputs, outputs, scalars.
     fn segment(&self, index: isize) -> std::ops::Range<usize> {
         let raw = self.operation.attribute("operandSegmentSizes").expect("verified grid.call").to_raw();
-        // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): two operand segments (inputs, outputs).
-        let inputs = unsafe { mlirDenseI32ArrayGetElement(raw, 0) } as usize;
-        // SAFETY: as above.
-        let outputs = unsafe { mlirDenseI32ArrayGetElement(raw, 1) } as usize;
-        if index == 0 { 0..inputs } else { inputs..inputs + outputs }
+        // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): three operand segments (inputs, outputs, scalars), `index` below 3.
+        let sizes: Vec<usize> = (0..=index).map(|i| unsafe { mlirDenseI32ArrayGetElement(raw, i) } as usize).collect();
+        let start: usize = sizes[..index as usize].iter().sum();
+        start..start + sizes[index as usize]
+    }
+
+    /// The scalar arrays (scalar prefetch): the kernel's first refs, whole,
+    /// and the trailing arguments of index functions.
+    pub fn scalars(&self) -> Vec<Value<'c, 'a>> {
+        self.segment(2).map(|position| self.operation.operand(position).expect("verified grid.call")).collect()
     }
 
     fn operands(&self, segment: isize, specs: &str) -> Result<Vec<Operand<'c, 'a>>, BlockSpecError> {

@@ -82,6 +82,7 @@ fn typed_builders_make_a_verified_kernel() {
         index_map: Some(map),
         unblocked: false,
         padding: vec![],
+        index_function: None,
     };
     let two_d = IndexMap { num_dims: 1, results: vec![IndexExpr::Dim(0), IndexExpr::Constant(0)] };
     let call = builders::grid_call(
@@ -161,8 +162,14 @@ fn block_specs_round_trip_through_attributes() {
         sink.borrow_mut().push(diagnostic.to_string());
         true
     });
-    let invalid =
-        BlockSpec { full: false, block_shape: vec![Some(2)], index_map: None, unblocked: false, padding: vec![(1, 1)] };
+    let invalid = BlockSpec {
+        full: false,
+        block_shape: vec![Some(2)],
+        index_map: None,
+        unblocked: false,
+        padding: vec![(1, 1)],
+        index_function: None,
+    };
     assert!(invalid.to_attribute(&context).is_err());
     context.detach_diagnostic_handler(handler);
     assert_eq!(*messages.borrow(), vec!["'pad' is only allowed on an unblocked BlockSpec".to_string()]);

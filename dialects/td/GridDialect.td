@@ -46,16 +46,20 @@ def Grid_BlockSpecAttr : AttrDef<Grid_Dialect, "BlockSpec"> {
       #grid.block<[b0, ...], (i, j) -> (i, 0)>       blocked index map
       #grid.block<[b0, ...], (i) -> (i * 4, 0), unblocked>
       #grid.block<[b0, ...], (i) -> (i * 4, 0), unblocked pad [[1, 1], [0, 0]]>
+      #grid.block<[b0, ...], @index_function>        any function of the ids
     A `squeezed` dimension is Pallas' `None`: block size 1, removed from the
     kernel's ref. `blockShape` stores it as `kSqueezed`; `indexMap` is null
     when the map is omitted; `padding` is empty or holds (lo, hi) per dim.
+    `indexFunction` (instead of a map) names a `func.func` from the program
+    ids and the call's scalar arrays to the block indices.
   }];
   let parameters = (ins
     "bool":$full,
     ArrayRefParameter<"int64_t", "block sizes, kSqueezed for squeezed">:$blockShape,
     "::mlir::AffineMap":$indexMap,
     "bool":$unblocked,
-    ArrayRefParameter<"int64_t", "(lo, hi) pairs">:$padding
+    ArrayRefParameter<"int64_t", "(lo, hi) pairs">:$padding,
+    "::mlir::FlatSymbolRefAttr":$indexFunction
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

@@ -24,16 +24,28 @@ def Grid_CallOp : Grid_Op<"call", [
                   #grid.block<[256, 128], (i, j) -> (0, j)>]
         out_specs [#grid.block<[128, 128], (i, j) -> (i, j)>]
     ```
-    The kernel's arguments are the refs in Pallas order: one per input, one
-    per output, then one per `scratch` type. Inputs and outputs may alias.
-    `semantics` lists `parallel`/`arbitrary` per grid axis; when omitted it is
-    inferred by `grid-verify-specs`.
+    The kernel's arguments are the refs in Pallas order: one per scalar
+    (scalar prefetch: whole arrays, also passed to index functions), one per
+    input, one per output, then one per `scratch` type. Inputs and outputs
+    may alias. `semantics` lists `parallel`/`arbitrary` per grid axis; when
+    omitted it is inferred by `grid-verify-specs`.
+
+    ```mlir
+    grid.call @paged grid [2, 3] scalars(%tables : memref<2x3xi32>)
+        ins(%pages : memref<8x16xf32>) outs(%o : memref<2x16xf32>)
+        in_specs [#grid.block<[1, 16], @page_of>]
+        out_specs [#grid.block<[1, 16], (i, j) -> (i, 0)>]
+    ```
+    A BlockSpec's index map may be a function `@page_of(%i: index, %j:
+    index, %tables: memref<2x3xi32>) -> index` of the program ids and the
+    scalar arrays (Pallas' index maps with `num_scalar_prefetch`).
   }];
   let arguments = (ins
     FlatSymbolRefAttr:$callee,
     DenseI64ArrayAttr:$grid,
     Arg<Variadic<AnyMemRef>, "arrays read by the kernel", [MemRead]>:$inputs,
     Arg<Variadic<AnyMemRef>, "arrays written by the kernel", [MemRead, MemWrite]>:$outputs,
+    Arg<Variadic<AnyMemRef>, "scalar-prefetch arrays, read by kernel and index functions", [MemRead]>:$scalars,
     OptionalAttr<TypeArrayAttr>:$scratch,
     TypedArrayAttrBase<Grid_BlockSpecAttr, "input BlockSpecs">:$in_specs,
     TypedArrayAttrBase<Grid_BlockSpecAttr, "output BlockSpecs">:$out_specs,

@@ -2,7 +2,8 @@
 //! by their blocks, identity / transposed / constant index maps, revisited
 //! outputs on arbitrary axes, masked stores, blocked matmuls, matmuls on
 //! the GPUs' matrix cores, unsigned arrays, gathers and scatters, loads
-//! followed by writes to the loaded ref, sibling reductions) are compiled
+//! followed by writes to the loaded ref, sibling reductions, index
+//! functions with scalar prefetch) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -666,6 +667,98 @@ fn sibling_reductions(rng: &mut StdRng) -> Case {
     Case { text, inputs: 1, arguments, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
 
+/// Index maps that are functions: a lookup in a scalar-prefetch table
+/// (wrapped into range with `remsi`, the kernel also reading the table),
+/// or causal attention's clamp `select(j > i, i, j)` with the output
+/// accumulated along j.
+fn index_functions(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (b, c, g, pages) = (
+        rng.random_range(1..=4usize),
+        rng.random_range(1..=4usize),
+        rng.random_range(1..=4usize),
+        rng.random_range(1..=5usize),
+    );
+    let causal = rng.random_bool(0.5);
+    let description = format!("{e} index function, causal={causal}, blocks {b}x{c}, grid {g}, {pages} source blocks");
+    let (add, zero) = if float { ("arith.addf", "0.0") } else { ("arith.addi", "0") };
+    // The table entry as an element (i32 as it is).
+    let (cast, entry) = if float { ("%te = arith.sitofp %t : i32 to f32\n", "%te") } else { ("", "%t") };
+    let text = if causal {
+        format!(
+            "func.func @clamp(%i: index, %j: index) -> (index, index) {{\n\
+             %later = arith.cmpi sgt, %j, %i : index\n%k = arith.select %later, %i, %j : index\n\
+             %c0 = arith.constant 0 : index\nreturn %k, %c0 : index, index\n}}\n\
+             func.func @kernel(%x: memref<{b}x{c}x{e}>, %o: memref<{b}x{c}x{e}>) {{\n\
+             %j = grid.program_id 1\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %j, %c0 : index\n\
+             scf.if %first {{\n%zero = arith.constant dense<{zero}> : tensor<{b}x{c}x{e}>\n\
+             block.store %zero, %o : tensor<{b}x{c}x{e}>, memref<{b}x{c}x{e}>\n}}\n\
+             %v = block.load %x : memref<{b}x{c}x{e}> -> tensor<{b}x{c}x{e}>\n\
+             %acc = block.load %o : memref<{b}x{c}x{e}> -> tensor<{b}x{c}x{e}>\n\
+             %sum = {add} %acc, %v : tensor<{b}x{c}x{e}>\n\
+             block.store %sum, %o : tensor<{b}x{c}x{e}>, memref<{b}x{c}x{e}>\nreturn\n}}\n\
+             func.func @main(%x: memref<{n}x{c}x{e}>, %o: memref<{n}x{c}x{e}>) {{\n\
+             grid.call @kernel grid [{g}, {g}] ins(%x : memref<{n}x{c}x{e}>) outs(%o : memref<{n}x{c}x{e}>)\n\
+             in_specs [#grid.block<[{b}, {c}], @clamp>] out_specs [#grid.block<[{b}, {c}], (i, j) -> (i, 0)>]\n\
+             return\n}}\n",
+            n = g * b,
+        )
+    } else {
+        format!(
+            "func.func @lookup(%i: index, %table: memref<{g}xi32>) -> (index, index) {{\n\
+             %t = memref.load %table[%i] : memref<{g}xi32>\n%p = arith.constant {pages} : i32\n\
+             %r = arith.remsi %t, %p : i32\n%s = arith.addi %r, %p : i32\n%w = arith.remsi %s, %p : i32\n\
+             %k = arith.index_cast %w : i32 to index\n%c0 = arith.constant 0 : index\nreturn %k, %c0 : index, index\n}}\n\
+             func.func @kernel(%table: memref<{g}xi32>, %x: memref<{b}x{c}x{e}>, %o: memref<{b}x{c}x{e}>) {{\n\
+             %i = grid.program_id 0\n%t = memref.load %table[%i] : memref<{g}xi32>\n\
+             {cast}%ts = tensor.splat {entry} : tensor<{b}x{c}x{e}>\n\
+             %v = block.load %x : memref<{b}x{c}x{e}> -> tensor<{b}x{c}x{e}>\n\
+             %sum = {add} %v, %ts : tensor<{b}x{c}x{e}>\n\
+             block.store %sum, %o : tensor<{b}x{c}x{e}>, memref<{b}x{c}x{e}>\nreturn\n}}\n\
+             func.func @main(%table: memref<{g}xi32>, %x: memref<{m}x{c}x{e}>, %o: memref<{n}x{c}x{e}>) {{\n\
+             grid.call @kernel grid [{g}] scalars(%table : memref<{g}xi32>) ins(%x : memref<{m}x{c}x{e}>) \
+             outs(%o : memref<{n}x{c}x{e}>)\n\
+             in_specs [#grid.block<[{b}, {c}], @lookup>] out_specs [#grid.block<[{b}, {c}], (i) -> (i, 0)>]\n\
+             return\n}}\n",
+            m = pages * b,
+            n = g * b,
+        )
+    };
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let mut out = vec![0.0; g * b * c];
+        if causal {
+            let x = &inputs[0];
+            for i in 0..g {
+                for k in 0..b * c {
+                    let mut acc = 0.0f64;
+                    for j in 0..g {
+                        let v = x[i.min(j) * b * c + k];
+                        acc = if float {
+                            f64::from(acc as f32 + v as f32)
+                        } else {
+                            f64::from((acc as i32).wrapping_add(v as i32))
+                        };
+                    }
+                    out[i * b * c + k] = acc;
+                }
+            }
+        } else {
+            let (table, x) = (&inputs[0], &inputs[1]);
+            for i in 0..g {
+                let page = (table[i] as i64).rem_euclid(pages as i64) as usize;
+                for k in 0..b * c {
+                    let v = x[page * b * c + k] + table[i];
+                    out[i * b * c + k] = if float { f64::from(v as f32) } else { v };
+                }
+            }
+        }
+        vec![out]
+    };
+    let inputs = if causal { 1 } else { 2 };
+    Case { text, inputs, arguments: inputs + 1, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
 /// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
@@ -890,7 +983,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..38) {
+        let case = match rng.random_range(0..40) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -901,6 +994,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             30..32 => gather_scatter(&mut rng),
             32..34 => overwrite_after_load(&mut rng),
             34..36 => sibling_reductions(&mut rng),
+            36..38 => index_functions(&mut rng),
             _ => wide_window(&mut rng),
         };
         let dir = work.join(index.to_string());

@@ -169,3 +169,39 @@ module attributes {tessel.grid_order = 1 : i64} {
     return
   }
 }
+
+// -----
+
+// Scalar prefetch and an index function: the offsets of the program's
+// block come from a call of the function with the program ids and the
+// scalar arrays (inlined afterwards), checked at run time; the kernel gets
+// the scalar arrays first, whole.
+// CHECK-LABEL: func.func private @pick(
+// CHECK-LABEL: func.func private @gather_kernel__call0(%{{.*}}: memref<3xi32>, %{{.*}}: memref<1x4xf32, strided<[4, 1], offset: ?>>
+// CHECK-LABEL: func.func @gather(
+// CHECK: scf.forall (%[[G:.*]]) in (3)
+// CHECK: %[[B:.*]]:2 = func.call @pick(%[[G]], %[[T:.*]]) : (index, memref<3xi32>) -> (index, index)
+// CHECK: arith.muli %[[B]]#0
+// CHECK: scf.if
+// CHECK: func.call @gather_kernel__call0(%[[T]],
+// INLINED-LABEL: func.func @gather(
+// INLINED-NOT: func.call
+// INLINED: memref.load %{{.*}} : memref<3xi32>
+// INLINED-NOT: @pick
+func.func @pick(%i: index, %table: memref<3xi32>) -> (index, index) {
+  %c0 = arith.constant 0 : index
+  %t = memref.load %table[%i] : memref<3xi32>
+  %row = arith.index_cast %t : i32 to index
+  return %row, %c0 : index, index
+}
+func.func @gather_kernel(%table: memref<3xi32>, %x: memref<1x4xf32>, %o: memref<1x4xf32>) {
+  %v = block.load %x : memref<1x4xf32> -> tensor<1x4xf32>
+  block.store %v, %o : tensor<1x4xf32>, memref<1x4xf32>
+  return
+}
+func.func @gather(%table: memref<3xi32>, %x: memref<6x4xf32>, %o: memref<3x4xf32>) {
+  grid.call @gather_kernel grid [3] scalars(%table : memref<3xi32>) ins(%x : memref<6x4xf32>)
+      outs(%o : memref<3x4xf32>)
+      in_specs [#grid.block<[1, 4], @pick>] out_specs [#grid.block<[1, 4], (i) -> (i, 0)>]
+  return
+}

@@ -111,3 +111,19 @@ func.func @counts(%x: memref<8xi32>, %count: memref<1xi32>, %last: memref<4xi32>
       in_specs [#grid.block<[4], (i) -> (i)>] out_specs [#grid.block<full>, #grid.block<full>] semantics [parallel]
   return
 }
+
+// -----
+
+// Scalar arrays are read-only too.
+func.func @writes_scalar_kernel(%t: memref<4xi32>, %o: memref<4xi32>) {
+  %v = block.load %t : memref<4xi32> -> tensor<4xi32>
+  // expected-error @+1 {{the kernel @writes_scalar_kernel writes scalar #0 of a grid.call: inputs are read-only}}
+  block.store %v, %t : tensor<4xi32>, memref<4xi32>
+  block.store %v, %o : tensor<4xi32>, memref<4xi32>
+  return
+}
+func.func @writes_scalar(%t: memref<4xi32>, %o: memref<8xi32>) {
+  grid.call @writes_scalar_kernel grid [2] scalars(%t : memref<4xi32>) ins() outs(%o : memref<8xi32>)
+      in_specs [] out_specs [#grid.block<[4], (i) -> (i)>]
+  return
+}

@@ -98,3 +98,13 @@ func.func @f(%o: memref<8x6xi32>) {
       in_specs [] out_specs [[2, 3]]
   return
 }
+
+// -----
+
+func.func @k(%o: memref<2x3xi32>) { return }
+func.func @f(%o: memref<8x6xi32>) {
+  // expected-error @+2 {{expected 'unblocked' or 'pad' (a BlockSpec takes one index map or index function)}}
+  grid.call @k grid [4, 2] ins() outs(%o : memref<8x6xi32>)
+      in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (i, j), @g>]
+  return
+}

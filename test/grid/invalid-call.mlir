@@ -91,7 +91,7 @@ func.func @f(%o: memref<8x6xi32>) {
 
 // -----
 
-// expected-note @+1 {{kernel refs come in Pallas order: inputs, outputs, scratch}}
+// expected-note @+1 {{kernel refs come in Pallas order: scalars, inputs, outputs, scratch}}
 func.func @k(%o: memref<4x4xf32>, %x: memref<2x2xf32>) { return }
 func.func @f(%x: memref<8x8xf32>, %o: memref<8x8xf32>) {
   // expected-error @+1 {{kernel ref #0 has type 'memref<4x4xf32>' but input #0 gives 'memref<2x2xf32>'}}
@@ -229,5 +229,40 @@ func.func @f(%o: memref<8x6xi32>) {
   // expected-error @+2 {{expected ',' or ']'}}
   grid.call @k grid [4, 2] ins() outs(%o : memref<8x6xi32>)
       in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (i, j)>
+  return
+}
+
+// -----
+
+// An index function takes the program ids, then the scalar arrays, and
+// returns one block index per dimension.
+func.func @k(%t: memref<4xi32>, %o: memref<2x3xi32>) { return }
+func.func @rows(%i: index, %j: index) -> (index, index) { return %i, %j : index, index }
+func.func @f(%t: memref<4xi32>, %o: memref<8x6xi32>) {
+  // expected-error @+1 {{the index function @rows of output #0 has type '(index, index) -> (index, index)' but must be '(index, index, memref<4xi32>) -> (index, index)'}}
+  grid.call @k grid [4, 2] scalars(%t : memref<4xi32>) ins() outs(%o : memref<8x6xi32>)
+      in_specs [] out_specs [#grid.block<[2, 3], @rows>]
+  return
+}
+
+// -----
+
+func.func @k(%o: memref<2x3xi32>) { return }
+func.func @f(%o: memref<8x6xi32>) {
+  // expected-error @+1 {{the index function @nowhere of output #0 does not name a func.func}}
+  grid.call @k grid [4, 2] ins() outs(%o : memref<8x6xi32>)
+      in_specs [] out_specs [#grid.block<[2, 3], @nowhere>]
+  return
+}
+
+// -----
+
+// The kernel gets the scalar arrays first.
+// expected-note @+1 {{kernel refs come in Pallas order: scalars, inputs, outputs, scratch}}
+func.func @k(%o: memref<2x3xi32>, %t: memref<4xi32>) { return }
+func.func @f(%t: memref<4xi32>, %o: memref<8x6xi32>) {
+  // expected-error @+1 {{'grid.call' op kernel ref #0 has type 'memref<2x3xi32>' but scalar #0 gives 'memref<4xi32>'}}
+  grid.call @k grid [4, 2] scalars(%t : memref<4xi32>) ins() outs(%o : memref<8x6xi32>)
+      in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (i, j)>]
   return
 }

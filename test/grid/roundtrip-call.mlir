@@ -1,5 +1,5 @@
 // grid.call forms: empty grid, scratch, written semantics, aliasing, extra
-// attributes, 3-D grids.
+// attributes, 3-D grids, scalar prefetch and index functions.
 // RUN: tessel-opt %s | FileCheck %s
 // RUN: tessel-opt %s > %t.1 && tessel-opt %t.1 > %t.2 && diff %t.1 %t.2
 
@@ -33,5 +33,26 @@ func.func @calls(%x: memref<16x128xf32>, %y: memref<16x128xf32>, %z: memref<8x6x
   grid.call @one grid [4, 2, 10] ins() outs(%z : memref<8x6xi32>)
       in_specs [] out_specs [#grid.block<[2, 3], (i, j, k) -> (i, j)>]
       semantics [parallel, parallel, arbitrary] {note = "revisits"}
+  return
+}
+
+// Scalar prefetch: the scalar arrays come first (in the kernel's refs and
+// as the index functions' trailing arguments); an index map may be a
+// function.
+func.func @row_of(%i: index, %table: memref<4xi32>) -> (index, index) {
+  %c0 = arith.constant 0 : index
+  %t = memref.load %table[%i] : memref<4xi32>
+  %row = arith.index_cast %t : i32 to index
+  return %row, %c0 : index, index
+}
+func.func @gather_rows(%table: memref<4xi32>, %x: memref<8x128xf32>, %o: memref<8x128xf32>) {
+  return
+}
+// CHECK-LABEL: func.func @prefetched
+// CHECK: grid.call @gather_rows grid [4] scalars(%{{.*}} : memref<4xi32>) ins(%{{.*}} : memref<64x128xf32>) outs(%{{.*}} : memref<32x128xf32>) in_specs [#grid.block<[8, 128], @row_of>] out_specs [#grid.block<[8, 128], (d0) -> (d0, 0)>]
+func.func @prefetched(%table: memref<4xi32>, %x: memref<64x128xf32>, %o: memref<32x128xf32>) {
+  grid.call @gather_rows grid [4] scalars(%table : memref<4xi32>) ins(%x : memref<64x128xf32>)
+      outs(%o : memref<32x128xf32>)
+      in_specs [#grid.block<[8, 128], @row_of>] out_specs [#grid.block<[8, 128], (i) -> (i, 0)>]
   return
 }

@@ -27,7 +27,10 @@ MLIR_CAPI_EXPORTED bool tesselAttributeIsABlockSpec(MlirAttribute attr);
 MLIR_CAPI_EXPORTED MlirAttribute tesselBlockSpecGet(
     MlirContext ctx, bool full, intptr_t rank, const int64_t *blockShape,
     MlirAffineMap indexMap, bool unblocked, intptr_t nPadding,
-    const int64_t *padding);
+    const int64_t *padding, MlirStringRef indexFunction);
+/// The name of a BlockSpec's index function (empty when it has none).
+MLIR_CAPI_EXPORTED MlirStringRef
+tesselBlockSpecGetIndexFunction(MlirAttribute attr);
 MLIR_CAPI_EXPORTED int64_t tesselBlockSpecSqueezed(void);
 MLIR_CAPI_EXPORTED bool tesselBlockSpecIsFull(MlirAttribute attr);
 MLIR_CAPI_EXPORTED intptr_t tesselBlockSpecGetRank(MlirAttribute attr);

@@ -147,12 +147,17 @@ struct RefText {
     r#type: String,
 }
 
+/// The call's scalar arrays as template arguments: (`%q<k>`, type).
+type Scalars = [(String, String)];
+
+#[allow(clippy::too_many_arguments)]
 fn operand_ref(
     index: usize,
     operand: &Operand,
     array_type: &str,
     element: &str,
     grid: &[i64],
+    scalars: &Scalars,
     is_output: bool,
     poison: bool,
 ) -> RefText {
@@ -175,8 +180,35 @@ fn operand_ref(
     let kept: Vec<usize> = (0..sizes.len()).filter(|&d| spec.block_shape[d].is_some()).collect();
     let array_strides = strides(&operand.shape);
     let mut offsets = String::new();
+    // An index function gives the block indices (or element offsets) of
+    // the program: a call, which the inliner then inlines.
+    if let Some(function) = &spec.index_function {
+        let arguments = (0..grid_rank).map(|d| format!("%g{d}")).chain(scalars.iter().map(|(name, _)| name.clone()));
+        let types = (0..grid_rank).map(|_| "index".to_string()).chain(scalars.iter().map(|(_, t)| t.clone()));
+        emit_line!(
+            offsets,
+            "%bi{index}:{rank} = func.call @{function}({}) : ({}) -> ({})",
+            join(arguments),
+            join(types),
+            join(vec!["index"; sizes.len()]),
+            rank = sizes.len()
+        );
+    }
     // Element offset at which the block starts, per array dimension.
     for (d, size) in sizes.iter().enumerate() {
+        if spec.index_function.is_some() {
+            let (op, amount) = if spec.unblocked {
+                ("arith.subi", spec.padding.get(d).map_or(0, |(low, _)| *low))
+            } else {
+                ("arith.muli", *size)
+            };
+            emit_line!(
+                offsets,
+                "%s{index}_{d}_by = arith.constant {amount} : index
+                 %s{index}_{d} = {op} %bi{index}#{d}, %s{index}_{d}_by : index"
+            );
+            continue;
+        }
         let block_index = spec.index_map.as_ref().map_or("0".to_string(), |map| affine_text(&map.results[d]));
         let start = if spec.unblocked {
             let low = spec.padding.get(d).map_or(0, |(low, _)| *low);
@@ -316,6 +348,11 @@ fn lower_call(
 
     let operands: Vec<(&Operand, bool)> =
         inputs.iter().map(|o| (o, false)).chain(outputs.iter().map(|o| (o, true))).collect();
+    // Scalar arrays: whole, the kernel's first refs and the index
+    // functions' trailing arguments.
+    let scalar_values: Vec<MlirValue> = call.scalars().iter().map(|value| value.to_raw()).collect();
+    let scalars: Vec<(String, String)> =
+        scalar_values.iter().enumerate().map(|(k, &value)| (format!("%q{k}"), print_type(value_type(value)))).collect();
     let mut refs = Vec::new();
     let mut arguments = Vec::new();
     for (i, (operand, is_output)) in operands.iter().enumerate() {
@@ -327,8 +364,9 @@ fn lower_call(
             return Err(format!("arrays need the identity layout, got {array_type}"));
         }
         arguments.push(format!("%a{i}: {array_type}"));
-        refs.push(operand_ref(i, operand, &array_type, &element, &grid, *is_output, poison));
+        refs.push(operand_ref(i, operand, &array_type, &element, &grid, &scalars, *is_output, poison));
     }
+    arguments.extend(scalars.iter().map(|(name, r#type)| format!("{name}: {type}")));
     let scratch = call.scratch_types();
 
     // Constants the loop nest and the clamping of partial blocks use.
@@ -405,8 +443,10 @@ fn lower_call(
     for r in &refs {
         program.push_str(&r.before);
     }
-    let mut call_args: Vec<String> = refs.iter().map(|r| r.value.clone()).collect();
-    let mut call_types: Vec<String> = refs.iter().map(|r| r.r#type.clone()).collect();
+    let mut call_args: Vec<String> = scalars.iter().map(|(name, _)| name.clone()).collect();
+    let mut call_types: Vec<String> = scalars.iter().map(|(_, r#type)| r#type.clone()).collect();
+    call_args.extend(refs.iter().map(|r| r.value.clone()));
+    call_types.extend(refs.iter().map(|r| r.r#type.clone()));
     call_args.extend((0..scratch.len()).map(|k| format!("%scratch{k}")));
     call_types.extend(scratch.iter().cloned());
     call_args.extend((0..rank).map(|a| format!("%g{a}")));
@@ -439,8 +479,21 @@ fn lower_call(
     closers.iter().rev().for_each(|closer| body.push_str(closer));
     let flag =
         if guarded { format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>\n") } else { String::new() };
+    // The index functions the offsets call, declared for the template.
+    let mut declarations = String::new();
+    let mut declared = Vec::new();
+    for (operand, _) in &operands {
+        let Some(name) = operand.spec.index_function.as_deref() else { continue };
+        if declared.contains(&name) {
+            continue;
+        }
+        declared.push(name);
+        let function = find_symbol(&operation_ref(module), name).ok_or(format!("index function @{name} not found"))?;
+        let signature = function.attribute("function_type").map_err(|_| format!("@{name} is not a function"))?;
+        emit_line!(declarations, "func.func private @{name}{signature}");
+    }
     let text = format!(
-        "{flag}func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
+        "{flag}{declarations}func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
         join(&call_types),
         join(&arguments)
     );
@@ -448,21 +501,46 @@ fn lower_call(
         define_error_flag(context, module)?;
     }
 
-    // Which refs' loads may skip their copy (see in_place.rs).
-    let arrays: Vec<MlirValue> = inputs.iter().chain(&outputs).map(|operand| operand.value.to_raw()).collect();
+    // Which refs' loads may skip their copy (see in_place.rs), in kernel
+    // argument order: scalars, inputs, outputs.
+    let arrays: Vec<MlirValue> = scalar_values
+        .iter()
+        .copied()
+        .chain(inputs.iter().chain(&outputs).map(|operand| operand.value.to_raw()))
+        .collect();
+    let first_output = scalar_values.len() + inputs.len();
     let refs: Vec<Aliasing> = arrays
         .iter()
         .enumerate()
         .map(|(index, array)| Aliasing {
-            no_output_alias: index >= inputs.len()
+            no_output_alias: index >= first_output
                 || outputs.iter().all(|output| output.value.to_raw().ptr != array.ptr),
             exclusive: arrays.iter().enumerate().all(|(other, value)| other == index || value.ptr != array.ptr),
         })
         .collect();
     let clone = specialize_kernel(context, module, kernel, &specialized, &call_types, &grid)?;
     in_place::mark_loads(clone, &refs);
-    let operand_values: Vec<MlirValue> = operands.iter().map(|(o, _)| o.value.to_raw()).collect();
+    // Index functions are inlined into the loops: private, symbol-dce
+    // removes them once no call is left.
+    for operand in &operands {
+        if let Some(function) = operand.0.spec.index_function.as_deref()
+            && let Some(function) = find_symbol(&operation_ref(module), function)
+        {
+            set_private(context, function.to_raw());
+        }
+    }
+    let operand_values: Vec<MlirValue> =
+        operands.iter().map(|(o, _)| o.value.to_raw()).chain(scalar_values.iter().copied()).collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
+}
+
+fn set_private(context: MlirContext, function: MlirOperation) {
+    // SAFETY: live IR of the module being rewritten (crate invariant,
+    // support/handles.rs); a string attribute of the live context.
+    unsafe {
+        let private = mlirStringAttrGet(context, StringRef::new("private").to_raw());
+        mlirOperationSetAttributeByName(function, StringRef::new("sym_visibility").to_raw(), private);
+    }
 }
 
 /// The attribute on the ordered `scf.for` of an arbitrary grid axis (its

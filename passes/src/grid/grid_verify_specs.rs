@@ -139,13 +139,18 @@ fn verify_call(call: &GridCall) -> bool {
     let grid = call.grid();
     let mut ok = true;
     let writes = kernel_writes(call);
-    // Kernels write inputs through none of their ops: compiled code would
-    // reach the caller's array while the interpreter writes a copy.
-    for &(index, writer, _) in writes.iter().filter(|(index, ..)| *index < inputs.len()) {
+    // Kernel refs: scalars, inputs, outputs, scratch.
+    let scalars = call.scalars().len();
+    let first_output = scalars + inputs.len();
+    // Kernels write scalars and inputs through none of their ops: compiled
+    // code would reach the caller's array while the interpreter writes a
+    // copy.
+    for &(index, writer, _) in writes.iter().filter(|(index, ..)| *index < first_output) {
+        let what = if index < scalars { format!("scalar #{index}") } else { format!("input #{}", index - scalars) };
         emit_error(
             location_of(writer),
             &format!(
-                "the kernel @{} writes input #{index} of a grid.call: inputs are read-only (Pallas' inputs are \
+                "the kernel @{} writes {what} of a grid.call: inputs are read-only (Pallas' inputs are \
                  values); write an output instead, passing the array as an output too if it must change",
                 call.callee()
             ),
@@ -167,7 +172,7 @@ fn verify_call(call: &GridCall) -> bool {
 
     // Outputs the kernel only updates atomically: programs may share them.
     let atomic_only = |output: usize| {
-        let mut output_writes = writes.iter().filter(|(index, ..)| *index == inputs.len() + output).peekable();
+        let mut output_writes = writes.iter().filter(|(index, ..)| *index == first_output + output).peekable();
         output_writes.peek().is_some() && output_writes.all(|(_, _, name)| name != "block.store")
     };
     // The first output whose block stays the same along `axis` and that
@@ -175,7 +180,10 @@ fn verify_call(call: &GridCall) -> bool {
     let revisited = |axis: usize| {
         (0..outputs.len()).find(|&index| {
             let output = &outputs[index];
-            (output.spec.full || !output.spec.uses_grid_axis(axis)) && !atomic_only(index)
+            // An index function's blocks are unknown until run: no warning.
+            (output.spec.full || !output.spec.uses_grid_axis(axis))
+                && output.spec.index_function.is_none()
+                && !atomic_only(index)
         })
     };
     match call.semantics() {

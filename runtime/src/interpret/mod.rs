@@ -367,13 +367,15 @@ impl Interpreter {
             .map(|(inputs, outputs)| inputs.into_iter().chain(outputs).map(|o| o.spec).collect())
             .map_err(|e| InterpretError(e.to_string()))?;
         let outputs_from = call.inputs().map(|i| i.len()).unwrap_or(0);
-        let arrays: Vec<usize> = operands
+        let mut arrays: Vec<usize> = operands
             .iter()
             .map(|v| match v {
                 Val::Ref(id) => Ok(*id),
                 _ => fail("grid.call operands must be memrefs"),
             })
             .collect::<Result<_>>()?;
+        // Operands: inputs, outputs, then the scalar arrays.
+        let scalars = arrays.split_off(specs.len());
         let grid = call.grid();
         let base = self.buffers.len();
         // Scratch lives for the whole call (the grid runs in order).
@@ -395,27 +397,20 @@ impl Interpreter {
                 return;
             }
             let point: Vec<i64> = point.iter().map(|&p| p as i64).collect();
-            outcome = self.program(kernel, &arrays, &specs, outputs_from, &scratch, &point, &grid);
+            let program =
+                Program { arrays: &arrays, specs: &specs, outputs_from, scalars: &scalars, scratch: &scratch };
+            outcome = self.program(kernel, &program, &point, &grid);
         });
         self.buffers.truncate(base);
         outcome
     }
 
     /// One program: copy blocks in, run the kernel, copy output blocks back.
-    #[allow(clippy::too_many_arguments)]
-    fn program(
-        &mut self,
-        kernel: MlirOperation,
-        arrays: &[usize],
-        specs: &[BlockSpec],
-        outputs_from: usize,
-        scratch: &[usize],
-        point: &[i64],
-        grid: &[i64],
-    ) -> Result<()> {
+    fn program(&mut self, kernel: MlirOperation, call: &Program, point: &[i64], grid: &[i64]) -> Result<()> {
+        let Program { arrays, specs, outputs_from, scalars, scratch } = *call;
         let mark = self.buffers.len();
         let mut windows = Vec::new();
-        let mut arguments = Vec::new();
+        let mut arguments: Vec<Val> = scalars.iter().map(|&scalar| Val::Ref(scalar)).collect();
         for (&array, spec) in arrays.iter().zip(specs) {
             if spec.full {
                 windows.push(None);
@@ -423,8 +418,9 @@ impl Interpreter {
                 continue;
             }
             let shape: Vec<i64> = self.buffers[array].shape.iter().map(|&d| d as i64).collect();
-            spec.check_in_bounds(&shape, point).map_err(InterpretError)?;
-            let starts = block_starts(spec, point)?;
+            let indices = self.block_indices(spec, point, scalars)?;
+            spec.check_indices(&shape, point, &indices).map_err(InterpretError)?;
+            let starts = block_starts(spec, &indices);
             // The buffer has the kernel's shape (squeezed dims removed), which
             // linearizes like the full block shape.
             let kernel_shape: Vec<usize> = spec.block_shape.iter().flatten().map(|&s| s as usize).collect();
@@ -449,12 +445,39 @@ impl Interpreter {
         self.buffers.truncate(mark);
         Ok(())
     }
+
+    /// A program's block indices (element offsets when unblocked): its
+    /// index map's, or what its index function returns for the program ids
+    /// and the call's scalar arrays.
+    fn block_indices(&mut self, spec: &BlockSpec, point: &[i64], scalars: &[usize]) -> Result<Vec<i64>> {
+        let Some(name) = &spec.index_function else {
+            return spec.indices_at(point).ok_or_else(|| InterpretError(format!("index map undefined at {point:?}")));
+        };
+        let function = self.symbol(name).ok_or_else(|| InterpretError(format!("unknown index function @{name}")))?;
+        let arguments = point
+            .iter()
+            .map(|&id| Val::Scalar(ElementType::Index, Num::I(id)))
+            .chain(scalars.iter().map(|&scalar| Val::Ref(scalar)))
+            .collect();
+        self.call(function, arguments)?.iter().map(|value| scalar(value).map(Num::i)).collect()
+    }
+}
+
+/// What a `grid.call` hands each program: the arrays cut by `specs`
+/// (outputs from `outputs_from`), the scalar arrays and the scratch
+/// buffers (buffer ids).
+#[derive(Clone, Copy)]
+struct Program<'a> {
+    arrays: &'a [usize],
+    specs: &'a [BlockSpec],
+    outputs_from: usize,
+    scalars: &'a [usize],
+    scratch: &'a [usize],
 }
 
 /// Element offset of a program's block in each array dimension.
-fn block_starts(spec: &BlockSpec, point: &[i64]) -> Result<Vec<i64>> {
-    let indices = spec.indices_at(point).ok_or_else(|| InterpretError(format!("index map undefined at {point:?}")))?;
-    Ok(indices
+fn block_starts(spec: &BlockSpec, indices: &[i64]) -> Vec<i64> {
+    indices
         .iter()
         .enumerate()
         .map(|(d, &index)| {
@@ -464,7 +487,7 @@ fn block_starts(spec: &BlockSpec, point: &[i64]) -> Result<Vec<i64>> {
                 index * spec.block_sizes()[d]
             }
         })
-        .collect())
+        .collect()
 }
 
 /// Copies between an array and a block at `starts`: into the block
