@@ -9,6 +9,7 @@
 #include "tessel/BlockDialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "tessel/Inlining.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -209,10 +210,13 @@ ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseAttribute(callee, "callee", result.attributes))
     return failure();
 
-  SmallVector<int64_t> grid;
-  if (parser.parseKeyword("grid") || tessel::parseIntegerList(parser, grid))
+  // Sizes or `index` values: `grid [%n, 4]`.
+  SmallVector<OpAsmParser::UnresolvedOperand> dynamicGrid;
+  DenseI64ArrayAttr grid;
+  if (parser.parseKeyword("grid") ||
+      parseDynamicIndexList(parser, dynamicGrid, grid))
     return failure();
-  result.addAttribute("grid", builder.getDenseI64ArrayAttr(grid));
+  result.addAttribute("grid", grid);
 
   // ins(%a, %b : t1, t2) and outs(...): both always written, maybe empty.
   auto parseOperandGroup =
@@ -280,13 +284,16 @@ ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseOptionalAttrDict(result.attributes) ||
       parser.resolveOperands(inputs, inputTypes, inputsLoc, result.operands) ||
       parser.resolveOperands(outputs, outputTypes, outputsLoc, result.operands) ||
-      parser.resolveOperands(scalars, scalarTypes, scalarsLoc, result.operands))
+      parser.resolveOperands(scalars, scalarTypes, scalarsLoc, result.operands) ||
+      parser.resolveOperands(dynamicGrid, builder.getIndexType(),
+                             result.operands))
     return failure();
   result.addAttribute("operandSegmentSizes",
                       builder.getDenseI32ArrayAttr(
                           {static_cast<int32_t>(inputs.size()),
                            static_cast<int32_t>(outputs.size()),
-                           static_cast<int32_t>(scalars.size())}));
+                           static_cast<int32_t>(scalars.size()),
+                           static_cast<int32_t>(dynamicGrid.size())}));
   return success();
 }
 
@@ -294,7 +301,7 @@ void CallOp::print(OpAsmPrinter &p) {
   p << " ";
   p.printAttributeWithoutType(getCalleeAttr());
   p << " grid ";
-  tessel::printIntegerList(p, getGrid());
+  printDynamicIndexList(p, *this, getDynamicGrid(), getGrid());
   auto printGroup = [&](StringRef keyword, OperandRange operands) {
     p << " " << keyword << "(";
     if (!operands.empty())
@@ -339,8 +346,11 @@ std::string describeOperand(bool isInput, size_t index) {
 LogicalResult CallOp::verify() {
   int64_t gridRank = getGrid().size();
   for (int64_t size : getGrid())
-    if (size < 0)
+    if (size < 0 && !ShapedType::isDynamic(size))
       return emitOpError("grid sizes must be non-negative, got ") << size;
+  if (failed(verifyListOfOperandsOrIntegers(*this, "grid", gridRank,
+                                            getGrid(), getDynamicGrid())))
+    return failure();
   if (getInSpecs().size() != getInputs().size())
     return emitOpError("expected ")
            << getInputs().size() << " in_specs (one per input), got "

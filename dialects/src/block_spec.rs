@@ -335,10 +335,12 @@ impl BlockSpec {
     /// Otherwise (and always for index functions) compiled code checks
     /// every program at run time.
     pub fn bounds_provable(&self, grid: &[i64]) -> bool {
-        let points: i64 = grid.iter().product();
+        // A dynamic size (negative) leaves the grid unknown.
+        let points = grid.iter().try_fold(1i64, |product, &size| product.checked_mul(size.max(0)));
         self.full
             || (self.index_function.is_none()
-                && (points <= MAX_ENUMERATED_PROGRAMS
+                && grid.iter().all(|&size| size >= 0)
+                && (points.is_some_and(|points| points <= MAX_ENUMERATED_PROGRAMS)
                     || self.index_map.as_ref().is_none_or(|map| map.results.iter().all(IndexExpr::is_linear))))
     }
 

@@ -146,7 +146,7 @@ pub fn grid_call<'c>(
         (Identifier::new(context, "grid"), DenseI64ArrayAttribute::new(context, call.grid).into()),
         (Identifier::new(context, "in_specs"), specs(call.inputs)?),
         (Identifier::new(context, "out_specs"), specs(call.outputs)?),
-        segments(context, &[call.inputs.len(), call.outputs.len(), 0]),
+        segments(context, &[call.inputs.len(), call.outputs.len(), 0, 0]),
     ];
     if !call.scratch.is_empty() {
         let types: Vec<Attribute> = call.scratch.iter().map(|&t| TypeAttribute::new(t).into()).collect();

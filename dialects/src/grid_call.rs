@@ -12,6 +12,9 @@ use mlir_sys::{
     mlirTypeAttrGetValue,
 };
 
+/// A grid size given as a value (MLIR's `ShapedType::kDynamic`).
+pub const DYNAMIC: i64 = i64::MIN;
+
 /// Iteration semantics of one grid axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AxisSemantics {
@@ -53,17 +56,24 @@ impl<'c, 'a> GridCall<'c, 'a> {
         text.trim_start_matches('@').trim_matches('"').to_string()
     }
 
-    /// Grid sizes, one per axis (empty: one program).
+    /// Grid sizes, one per axis (empty: one program); [`DYNAMIC`] for a
+    /// size given as a value (`dynamic_grid`).
     pub fn grid(&self) -> Vec<i64> {
         let raw = self.operation.attribute("grid").expect("verified grid.call").to_raw();
         // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): `grid` is a dense i64 array; indices below its size.
         unsafe { (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i)).collect() }
     }
 
-    /// Operand positions of segment `index`: inputs, outputs, scalars.
+    /// The values of the grid's dynamic sizes, in axis order.
+    pub fn dynamic_grid(&self) -> Vec<Value<'c, 'a>> {
+        self.segment(3).map(|position| self.operation.operand(position).expect("verified grid.call")).collect()
+    }
+
+    /// Operand positions of segment `index`: inputs, outputs, scalars,
+    /// dynamic grid sizes.
     fn segment(&self, index: isize) -> std::ops::Range<usize> {
         let raw = self.operation.attribute("operandSegmentSizes").expect("verified grid.call").to_raw();
-        // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): three operand segments (inputs, outputs, scalars), `index` below 3.
+        // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): four operand segments (inputs, outputs, scalars, dynamic grid sizes), `index` below 4.
         let sizes: Vec<usize> = (0..=index).map(|i| unsafe { mlirDenseI32ArrayGetElement(raw, i) } as usize).collect();
         let start: usize = sizes[..index as usize].iter().sum();
         start..start + sizes[index as usize]

@@ -29,7 +29,7 @@ pub use symbols::{atomic_combiner, find_symbol, reduce_combiner};
 mod tests;
 
 pub use block_spec::{BlockSpec, BlockSpecError, IndexExpr, IndexMap, MAX_ENUMERATED_PROGRAMS};
-pub use grid_call::{AxisSemantics, GridCall, Operand};
+pub use grid_call::{AxisSemantics, DYNAMIC, GridCall, Operand};
 use melior::{
     Context,
     dialect::{DialectHandle, DialectRegistry},

@@ -38,7 +38,10 @@ def Grid_CallOp : Grid_Op<"call", [
     ```
     A BlockSpec's index map may be a function `@page_of(%i: index, %j:
     index, %tables: memref<2x3xi32>) -> index` of the program ids and the
-    scalar arrays (Pallas' index maps with `num_scalar_prefetch`).
+    scalar arrays (Pallas' index maps with `num_scalar_prefetch`). Grid
+    sizes may be `index` values (`grid [%n, 4]`), e.g. loaded from a
+    scalar array: `grid` holds `ShapedType::kDynamic` for them and
+    `dynamic_grid` their values, in order.
   }];
   let arguments = (ins
     FlatSymbolRefAttr:$callee,
@@ -46,6 +49,7 @@ def Grid_CallOp : Grid_Op<"call", [
     Arg<Variadic<AnyMemRef>, "arrays read by the kernel", [MemRead]>:$inputs,
     Arg<Variadic<AnyMemRef>, "arrays written by the kernel", [MemRead, MemWrite]>:$outputs,
     Arg<Variadic<AnyMemRef>, "scalar-prefetch arrays, read by kernel and index functions", [MemRead]>:$scalars,
+    Variadic<Index>:$dynamic_grid,
     OptionalAttr<TypeArrayAttr>:$scratch,
     TypedArrayAttrBase<Grid_BlockSpecAttr, "input BlockSpecs">:$in_specs,
     TypedArrayAttrBase<Grid_BlockSpecAttr, "output BlockSpecs">:$out_specs,

@@ -189,6 +189,8 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                 if options.bench {
                     return Err(DriverError::Failed("--bench times the CPU devices only".into()));
                 }
+                // No GPU, no compile: say so first.
+                tessel_runtime::hip::device_count()?;
                 cpu::prepare(&context, &mut module, padding);
                 let gpu = options.gpu.resolve(&options.schedule, &module_text);
                 let lowered = tessel_lowering::rocm::compile_for_launch(&context, &mut module, &gpu, &options.entry);

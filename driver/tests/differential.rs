@@ -3,7 +3,7 @@
 //! outputs on arbitrary axes, masked stores, blocked matmuls, matmuls on
 //! the GPUs' matrix cores, unsigned arrays, gathers and scatters, loads
 //! followed by writes to the loaded ref, sibling reductions, index
-//! functions with scalar prefetch) are compiled
+//! functions with scalar prefetch, grids sized by values) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -759,6 +759,84 @@ fn index_functions(rng: &mut StdRng) -> Case {
     Case { text, inputs, arguments: inputs + 1, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
 
+/// Grid sizes that are values: `n` in 1..=limit computed on the host from
+/// a random scalar array; parallel programs over the first n row blocks
+/// (x * 2 + num_programs), or an ordered axis of n steps accumulating
+/// column blocks.
+fn dynamic_grid(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (b, c, limit) = (rng.random_range(1..=3usize), rng.random_range(1..=4usize), rng.random_range(1..=4usize));
+    let ordered = rng.random_bool(0.5);
+    let description = format!("{e} dynamic grid up to {limit}, blocks {b}x{c}, ordered={ordered}");
+    let (add, mul, zero, two) =
+        if float { ("arith.addf", "arith.mulf", "0.0", "2.0") } else { ("arith.addi", "arith.muli", "0", "2") };
+    // n = (t mod limit + limit) mod limit + 1, on the host.
+    let count = format!(
+        "%c0 = arith.constant 0 : index\n%t = memref.load %count[%c0] : memref<1xi32>\n\
+         %l = arith.constant {limit} : i32\n%one = arith.constant 1 : i32\n%r = arith.remsi %t, %l : i32\n\
+         %s = arith.addi %r, %l : i32\n%w = arith.remsi %s, %l : i32\n%n32 = arith.addi %w, %one : i32\n\
+         %n = arith.index_cast %n32 : i32 to index\n"
+    );
+    let block = format!("{b}x{c}x{e}");
+    let text = if ordered {
+        format!(
+            "func.func @kernel(%x: memref<{block}>, %o: memref<{block}>) {{\n\
+             %j = grid.program_id 1\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %j, %c0 : index\n\
+             scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{block}>\n\
+             block.store %z, %o : tensor<{block}>, memref<{block}>\n}}\n\
+             %v = block.load %x : memref<{block}> -> tensor<{block}>\n\
+             %acc = block.load %o : memref<{block}> -> tensor<{block}>\n\
+             %sum = {add} %acc, %v : tensor<{block}>\n\
+             block.store %sum, %o : tensor<{block}>, memref<{block}>\nreturn\n}}\n\
+             func.func @main(%count: memref<1xi32>, %x: memref<{b}x{w}x{e}>, %o: memref<{block}>) {{\n{count}\
+             grid.call @kernel grid [1, %n] ins(%x : memref<{b}x{w}x{e}>) outs(%o : memref<{block}>)\n\
+             in_specs [#grid.block<[{b}, {c}], (i, j) -> (i, j)>] out_specs [#grid.block<[{b}, {c}], (i, j) -> (i, 0)>]\n\
+             return\n}}\n",
+            w = limit * c
+        )
+    } else {
+        let cast = if float {
+            "%nf = arith.index_cast %np : index to i32\n%nv = arith.sitofp %nf : i32 to f32\n"
+        } else {
+            "%nv = arith.index_cast %np : index to i32\n"
+        };
+        format!(
+            "func.func @kernel(%x: memref<{block}>, %o: memref<{block}>) {{\n\
+             %np = grid.num_programs 0\n{cast}%ns = tensor.splat %nv : tensor<{block}>\n\
+             %v = block.load %x : memref<{block}> -> tensor<{block}>\n\
+             %two = arith.constant dense<{two}> : tensor<{block}>\n%d = {mul} %v, %two : tensor<{block}>\n\
+             %r = {add} %d, %ns : tensor<{block}>\n\
+             block.store %r, %o : tensor<{block}>, memref<{block}>\nreturn\n}}\n\
+             func.func @main(%count: memref<1xi32>, %x: memref<{h}x{c}x{e}>, %o: memref<{h}x{c}x{e}>) {{\n{count}\
+             grid.call @kernel grid [%n] ins(%x : memref<{h}x{c}x{e}>) outs(%o : memref<{h}x{c}x{e}>)\n\
+             in_specs [#grid.block<[{b}, {c}], (i) -> (i, 0)>] out_specs [#grid.block<[{b}, {c}], (i) -> (i, 0)>]\n\
+             return\n}}\n",
+            h = limit * b
+        )
+    };
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let n = (inputs[0][0] as i64).rem_euclid(limit as i64) as usize + 1;
+        let x = &inputs[1];
+        let round = |v: f64| if float { f64::from(v as f32) } else { f64::from(v as i32) };
+        if ordered {
+            // o[r][k] = sum over j < n of x[r][j * c + k], in order.
+            let mut out = vec![0.0; b * c];
+            for r in 0..b {
+                for k in 0..c {
+                    out[r * c + k] = (0..n).fold(0.0, |acc, j| round(acc + x[r * limit * c + j * c + k]));
+                }
+            }
+            vec![out]
+        } else {
+            let out =
+                (0..limit * b * c).map(|i| if i < n * b * c { round(x[i] * 2.0 + n as f64) } else { 0.0 }).collect();
+            vec![out]
+        }
+    };
+    Case { text, inputs: 2, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
 /// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
@@ -983,7 +1061,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..40) {
+        let case = match rng.random_range(0..42) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -995,6 +1073,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             32..34 => overwrite_after_load(&mut rng),
             34..36 => sibling_reductions(&mut rng),
             36..38 => index_functions(&mut rng),
+            38..40 => dynamic_grid(&mut rng),
             _ => wide_window(&mut rng),
         };
         let dir = work.join(index.to_string());

@@ -356,7 +356,13 @@ impl HostWalk {
                 let kernel = kernel.rsplit("::@").next().unwrap_or("").trim_start_matches('@').to_string();
                 self.program.launches.push(Launch { kernel, grid, workgroup, args });
             }
-            other => return Err(format!("the HIP launcher does not run host operation '{other}'")),
+            other => {
+                return Err(format!(
+                    "the HIP launcher does not run host operation '{other}': it runs host code whose grid sizes \
+                     and loop bounds are constants (grids sized by values run on --device cpu and \
+                     rocm-emulated)"
+                ));
+            }
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 
 // CHECK: "block.reduce"(%{{.*}}) <{dims = array<i64: 1>, kind = 0 : i32}>
 // CHECK: "block.atomic_rmw"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{kind = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
-// CHECK: "grid.call"(%{{.*}}, %{{.*}}) <{callee = @k, grid = array<i64: 2, 2>, in_specs = [#grid.block<[2, 64], (d0, d1) -> (d0, d1)>], operandSegmentSizes = array<i32: 1, 1, 0>, out_specs = [#grid.block<[2], (d0, d1) -> (d0)>], scratch = [memref<2xf32>], semantics = [0 : i32, 1 : i32]}>
+// CHECK: "grid.call"(%{{.*}}, %{{.*}}) <{callee = @k, grid = array<i64: 2, 2>, in_specs = [#grid.block<[2, 64], (d0, d1) -> (d0, d1)>], operandSegmentSizes = array<i32: 1, 1, 0, 0>, out_specs = [#grid.block<[2], (d0, d1) -> (d0)>], scratch = [memref<2xf32>], semantics = [0 : i32, 1 : i32]}>
 func.func @k(%x: memref<2x64xf32>, %o: memref<2xf32>, %s: memref<2xf32>) {
   %v = block.load %x : memref<2x64xf32> -> tensor<2x64xf32>
   %r = block.reduce sum %v dims [1] : tensor<2x64xf32> -> tensor<2xf32>

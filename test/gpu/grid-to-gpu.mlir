@@ -190,3 +190,22 @@ func.func @conditional_buffer(%x: memref<4xi32>, %o: memref<4xi32>) {
   } {mapping = [#gpu.block<x>]}
   return
 }
+
+// -----
+
+// Programs counted at run time (a grid size given as a value): the launch
+// multiplies the sizes and the ids are delinearized over the value.
+// CHECK-LABEL: func.func @sized_programs
+// CHECK-SAME: %[[N:[^:]*]]: index
+// CHECK: %[[STATIC:.*]] = arith.constant 3 : index
+// CHECK: %[[COUNT:.*]] = arith.muli %[[STATIC]], %[[N]] : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[COUNT]],
+// CHECK: affine.delinearize_index %[[BX]] into (%[[N]], 3)
+func.func @sized_programs(%n: index, %o: memref<?x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  scf.forall (%i, %j) in (%n, 3) {
+    memref.store %one, %o[%i, %j] : memref<?x3xf32>
+  } {mapping = [#gpu.block<x>, #gpu.block<y>]}
+  return
+}

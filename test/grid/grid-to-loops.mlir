@@ -205,3 +205,33 @@ func.func @gather(%table: memref<3xi32>, %x: memref<6x4xf32>, %o: memref<3x4xf32
       in_specs [#grid.block<[1, 4], @pick>] out_specs [#grid.block<[1, 4], (i) -> (i, 0)>]
   return
 }
+
+// -----
+
+// A grid size given as a value (clamped at 0) bounds the loop;
+// grid.num_programs of that axis becomes a trailing argument of the
+// kernel; the blocks' bounds are checked at run time; the nest is mapped
+// so that it stays a launch when the size folds to 1.
+// CHECK-LABEL: func.func private @sized_kernel__call0(
+// CHECK-SAME: %{{.*}}: memref<2x4xf32, strided<[8, 1], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %[[N:.*]]: index)
+// CHECK: arith.index_cast %[[N]] : index to i32
+// CHECK-LABEL: func.func @sized(
+// CHECK-SAME: %[[VALUE:[^:]*]]: index
+// CHECK: %[[SIZE:.*]] = arith.maxsi %[[VALUE]], %{{.*}} : index
+// CHECK: scf.forall (%[[I:.*]], %[[J:.*]]) in (%[[SIZE]], 2) {
+// CHECK: scf.if
+// CHECK: func.call @sized_kernel__call0(%{{.*}}, %[[I]], %[[J]], %[[SIZE]])
+// CHECK: } {mapping = [#gpu.block<x>, #gpu.block<y>]}
+func.func @sized_kernel(%o: memref<2x4xf32>) {
+  %n = grid.num_programs 0
+  %n32 = arith.index_cast %n : index to i32
+  %f = arith.sitofp %n32 : i32 to f32
+  %t = tensor.splat %f : tensor<2x4xf32>
+  block.store %t, %o : tensor<2x4xf32>, memref<2x4xf32>
+  return
+}
+func.func @sized(%n: index, %o: memref<8x8xf32>) {
+  grid.call @sized_kernel grid [%n, 2] ins() outs(%o : memref<8x8xf32>)
+      in_specs [] out_specs [#grid.block<[2, 4], (i, j) -> (i, j)>]
+  return
+}

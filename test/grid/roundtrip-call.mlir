@@ -1,5 +1,6 @@
 // grid.call forms: empty grid, scratch, written semantics, aliasing, extra
-// attributes, 3-D grids, scalar prefetch and index functions.
+// attributes, 3-D grids, sizes given as values, scalar prefetch and index
+// functions.
 // RUN: tessel-opt %s | FileCheck %s
 // RUN: tessel-opt %s > %t.1 && tessel-opt %t.1 > %t.2 && diff %t.1 %t.2
 
@@ -48,6 +49,15 @@ func.func @row_of(%i: index, %table: memref<4xi32>) -> (index, index) {
 func.func @gather_rows(%table: memref<4xi32>, %x: memref<8x128xf32>, %o: memref<8x128xf32>) {
   return
 }
+// Grid sizes may be values.
+// CHECK-LABEL: func.func @sized
+// CHECK: grid.call @copy grid [%{{.*}}, 2] ins(
+func.func @sized(%n: index, %x: memref<16x128xf32>, %y: memref<16x128xf32>) {
+  grid.call @copy grid [%n, 2] ins(%x : memref<16x128xf32>) outs(%y : memref<16x128xf32>)
+      in_specs [#grid.block<[8, 128], (i, j) -> (i, 0)>] out_specs [#grid.block<[8, 128], (i, j) -> (i, 0)>]
+  return
+}
+
 // CHECK-LABEL: func.func @prefetched
 // CHECK: grid.call @gather_rows grid [4] scalars(%{{.*}} : memref<4xi32>) ins(%{{.*}} : memref<64x128xf32>) outs(%{{.*}} : memref<32x128xf32>) in_specs [#grid.block<[8, 128], @row_of>] out_specs [#grid.block<[8, 128], (d0) -> (d0, 0)>]
 func.func @prefetched(%table: memref<4xi32>, %x: memref<64x128xf32>, %o: memref<32x128xf32>) {

@@ -14,7 +14,7 @@
 // DEBUG: #[[LOC]] = loc("{{.*}}print-options.mlir":[[@LINE+8]]:8)
 
 // GENERIC: "grid.program_id"() <{axis = 0 : i64}> : () -> index
-// GENERIC: "grid.call"(%{{.*}}) <{callee = @kernel, grid = array<i64: 4>, in_specs = [], operandSegmentSizes = array<i32: 0, 1, 0>, out_specs = [#grid.block<[2], (d0) -> (d0)>]}>
+// GENERIC: "grid.call"(%{{.*}}) <{callee = @kernel, grid = array<i64: 4>, in_specs = [], operandSegmentSizes = array<i32: 0, 1, 0, 0>, out_specs = [#grid.block<[2], (d0) -> (d0)>]}>
 
 // BACK: grid.call @kernel grid [4] ins() outs(%{{.*}} : memref<8xindex>) in_specs [] out_specs [#grid.block<[2], (d0) -> (d0)>]
 

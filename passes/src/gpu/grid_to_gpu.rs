@@ -43,7 +43,7 @@ use crate::{
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
-use tessel_dialects::knobs;
+use tessel_dialects::{DYNAMIC, knobs};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-gpu",
@@ -110,34 +110,60 @@ fn program_nests(body: MlirBlock, nests: &mut Vec<MlirOperation>) {
 fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), String> {
     let raw = raw_op(nest);
     let is_forall = raw.name() == "scf.forall";
-    let grid = if is_forall {
+    // Grid sizes, `DYNAMIC` for the forall's dynamic upper bounds (values
+    // from grid.call's `grid [%n, ..]`).
+    let (grid, dynamic): (Vec<i64>, Vec<MlirValue>) = if is_forall {
         let (lower, upper, step) =
             (raw.integers("staticLowerBound"), raw.integers("staticUpperBound"), raw.integers("staticStep"));
-        if lower.iter().any(|&l| l != 0) || step.iter().any(|&s| s != 1) || upper.iter().any(|&u| u < 0) {
-            return Err("the programs' loop must run from 0 with step 1 over a static grid".into());
+        if lower.iter().any(|&l| l != 0) || step.iter().any(|&s| s != 1) || upper.iter().any(|&u| u < 0 && u != DYNAMIC)
+        {
+            return Err("the programs' loop must run from 0 with step 1".into());
         }
-        upper
+        // Operands: dynamic lower bounds, upper bounds, steps, outputs.
+        let segments = raw.segments();
+        let upper_values = raw.operands()[segments[0]..segments[0] + segments[1]].to_vec();
+        (upper, upper_values)
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
-    let programs: i64 = grid.iter().product();
-    if programs > u32::MAX as i64 {
-        return Err(format!("{programs} programs exceed the 2^32 - 1 workgroups of a launch"));
+    let static_programs: i64 = grid.iter().filter(|&&size| size != DYNAMIC).product();
+    if static_programs > u32::MAX as i64 {
+        return Err(format!("{static_programs} programs exceed the 2^32 - 1 workgroups of a launch"));
     }
     let arena = plan_arena(nest, budget)?;
-    let scratch_type = format!("memref<{}xi8>", arena.scratch_bytes * programs);
+    let scratch_type = if dynamic.is_empty() {
+        format!("memref<{}xi8>", arena.scratch_bytes * static_programs)
+    } else {
+        "memref<?xi8>".to_string()
+    };
     let shared_type = format!("memref<{}xi8, #gpu.address_space<workgroup>>", arena.shared_bytes);
 
-    // The launch, with an LDS arena and global scratch when needed.
-    let mut text = String::from("func.func @template() {\n");
+    // The launch, with an LDS arena and global scratch when needed; the
+    // program count is the static sizes' product times the dynamic ones.
+    let parameters = join((0..dynamic.len()).map(|k| format!("%u{k}: index")));
+    let mut text =
+        format!("func.func @template({parameters}) {{\n%programs0 = arith.constant {static_programs} : index\n");
+    for k in 0..dynamic.len() {
+        emit_line!(text, "%programs{} = arith.muli %programs{k}, %u{k} : index", k + 1);
+    }
+    let programs = format!("%programs{}", dynamic.len());
     if arena.scratch_bytes > 0 {
-        emit_line!(text, "%scratch = gpu.alloc () : {scratch_type}");
+        if dynamic.is_empty() {
+            emit_line!(text, "%scratch = gpu.alloc () : {scratch_type}");
+        } else {
+            emit_line!(
+                text,
+                "%slice = arith.constant {} : index\n%bytes = arith.muli {programs}, %slice : index\n\
+                 %scratch = gpu.alloc (%bytes) : {scratch_type}",
+                arena.scratch_bytes
+            );
+        }
     }
     emit_line!(
         text,
-        "%programs = arith.constant {programs} : index\n%one = arith.constant 1 : index\n\
+        "%one = arith.constant 1 : index\n\
          %threads = arith.constant {threads} : index\n\
-         gpu.launch blocks(%bx, %by, %bz) in (%gx = %programs, %gy = %one, %gz = %one) \
+         gpu.launch blocks(%bx, %by, %bz) in (%gx = {programs}, %gy = %one, %gz = %one) \
          threads(%tx, %ty, %tz) in (%sx = %threads, %sy = %one, %sz = %one)"
     );
     if arena.shared_bytes > 0 {
@@ -148,7 +174,7 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
         emit_line!(text, "gpu.dealloc %scratch : {scratch_type}");
     }
     text.push_str("return\n}\n");
-    let (_, added) = inline_template(nest, &text, &[])?;
+    let (_, added) = inline_template(nest, &text, &dynamic)?;
     let launch = find_named(&added, "gpu.launch").expect("the template has a launch");
     let scratch = find_named(&added, "gpu.alloc").map(|alloc| result_of(alloc, 0));
     let body = raw_op(launch).region_block(0);
@@ -163,13 +189,23 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
         1 => vec![workgroup],
         rank => {
             let indices = join(vec!["index"; rank]);
+            // The basis: sizes, or the dynamic ones' values `%u<k>`.
+            let mut next_dynamic = 0..;
+            let basis = join(grid.iter().map(|&size| {
+                if size == DYNAMIC {
+                    format!("%u{}", next_dynamic.next().expect("unbounded"))
+                } else {
+                    size.to_string()
+                }
+            }));
             let text = format!(
-                "func.func @template(%w: index) -> ({indices}) {{\n\
-                 %p:{rank} = affine.delinearize_index %w into ({}) : {indices}\nreturn {} : {indices}\n}}",
-                join(&grid),
+                "func.func @template(%w: index{}) -> ({indices}) {{\n\
+                 %p:{rank} = affine.delinearize_index %w into ({basis}) : {indices}\nreturn {} : {indices}\n}}",
+                (0..dynamic.len()).map(|k| format!(", %u{k}: index")).collect::<String>(),
                 join((0..rank).map(|d| format!("%p#{d}")))
             );
-            inline_template(placeholder, &text, &[workgroup])?.0
+            let arguments: Vec<MlirValue> = std::iter::once(workgroup).chain(dynamic.iter().copied()).collect();
+            inline_template(placeholder, &text, &arguments)?.0
         }
     };
 

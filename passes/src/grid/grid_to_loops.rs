@@ -36,7 +36,9 @@ use melior::{
 };
 use mlir_sys::*;
 use tessel_dialects::knobs;
-use tessel_dialects::{AxisSemantics, BlockSpec, GridCall, IndexExpr, OUT_OF_BOUNDS_FLAG, Operand, find_symbol};
+use tessel_dialects::{
+    AxisSemantics, BlockSpec, DYNAMIC, GridCall, IndexExpr, OUT_OF_BOUNDS_FLAG, Operand, find_symbol,
+};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-loops",
@@ -367,11 +369,17 @@ fn lower_call(
         refs.push(operand_ref(i, operand, &array_type, &element, &grid, &scalars, *is_output, poison));
     }
     arguments.extend(scalars.iter().map(|(name, r#type)| format!("{name}: {type}")));
+    // Sizes given as values: `%dgv<axis>`, template arguments after the
+    // scalars (`%dg<axis>` once clamped at 0).
+    let dynamic_axes: Vec<usize> = (0..rank).filter(|&a| grid[a] == DYNAMIC).collect();
+    let dynamic_values: Vec<MlirValue> = call.dynamic_grid().iter().map(|value| value.to_raw()).collect();
+    arguments.extend(dynamic_axes.iter().map(|a| format!("%dgv{a}: index")));
+    let extent = |axis: usize| if grid[axis] == DYNAMIC { format!("%dg{axis}") } else { grid[axis].to_string() };
     let scratch = call.scratch_types();
 
     // Constants the loop nest and the clamping of partial blocks use.
     let mut constants: Vec<i64> = vec![0, 1];
-    constants.extend(grid.iter().copied());
+    constants.extend(grid.iter().copied().filter(|&size| size != DYNAMIC));
     for (operand, _) in &operands {
         constants.extend(operand.spec.block_sizes());
         constants.extend(operand.shape.iter().copied());
@@ -381,6 +389,11 @@ fn lower_call(
     let mut body = String::new();
     for value in &constants {
         emit_line!(body, "%c{value} = arith.constant {value} : index");
+    }
+    // A negative size runs no program (no launch of a negative count; the
+    // interpreter reports it as an error).
+    for a in &dynamic_axes {
+        emit_line!(body, "%dg{a} = arith.maxsi %dgv{a}, %c0 : index");
     }
 
     // The loop nest, in axis order; scratch lives inside the last forall.
@@ -417,21 +430,23 @@ fn lower_call(
                 body,
                 "scf.forall ({}) in ({}) {{",
                 join(axes.iter().map(|a| format!("%g{a}"))),
-                join(axes.iter().map(|&a| grid[a]))
+                join(axes.iter().map(|&a| extent(a)))
             );
             if last_parallel.is_some_and(|last| (axis..end).contains(&last)) {
                 allocate_scratch(&mut body);
             }
             // A nest of single programs (`grid [1]`, `[1, 1]`) is mapped like
-            // `grid []`'s, so canonicalization keeps it for the GPU path.
-            if axes.iter().all(|&a| grid[a] == 1) {
+            // `grid []`'s, so canonicalization keeps it for the GPU path;
+            // so is one with sizes given as values, which may fold to 1.
+            if axes.iter().all(|&a| grid[a] == 1) || axes.iter().any(|&a| grid[a] == DYNAMIC) {
                 closers.push(format!("}} {{mapping = [{}]}}\n", join((0..axes.len()).map(single_program_mapping))));
             } else {
                 closers.push("}\n".into());
             }
             axis = end;
         } else {
-            emit_line!(body, "scf.for %g{axis} = %c0 to %c{} step %c1 {{", grid[axis]);
+            let upper = if grid[axis] == DYNAMIC { format!("%dg{axis}") } else { format!("%c{}", grid[axis]) };
+            emit_line!(body, "scf.for %g{axis} = %c0 to {upper} step %c1 {{");
             closers.push(format!("}} {{{ARBITRARY_AXIS} = {axis} : i64}}\n"));
             axis += 1;
         }
@@ -451,6 +466,9 @@ fn lower_call(
     call_types.extend(scratch.iter().cloned());
     call_args.extend((0..rank).map(|a| format!("%g{a}")));
     call_types.extend((0..rank).map(|_| "index".to_string()));
+    // Dynamic sizes, for grid.num_programs.
+    call_args.extend(dynamic_axes.iter().map(|a| format!("%dg{a}")));
+    call_types.extend(dynamic_axes.iter().map(|_| "index".to_string()));
     emit_line!(program, "func.call @{specialized}({}) : ({}) -> ()", join(&call_args), join(&call_types));
     for r in &refs {
         program.push_str(&r.after);
@@ -529,8 +547,12 @@ fn lower_call(
             set_private(context, function.to_raw());
         }
     }
-    let operand_values: Vec<MlirValue> =
-        operands.iter().map(|(o, _)| o.value.to_raw()).chain(scalar_values.iter().copied()).collect();
+    let operand_values: Vec<MlirValue> = operands
+        .iter()
+        .map(|(o, _)| o.value.to_raw())
+        .chain(scalar_values.iter().copied())
+        .chain(dynamic_values)
+        .collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
 }
 
@@ -600,15 +622,17 @@ fn specialize_kernel(
             return Err("the kernel has no body".into());
         }
         let refs = mlirBlockGetNumArguments(entry) as usize;
-        if refs + grid.len() != parsed.len() {
+        let dynamic = grid.iter().filter(|&&size| size == DYNAMIC).count();
+        if refs + grid.len() + dynamic != parsed.len() {
             return Err("kernel arity does not match the call".into());
         }
         for (i, &t) in parsed[..refs].iter().enumerate() {
             mlirBlockArgumentSetType(mlirBlockGetArgument(entry, i as isize), t);
         }
         let location = mlirOperationGetLocation(kernel);
-        let program_ids: Vec<MlirValue> =
-            parsed[refs..].iter().map(|&t| mlirBlockAddArgument(entry, t, location)).collect();
+        // Trailing arguments: the program ids, then the dynamic sizes.
+        let added: Vec<MlirValue> = parsed[refs..].iter().map(|&t| mlirBlockAddArgument(entry, t, location)).collect();
+        let (program_ids, dynamic_sizes) = added.split_at(grid.len());
 
         let queries = collect_operations(OperationRef::from_raw(clone), |name| {
             name == "grid.program_id" || name == "grid.num_programs"
@@ -620,6 +644,11 @@ fn specialize_kernel(
             if is_program_id {
                 let rewriter = mlirIRRewriterCreate(context);
                 mlirRewriterBaseReplaceOpWithValues(rewriter, op, 1, &program_ids[axis]);
+                mlirIRRewriterDestroy(rewriter);
+            } else if grid[axis] == DYNAMIC {
+                let position = grid[..axis].iter().filter(|&&size| size == DYNAMIC).count();
+                let rewriter = mlirIRRewriterCreate(context);
+                mlirRewriterBaseReplaceOpWithValues(rewriter, op, 1, &dynamic_sizes[position]);
                 mlirIRRewriterDestroy(rewriter);
             } else {
                 let text = format!(

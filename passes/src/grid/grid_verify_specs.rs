@@ -234,7 +234,7 @@ fn check_bounds(grid: &[i64], operand: &Operand) -> Result<(), String> {
     if spec.full || grid.contains(&0) || !spec.bounds_provable(grid) {
         return Ok(());
     }
-    let points: i64 = grid.iter().product();
+    let points = grid.iter().fold(1i64, |product, &size| product.saturating_mul(size));
     if points <= MAX_ENUMERATED_PROGRAMS {
         for_each_point(grid, |point| spec.check_in_bounds(&operand.shape, point))
     } else {

@@ -367,6 +367,23 @@ impl Interpreter {
             .map(|(inputs, outputs)| inputs.into_iter().chain(outputs).map(|o| o.spec).collect())
             .map_err(|e| InterpretError(e.to_string()))?;
         let outputs_from = call.inputs().map(|i| i.len()).unwrap_or(0);
+        // Operands: inputs, outputs, scalar arrays, then the values of
+        // dynamic grid sizes.
+        let dynamic = call.dynamic_grid().len();
+        let (operands, sizes) = operands.split_at(operands.len() - dynamic);
+        let mut dynamic_sizes = sizes.iter().map(|size| scalar(size).map(Num::i));
+        let grid: Vec<i64> = call
+            .grid()
+            .into_iter()
+            .map(
+                |size| {
+                    if size == tessel_dialects::DYNAMIC { dynamic_sizes.next().expect("verified") } else { Ok(size) }
+                },
+            )
+            .collect::<Result<_>>()?;
+        if let Some(size) = grid.iter().find(|&&size| size < 0) {
+            return fail(format!("grid size {size} is negative"));
+        }
         let mut arrays: Vec<usize> = operands
             .iter()
             .map(|v| match v {
@@ -374,9 +391,8 @@ impl Interpreter {
                 _ => fail("grid.call operands must be memrefs"),
             })
             .collect::<Result<_>>()?;
-        // Operands: inputs, outputs, then the scalar arrays.
+        // Arrays: inputs, outputs, then the scalar arrays.
         let scalars = arrays.split_off(specs.len());
-        let grid = call.grid();
         let base = self.buffers.len();
         // Scratch lives for the whole call (the grid runs in order).
         let mut scratch = Vec::new();
