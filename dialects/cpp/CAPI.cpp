@@ -184,9 +184,63 @@ TesselSourceDiagnostics *tesselSourceDiagnosticsCreate(MlirContext ctx,
 // builds its diagnostic from a dangling Twine and dies in operator new):
 // malformed input must give a diagnostic, not a crash, so parsing catches
 // what it can and reports it at the buffer's start.
+/// MLIR 22's custom parsers of linalg.reduce, linalg.broadcast and
+/// linalg.transpose store a null attribute when their `dimensions = [..]`
+/// (`permutation = [..]`) list is malformed, and crash. The offset of such
+/// a list in `text`, if any, so the parse can fail with a diagnostic
+/// instead.
+static std::optional<size_t> malformedLinalgList(StringRef text) {
+  for (StringRef op : {"linalg.reduce", "linalg.broadcast", "linalg.transpose"}) {
+    for (size_t at = text.find(op); at != StringRef::npos;
+         at = text.find(op, at + 1)) {
+      // The list comes before the op's region or attributes (`{`).
+      StringRef rest = text.substr(at + op.size());
+      rest = rest.take_front(rest.find('{'));
+      size_t keyword = std::min(rest.find("dimensions"), rest.find("permutation"));
+      if (keyword == StringRef::npos)
+        continue;
+      StringRef list = rest.substr(keyword).drop_until(
+          [](char c) { return c == '=' || c == '[' || c == '\n'; });
+      if (!list.consume_front("="))
+        continue;
+      list = list.ltrim();
+      size_t offset = list.data() - text.data();
+      if (list.starts_with("array<"))
+        continue;
+      if (!list.consume_front("["))
+        return offset;
+      list = list.ltrim();
+      bool first = true;
+      while (!list.consume_front("]")) {
+        if (!first && !list.consume_front(","))
+          return offset;
+        list = list.ltrim();
+        list.consume_front("-");
+        size_t digits = list.find_if_not([](char c) { return isdigit(c); });
+        if (digits == 0 || digits == StringRef::npos)
+          return offset;
+        list = list.drop_front(digits).ltrim();
+        first = false;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 MlirOperation
 tesselSourceDiagnosticsParse(TesselSourceDiagnostics *diagnostics) {
   ParserConfig config(diagnostics->context);
+  const llvm::MemoryBuffer *source = diagnostics->sourceMgr.getMemoryBuffer(
+      diagnostics->sourceMgr.getMainFileID());
+  if (std::optional<size_t> offset =
+          malformedLinalgList(source->getBuffer())) {
+    auto [line, column] = diagnostics->sourceMgr.getLineAndColumn(
+        llvm::SMLoc::getFromPointer(source->getBufferStart() + *offset));
+    emitError(FileLineColLoc::get(diagnostics->context,
+                                  source->getBufferIdentifier(), line, column))
+        << "expected a list of integers in '[' and ']'";
+    return MlirOperation{nullptr};
+  }
   try {
     OwningOpRef<ModuleOp> module =
         parseSourceFile<ModuleOp>(diagnostics->sourceMgr, config);
