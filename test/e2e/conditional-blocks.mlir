@@ -41,13 +41,24 @@ func.func @main(%x: memref<31x2xi32>, %o: memref<31x2xi32>) {
   return
 }
 
-// One-element blocks under scf.if: once their loops fold away, the ROCm
-// path saw a conditional that writes memory and yields a buffer and
-// refused it ("'scf.if' writes memory outside block work and has
-// results"); its allocations now move before it and its results become
-// selects, the writes on work-item 0. Program 0 doubles its element.
+// One-element blocks under scf.if and scf.while: once their loops fold
+// away, the ROCm path saw control flow that writes memory and yields a
+// buffer and refused it ("'scf.if' writes memory outside block work and
+// has results"). A conditional's results now become selects (its writes
+// on work-item 0); a loop runs on every item, its writes on item 0
+// inside. Program 0 doubles its element; then each is tripled by a loop
+// of three steps.
 // RUN: tessel run %s --entry single --arg 0=test/e2e/Inputs/steps_6x1.npy --check | FileCheck %s --check-prefix=SINGLE
 // RUN: tessel compile %s --target rocm --chip gfx942 -o %t.single.gfx942
+// RUN: tessel run %s --entry single_loop --arg 0=test/e2e/Inputs/steps_6x1.npy --check | FileCheck %s --check-prefix=LOOP
+// LOOP:      arg1: memref<6x1xi32>
+// LOOP-NEXT: {{\[\[}}-189]
+// LOOP-NEXT:  [-108]
+// LOOP-NEXT:  [ -27]
+// LOOP-NEXT:  [  54]
+// LOOP-NEXT:  [ 135]
+// LOOP-NEXT:  [ 216]]
+// LOOP: check: compiled code matches the interpreter
 // SINGLE:      arg1: memref<6x1xi32>
 // SINGLE-NEXT: {{\[\[}}-14]
 // SINGLE-NEXT:  [ -4]
@@ -73,6 +84,29 @@ func.func @single_kernel(%x: memref<1x1xi32>, %o: memref<1x1xi32>) {
 }
 func.func @single(%x: memref<6x1xi32>, %o: memref<6x1xi32>) {
   grid.call @single_kernel grid [6] ins(%x : memref<6x1xi32>) outs(%o : memref<6x1xi32>)
+      in_specs [#grid.block<[1, 1], (i) -> (i, 0)>] out_specs [#grid.block<[1, 1], (i) -> (i, 0)>]
+  return
+}
+func.func @single_loop_kernel(%x: memref<1x1xi32>, %o: memref<1x1xi32>) {
+  %v = block.load %x : memref<1x1xi32> -> tensor<1x1xi32>
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %limit = arith.constant 3 : i32
+  %r:2 = scf.while (%acc = %v, %n = %zero) : (tensor<1x1xi32>, i32) -> (tensor<1x1xi32>, i32) {
+    %c = arith.cmpi slt, %n, %limit : i32
+    scf.condition(%c) %acc, %n : tensor<1x1xi32>, i32
+  } do {
+  ^bb0(%acc: tensor<1x1xi32>, %n: i32):
+    %three = arith.constant dense<3> : tensor<1x1xi32>
+    %next = arith.muli %acc, %three : tensor<1x1xi32>
+    %n1 = arith.addi %n, %one : i32
+    scf.yield %next, %n1 : tensor<1x1xi32>, i32
+  }
+  block.store %r#0, %o : tensor<1x1xi32>, memref<1x1xi32>
+  return
+}
+func.func @single_loop(%x: memref<6x1xi32>, %o: memref<6x1xi32>) {
+  grid.call @single_loop_kernel grid [6] ins(%x : memref<6x1xi32>) outs(%o : memref<6x1xi32>)
       in_specs [#grid.block<[1, 1], (i) -> (i, 0)>] out_specs [#grid.block<[1, 1], (i) -> (i, 0)>]
   return
 }

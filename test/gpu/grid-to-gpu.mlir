@@ -209,3 +209,51 @@ func.func @sized_programs(%n: index, %o: memref<?x3xf32>) {
   } {mapping = [#gpu.block<x>, #gpu.block<y>]}
   return
 }
+
+// -----
+
+// A loop that writes a local buffer and carries it (a one-element block
+// carried by scf.while, its loops folded): every item runs the loop (its
+// condition is uniform), its writes go to item 0 between barriers inside,
+// and every item gets the buffer it yields.
+// CHECK-LABEL: func.func @carried_buffer
+// CHECK: gpu.launch
+// CHECK: %[[LOOP:.*]]:2 = scf.while
+// CHECK: } do {
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK: memref.load %[[LOOP]]#0
+func.func @carried_buffer(%x: memref<4xi32>, %o: memref<4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : i32
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  scf.forall (%p) in (4) {
+    %in = memref.subview %x[%p] [1] [1] : memref<4xi32> to memref<1xi32, strided<[1], offset: ?>>
+    %out = memref.subview %o[%p] [1] [1] : memref<4xi32> to memref<1xi32, strided<[1], offset: ?>>
+    %copy = memref.alloc() : memref<1xi32>
+    %v = memref.load %in[%c0] : memref<1xi32, strided<[1], offset: ?>>
+    memref.store %v, %copy[%c0] : memref<1xi32>
+    %r:2 = scf.while (%acc = %copy, %n = %zero) : (memref<1xi32>, i32) -> (memref<1xi32>, i32) {
+      %go = arith.cmpi slt, %n, %c3 : i32
+      %kept = memref.alloc() : memref<1xi32>
+      memref.copy %acc, %kept : memref<1xi32> to memref<1xi32>
+      scf.condition(%go) %kept, %n : memref<1xi32>, i32
+    } do {
+    ^bb0(%acc: memref<1xi32>, %n: i32):
+      %next = memref.alloc() : memref<1xi32>
+      %w = memref.load %acc[%c0] : memref<1xi32>
+      %t = arith.muli %w, %c3 : i32
+      memref.store %t, %next[%c0] : memref<1xi32>
+      %n1 = arith.addi %n, %one : i32
+      scf.yield %next, %n1 : memref<1xi32>, i32
+    }
+    %last = memref.load %r#0[%c0] : memref<1xi32>
+    memref.store %last, %out[%c0] : memref<1xi32, strided<[1], offset: ?>>
+  } {mapping = [#gpu.block<x>]}
+  return
+}
+

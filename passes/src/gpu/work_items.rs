@@ -98,7 +98,7 @@ pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> 
             end_per_item(&mut last_per_item)?;
             on_first_item(&mut writes_of_one, items)?;
             distribute_parallel(op, items)?;
-        } else if holds_block_work && matches!(name.as_str(), "scf.for" | "scf.if" | "scf.while" | "scf.index_switch") {
+        } else if holds_block_work && is_structured_control_flow(&name) {
             end_per_item(&mut last_per_item)?;
             on_first_item(&mut writes_of_one, items)?;
             for nested in region_blocks(op) {
@@ -112,7 +112,24 @@ pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> 
         } else if writes(op) {
             end_per_item(&mut last_per_item)?;
             let results_used = raw.results().iter().any(|&result| !crate::support::ir::users(result).is_empty());
-            if results_used && !(name == "scf.if" && select_results_of_if(op)?) {
+            // Control flow that writes and yields values (what a
+            // one-element block's loops fold into): a conditional whose
+            // yields can be selected runs on item 0 like other writes;
+            // other control flow every item runs, as it runs control flow
+            // around block work, its writes on item 0 inside, so the
+            // values it yields are the same on every item.
+            if results_used && name == "scf.if" && select_results_of_if(op)? {
+                writes_of_one.push(op);
+                continue;
+            }
+            if results_used && is_structured_control_flow(&name) {
+                on_first_item(&mut writes_of_one, items)?;
+                for nested in region_blocks(op) {
+                    distribute(nested, items)?;
+                }
+                continue;
+            }
+            if results_used {
                 return Err(format!("'{name}' writes memory outside block work and has results: unsupported on GPUs"));
             }
             writes_of_one.push(op);
@@ -188,6 +205,12 @@ fn defining_op(value: MlirValue) -> Option<MlirOperation> {
     // SAFETY: live IR of the module being rewritten (crate invariant,
     // support/handles.rs); the owner is asked only of an op result.
     unsafe { mlirValueIsAOpResult(value).then(|| mlirOpResultGetOwner(value)) }
+}
+
+/// Region ops whose control flow every work-item can run (on uniform
+/// values), with their nested work shared out.
+fn is_structured_control_flow(name: &str) -> bool {
+    matches!(name, "scf.for" | "scf.if" | "scf.while" | "scf.index_switch")
 }
 
 /// A barrier after the last op of a run of per-item code (what the items
