@@ -1,0 +1,145 @@
+//! Differential cases: Blocked matmuls on the CPU and on the GPUs' matrix cores.
+
+use super::Case;
+use rand::{Rng, rngs::StdRng};
+
+pub(super) fn matmul(rng: &mut StdRng) -> Case {
+    let (m, n) = (rng.random_range(1..=20usize), rng.random_range(1..=20usize));
+    let k = [4usize, 8, 12, 16][rng.random_range(0..4)];
+    let (bm, bn) = (rng.random_range(1..=7usize), rng.random_range(1..=7usize));
+    let bk = [2usize, 4][rng.random_range(0..2)];
+    let (gm, gn, gk) = (m.div_ceil(bm), n.div_ceil(bn), k / bk);
+    // A random register tile (or the host default): every schedule must
+    // give the reference's bits.
+    let tiles = [None, Some((1, 1)), Some((2, 3)), Some((3, 5)), Some((4, 64)), Some((8, 32))];
+    let tile = tiles[rng.random_range(0..tiles.len())];
+    let stages = rng.random_range(1..=3i64);
+    let pad = rng.random_bool(0.5);
+    // Operands stored transposed (`pl.dot(trans_a, trans_b)`): x is k x m,
+    // y is n x k, and block.dot reads them marked `transposed`.
+    let (ta, tb) = (rng.random_bool(0.25), rng.random_bool(0.25));
+    let description = format!(
+        "matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad} \
+         transposed lhs {ta} rhs {tb}"
+    );
+    let (x_shape, x_block, x_map) = if ta {
+        (format!("{k}x{m}"), format!("{bk}x{bm}"), format!("[{bk}, {bm}], (i, j, k) -> (k, i)"))
+    } else {
+        (format!("{m}x{k}"), format!("{bm}x{bk}"), format!("[{bm}, {bk}], (i, j, k) -> (i, k)"))
+    };
+    let (y_shape, y_block, y_map) = if tb {
+        (format!("{n}x{k}"), format!("{bn}x{bk}"), format!("[{bn}, {bk}], (i, j, k) -> (j, k)"))
+    } else {
+        (format!("{k}x{n}"), format!("{bk}x{bn}"), format!("[{bk}, {bn}], (i, j, k) -> (k, j)"))
+    };
+    let (t_lhs, t_rhs) = (if ta { " transposed" } else { "" }, if tb { " transposed" } else { "" });
+    let tile_attribute = tile.map(|(rows, columns)| format!("tessel.register_tile = array<i64: {rows}, {columns}>, "));
+    let (open, close) = (
+        format!(
+            "module attributes {{{}tessel.num_stages = {stages} : i64, tessel.pad_tiles = {} : i64}} {{\n",
+            tile_attribute.unwrap_or_default(),
+            pad as i64
+        ),
+        "}\n",
+    );
+    let text = open
+        + &format!(
+            "func.func @kernel(%x: memref<{x_block}xf32>, %y: memref<{y_block}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
+         %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+         scf.if %first {{\n%z = arith.constant dense<0.0> : tensor<{bm}x{bn}xf32>\n\
+         block.store %z, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\n}}\n\
+         %a = block.load %x : memref<{x_block}xf32> -> tensor<{x_block}xf32>\n\
+         %b = block.load %y : memref<{y_block}xf32> -> tensor<{y_block}xf32>\n\
+         %acc = block.load %o : memref<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
+         %c = block.dot %a{t_lhs}, %b{t_rhs} acc %acc : tensor<{x_block}xf32>, tensor<{y_block}xf32>, tensor<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
+         block.store %c, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\nreturn\n}}\n\
+         func.func @main(%x: memref<{x_shape}xf32>, %y: memref<{y_shape}xf32>, %o: memref<{m}x{n}xf32>) {{\n\
+         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{x_shape}xf32>, memref<{y_shape}xf32>) outs(%o : memref<{m}x{n}xf32>)\n\
+         in_specs [#grid.block<{x_map}>, #grid.block<{y_map}>]\n\
+         out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n"
+        )
+        + close;
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let (x, y) = (&inputs[0], &inputs[1]);
+        let mut out = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = 0.0f32;
+                for p in 0..k {
+                    let a = if ta { x[p * m + i] } else { x[i * k + p] };
+                    let b = if tb { y[j * k + p] } else { y[p * n + j] };
+                    acc = (a as f32).mul_add(b as f32, acc);
+                }
+                out[i * n + j] = acc as f64;
+            }
+        }
+        vec![out]
+    };
+    Case { text, inputs: 2, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
+/// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
+/// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
+/// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
+/// f32 there), wave count and pipelining depth, arrays not divisible by
+/// the blocks, k on an arbitrary axis.
+pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let (bm, bn) = (16 * rng.random_range(1..=4usize), 16 * rng.random_range(1..=4usize));
+    let bk = if float { 4 * rng.random_range(1..=8usize) } else { 32 * rng.random_range(1..=2usize) };
+    let (gm, gn, gk) = (rng.random_range(1..=2usize), rng.random_range(1..=2usize), rng.random_range(1..=3usize));
+    // The last block row and column partial (at least one element in).
+    let (m, n, k) = (bm * gm - rng.random_range(0..bm), bn * gn - rng.random_range(0..bn), bk * gk);
+    let chip = ["gfx90a", "gfx942", "gfx1100"][rng.random_range(0..3)];
+    let warps = [1, 2, 4][rng.random_range(0..3)];
+    let stages = rng.random_range(1..=2i64);
+    let (input, output, zero) = if float { ("f32", "f32", "0.0") } else { ("i8", "i32", "0") };
+    let description =
+        format!("{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages");
+    let text = format!(
+        "module attributes {{tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64}} {{\n\
+         func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
+         %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+         scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{bm}x{bn}x{output}>\n\
+         block.store %z, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\n}}\n\
+         %a = block.load %x : memref<{bm}x{bk}x{input}> -> tensor<{bm}x{bk}x{input}>\n\
+         %b = block.load %y : memref<{bk}x{bn}x{input}> -> tensor<{bk}x{bn}x{input}>\n\
+         %acc = block.load %o : memref<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+         %c = block.dot %a, %b acc %acc : tensor<{bm}x{bk}x{input}>, tensor<{bk}x{bn}x{input}>, tensor<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+         block.store %c, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\nreturn\n}}\n\
+         func.func @main(%x: memref<{m}x{k}x{input}>, %y: memref<{k}x{n}x{input}>, %o: memref<{m}x{n}x{output}>) {{\n\
+         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}x{input}>, memref<{k}x{n}x{input}>) outs(%o : memref<{m}x{n}x{output}>)\n\
+         in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
+         out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let (x, y) = (&inputs[0], &inputs[1]);
+        let mut out = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                out[i * n + j] = if float {
+                    let mut acc = 0.0f32;
+                    for p in 0..k {
+                        acc = (x[i * k + p] as f32).mul_add(y[p * n + j] as f32, acc);
+                    }
+                    acc as f64
+                } else {
+                    let mut acc = 0i32;
+                    for p in 0..k {
+                        acc = acc.wrapping_add((x[i * k + p] as i32).wrapping_mul(y[p * n + j] as i32));
+                    }
+                    acc as f64
+                };
+            }
+        }
+        vec![out]
+    };
+    Case {
+        text,
+        inputs: 2,
+        arguments: 3,
+        reference: Box::new(reference),
+        description,
+        gpu_args: vec!["--chip".into(), chip.into()],
+    }
+}

@@ -1,0 +1,174 @@
+//! Differential cases: Index functions with scalar prefetch, and grids sized by values.
+
+use super::Case;
+use rand::{Rng, rngs::StdRng};
+
+/// Index maps that are functions: a lookup in a scalar-prefetch table
+/// (wrapped into range with `remsi`, the kernel also reading the table),
+/// or causal attention's clamp `select(j > i, i, j)` with the output
+/// accumulated along j.
+pub(super) fn index_functions(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (b, c, g, pages) = (
+        rng.random_range(1..=4usize),
+        rng.random_range(1..=4usize),
+        rng.random_range(1..=4usize),
+        rng.random_range(1..=5usize),
+    );
+    let causal = rng.random_bool(0.5);
+    let description = format!("{e} index function, causal={causal}, blocks {b}x{c}, grid {g}, {pages} source blocks");
+    let (add, zero) = if float { ("arith.addf", "0.0") } else { ("arith.addi", "0") };
+    // The table entry as an element (i32 as it is).
+    let (cast, entry) = if float { ("%te = arith.sitofp %t : i32 to f32\n", "%te") } else { ("", "%t") };
+    let text = if causal {
+        format!(
+            "func.func @clamp(%i: index, %j: index) -> (index, index) {{\n\
+             %later = arith.cmpi sgt, %j, %i : index\n%k = arith.select %later, %i, %j : index\n\
+             %c0 = arith.constant 0 : index\nreturn %k, %c0 : index, index\n}}\n\
+             func.func @kernel(%x: memref<{b}x{c}x{e}>, %o: memref<{b}x{c}x{e}>) {{\n\
+             %j = grid.program_id 1\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %j, %c0 : index\n\
+             scf.if %first {{\n%zero = arith.constant dense<{zero}> : tensor<{b}x{c}x{e}>\n\
+             block.store %zero, %o : tensor<{b}x{c}x{e}>, memref<{b}x{c}x{e}>\n}}\n\
+             %v = block.load %x : memref<{b}x{c}x{e}> -> tensor<{b}x{c}x{e}>\n\
+             %acc = block.load %o : memref<{b}x{c}x{e}> -> tensor<{b}x{c}x{e}>\n\
+             %sum = {add} %acc, %v : tensor<{b}x{c}x{e}>\n\
+             block.store %sum, %o : tensor<{b}x{c}x{e}>, memref<{b}x{c}x{e}>\nreturn\n}}\n\
+             func.func @main(%x: memref<{n}x{c}x{e}>, %o: memref<{n}x{c}x{e}>) {{\n\
+             grid.call @kernel grid [{g}, {g}] ins(%x : memref<{n}x{c}x{e}>) outs(%o : memref<{n}x{c}x{e}>)\n\
+             in_specs [#grid.block<[{b}, {c}], @clamp>] out_specs [#grid.block<[{b}, {c}], (i, j) -> (i, 0)>]\n\
+             return\n}}\n",
+            n = g * b,
+        )
+    } else {
+        format!(
+            "func.func @lookup(%i: index, %table: memref<{g}xi32>) -> (index, index) {{\n\
+             %t = memref.load %table[%i] : memref<{g}xi32>\n%p = arith.constant {pages} : i32\n\
+             %r = arith.remsi %t, %p : i32\n%s = arith.addi %r, %p : i32\n%w = arith.remsi %s, %p : i32\n\
+             %k = arith.index_cast %w : i32 to index\n%c0 = arith.constant 0 : index\nreturn %k, %c0 : index, index\n}}\n\
+             func.func @kernel(%table: memref<{g}xi32>, %x: memref<{b}x{c}x{e}>, %o: memref<{b}x{c}x{e}>) {{\n\
+             %i = grid.program_id 0\n%t = memref.load %table[%i] : memref<{g}xi32>\n\
+             {cast}%ts = tensor.splat {entry} : tensor<{b}x{c}x{e}>\n\
+             %v = block.load %x : memref<{b}x{c}x{e}> -> tensor<{b}x{c}x{e}>\n\
+             %sum = {add} %v, %ts : tensor<{b}x{c}x{e}>\n\
+             block.store %sum, %o : tensor<{b}x{c}x{e}>, memref<{b}x{c}x{e}>\nreturn\n}}\n\
+             func.func @main(%table: memref<{g}xi32>, %x: memref<{m}x{c}x{e}>, %o: memref<{n}x{c}x{e}>) {{\n\
+             grid.call @kernel grid [{g}] scalars(%table : memref<{g}xi32>) ins(%x : memref<{m}x{c}x{e}>) \
+             outs(%o : memref<{n}x{c}x{e}>)\n\
+             in_specs [#grid.block<[{b}, {c}], @lookup>] out_specs [#grid.block<[{b}, {c}], (i) -> (i, 0)>]\n\
+             return\n}}\n",
+            m = pages * b,
+            n = g * b,
+        )
+    };
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let mut out = vec![0.0; g * b * c];
+        if causal {
+            let x = &inputs[0];
+            for i in 0..g {
+                for k in 0..b * c {
+                    let mut acc = 0.0f64;
+                    for j in 0..g {
+                        let v = x[i.min(j) * b * c + k];
+                        acc = if float {
+                            f64::from(acc as f32 + v as f32)
+                        } else {
+                            f64::from((acc as i32).wrapping_add(v as i32))
+                        };
+                    }
+                    out[i * b * c + k] = acc;
+                }
+            }
+        } else {
+            let (table, x) = (&inputs[0], &inputs[1]);
+            for i in 0..g {
+                let page = (table[i] as i64).rem_euclid(pages as i64) as usize;
+                for k in 0..b * c {
+                    let v = x[page * b * c + k] + table[i];
+                    out[i * b * c + k] = if float { f64::from(v as f32) } else { v };
+                }
+            }
+        }
+        vec![out]
+    };
+    let inputs = if causal { 1 } else { 2 };
+    Case { text, inputs, arguments: inputs + 1, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
+/// Grid sizes that are values: `n` in 1..=limit computed on the host from
+/// a random scalar array; parallel programs over the first n row blocks
+/// (x * 2 + num_programs), or an ordered axis of n steps accumulating
+/// column blocks.
+pub(super) fn dynamic_grid(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (b, c, limit) = (rng.random_range(1..=3usize), rng.random_range(1..=4usize), rng.random_range(1..=4usize));
+    let ordered = rng.random_bool(0.5);
+    let description = format!("{e} dynamic grid up to {limit}, blocks {b}x{c}, ordered={ordered}");
+    let (add, mul, zero, two) =
+        if float { ("arith.addf", "arith.mulf", "0.0", "2.0") } else { ("arith.addi", "arith.muli", "0", "2") };
+    // n = (t mod limit + limit) mod limit + 1, on the host.
+    let count = format!(
+        "%c0 = arith.constant 0 : index\n%t = memref.load %count[%c0] : memref<1xi32>\n\
+         %l = arith.constant {limit} : i32\n%one = arith.constant 1 : i32\n%r = arith.remsi %t, %l : i32\n\
+         %s = arith.addi %r, %l : i32\n%w = arith.remsi %s, %l : i32\n%n32 = arith.addi %w, %one : i32\n\
+         %n = arith.index_cast %n32 : i32 to index\n"
+    );
+    let block = format!("{b}x{c}x{e}");
+    let text = if ordered {
+        format!(
+            "func.func @kernel(%x: memref<{block}>, %o: memref<{block}>) {{\n\
+             %j = grid.program_id 1\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %j, %c0 : index\n\
+             scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{block}>\n\
+             block.store %z, %o : tensor<{block}>, memref<{block}>\n}}\n\
+             %v = block.load %x : memref<{block}> -> tensor<{block}>\n\
+             %acc = block.load %o : memref<{block}> -> tensor<{block}>\n\
+             %sum = {add} %acc, %v : tensor<{block}>\n\
+             block.store %sum, %o : tensor<{block}>, memref<{block}>\nreturn\n}}\n\
+             func.func @main(%count: memref<1xi32>, %x: memref<{b}x{w}x{e}>, %o: memref<{block}>) {{\n{count}\
+             grid.call @kernel grid [1, %n] ins(%x : memref<{b}x{w}x{e}>) outs(%o : memref<{block}>)\n\
+             in_specs [#grid.block<[{b}, {c}], (i, j) -> (i, j)>] out_specs [#grid.block<[{b}, {c}], (i, j) -> (i, 0)>]\n\
+             return\n}}\n",
+            w = limit * c
+        )
+    } else {
+        let cast = if float {
+            "%nf = arith.index_cast %np : index to i32\n%nv = arith.sitofp %nf : i32 to f32\n"
+        } else {
+            "%nv = arith.index_cast %np : index to i32\n"
+        };
+        format!(
+            "func.func @kernel(%x: memref<{block}>, %o: memref<{block}>) {{\n\
+             %np = grid.num_programs 0\n{cast}%ns = tensor.splat %nv : tensor<{block}>\n\
+             %v = block.load %x : memref<{block}> -> tensor<{block}>\n\
+             %two = arith.constant dense<{two}> : tensor<{block}>\n%d = {mul} %v, %two : tensor<{block}>\n\
+             %r = {add} %d, %ns : tensor<{block}>\n\
+             block.store %r, %o : tensor<{block}>, memref<{block}>\nreturn\n}}\n\
+             func.func @main(%count: memref<1xi32>, %x: memref<{h}x{c}x{e}>, %o: memref<{h}x{c}x{e}>) {{\n{count}\
+             grid.call @kernel grid [%n] ins(%x : memref<{h}x{c}x{e}>) outs(%o : memref<{h}x{c}x{e}>)\n\
+             in_specs [#grid.block<[{b}, {c}], (i) -> (i, 0)>] out_specs [#grid.block<[{b}, {c}], (i) -> (i, 0)>]\n\
+             return\n}}\n",
+            h = limit * b
+        )
+    };
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let n = (inputs[0][0] as i64).rem_euclid(limit as i64) as usize + 1;
+        let x = &inputs[1];
+        let round = |v: f64| if float { f64::from(v as f32) } else { f64::from(v as i32) };
+        if ordered {
+            // o[r][k] = sum over j < n of x[r][j * c + k], in order.
+            let mut out = vec![0.0; b * c];
+            for r in 0..b {
+                for k in 0..c {
+                    out[r * c + k] = (0..n).fold(0.0, |acc, j| round(acc + x[r * limit * c + j * c + k]));
+                }
+            }
+            vec![out]
+        } else {
+            let out =
+                (0..limit * b * c).map(|i| if i < n * b * c { round(x[i] * 2.0 + n as f64) } else { 0.0 }).collect();
+            vec![out]
+        }
+    };
+    Case { text, inputs: 2, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
