@@ -9,7 +9,8 @@
 //!
 //! - Programs -> workgroups: the grid is folded into one linear workgroup
 //!   id (any number of axes; x allows 2^32 - 1 workgroups where y and z
-//!   stop at 65535) and delinearized back into program ids.
+//!   stop at 65535) and delinearized back into program ids. Sizes given
+//!   as values (dynamic `scf.forall` bounds) are multiplied at run time.
 //! - Local buffers (padded blocks, scratch, temporaries) -> the workgroup's
 //!   memory: each `memref.alloc` becomes a view of one workgroup arena in
 //!   LDS while it fits (`tessel.workgroup_memory` bytes, 64 KiB on every
@@ -24,7 +25,9 @@
 //!   reduction loop) run on work-item 0 between barriers, so every item
 //!   sees them. Control flow around block work (the loops of arbitrary
 //!   axes, bounds checks) depends only on program ids: uniform, so it may
-//!   hold barriers.
+//!   hold barriers. So does control flow that writes and yields buffers
+//!   (a one-element block's loops folded away): every item runs it, its
+//!   writes on item 0 inside; a conditional's results become selects.
 
 use crate::support::handles::{location_of, operation_ref, raw_op, replace_all_uses, result_of};
 use crate::support::template::emit_line;

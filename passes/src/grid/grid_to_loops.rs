@@ -14,9 +14,17 @@
 //! freed by the deallocation pipeline that follows bufferization.
 //!
 //! The kernel is specialized per call site: a private clone takes the refs'
-//! actual types plus the program ids as trailing `index` arguments
-//! (`grid.program_id` uses them, `grid.num_programs` becomes a constant);
-//! the upstream `inline` pass then inlines it into the loops.
+//! actual types (the scalar arrays first, whole) plus the program ids as
+//! trailing `index` arguments (`grid.program_id` uses them,
+//! `grid.num_programs` becomes a constant, or, for a size given as a
+//! value, one more trailing argument); the upstream `inline` pass then
+//! inlines it into the loops.
+//!
+//! Grid sizes given as values bound their loops (clamped at 0). A BlockSpec
+//! whose index map is a function gets its block indices from a call of it
+//! with the program ids and the scalar arrays (inlined too; the function
+//! becomes private for symbol-dce); its blocks are bounds-checked at run
+//! time like those of maps that cannot be checked here.
 
 use crate::support::handles::{context_of, operation_ref, raw_op, shaped_element, value_type};
 use crate::support::template::{emit, emit_line};
