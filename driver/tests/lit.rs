@@ -280,7 +280,7 @@ fn hip_gpu(path: &Path, source: String) -> datatest_stable::Result<()> {
 /// What the HIP launcher would run for test/gpu/tessel-to-rocm.mlir (the
 /// launcher itself needs a GPU; its inputs are checked here).
 fn host_program(path: &Path, _source: String) -> datatest_stable::Result<()> {
-    use tessel_runtime::hip::{Launch, LaunchArg};
+    use tessel_runtime::hip::{HostStep, HostValue, Launch, LaunchArg};
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let text = std::fs::read_to_string(path)?;
@@ -294,25 +294,26 @@ fn host_program(path: &Path, _source: String) -> datatest_stable::Result<()> {
         }
         Ok(program)
     };
+    let constant = |sizes: [i64; 3]| sizes.map(HostValue::Constant);
     let launches = |entry: &str| launches_of(&text, entry);
     let matmul = launches("matmul")?;
     let expected = Launch {
         kernel: "matmul_kernel".into(),
-        grid: [8, 1, 1],
+        grid: constant([8, 1, 1]),
         workgroup: [256, 1, 1],
         args: vec![LaunchArg::Array(0), LaunchArg::Array(1), LaunchArg::Array(2)],
     };
-    if matmul.launches != [expected] || !matmul.scratch.is_empty() {
+    if matmul.launches() != [&expected] || !matmul.scratch().is_empty() {
         return Err(format!("@matmul's host program: {matmul:?}").into());
     }
     let scale = launches("scale")?;
     let expected = Launch {
         kernel: "scale_kernel".into(),
-        grid: [8, 1, 1],
+        grid: constant([8, 1, 1]),
         workgroup: [256, 1, 1],
         args: vec![LaunchArg::Array(0), LaunchArg::Array(1)],
     };
-    if scale.launches != [expected] {
+    if scale.launches() != [&expected] {
         return Err(format!("@scale's host program: {scale:?}").into());
     }
     // Softmax's 8x4096 f32 temporary (128 KiB) does not fit LDS: global
@@ -322,17 +323,46 @@ fn host_program(path: &Path, _source: String) -> datatest_stable::Result<()> {
     // its step.
     let outer_text = std::fs::read_to_string(repo_root().join("test/e2e/outer-axis-revisits.mlir"))?;
     let outer = launches_of(&outer_text, "main")?;
-    let steps: Vec<Vec<LaunchArg>> = outer.launches.iter().map(|launch| launch.args.clone()).collect();
-    let expected_steps: Vec<Vec<LaunchArg>> =
-        (0..3).map(|k| vec![LaunchArg::Index(k), LaunchArg::Array(0), LaunchArg::Array(1)]).collect();
-    if steps != expected_steps || outer.launches.iter().any(|launch| launch.grid != [2, 1, 1]) {
+    let steps: Vec<Vec<LaunchArg>> = outer.launches().iter().map(|launch| launch.args.clone()).collect();
+    let expected_steps: Vec<Vec<LaunchArg>> = (0..3)
+        .map(|k| vec![LaunchArg::Index(HostValue::Constant(k)), LaunchArg::Array(0), LaunchArg::Array(1)])
+        .collect();
+    if steps != expected_steps || outer.launches().iter().any(|launch| launch.grid != constant([2, 1, 1])) {
         return Err(format!("@main's host program (outer-axis-revisits.mlir): {outer:?}").into());
     }
     let softmax_text = std::fs::read_to_string(repo_root().join("examples/softmax_4096.mlir"))?;
     let softmax = launches_of(&softmax_text, "softmax_4096")?;
-    let args = softmax.launches.first().map(|launch| launch.args.clone()).unwrap_or_default();
-    if softmax.scratch != [131072 * 512] || args != [LaunchArg::Array(0), LaunchArg::Array(1), LaunchArg::Scratch(0)] {
+    let args = softmax.launches().first().map(|launch| launch.args.clone()).unwrap_or_default();
+    if softmax.scratch() != [Some(131072 * 512)]
+        || args != [LaunchArg::Array(0), LaunchArg::Array(1), LaunchArg::Scratch(0)]
+    {
         return Err(format!("@softmax_4096's host program: {softmax:?}").into());
+    }
+    // Grids sized by values (dynamic-grids.mlir): the count is read from
+    // argument #0 on the device, clamped at 0 and multiplied into the
+    // launch's workgroups; an ordered axis of that length stays a loop.
+    let dynamic_text = std::fs::read_to_string(repo_root().join("test/e2e/dynamic-grids.mlir"))?;
+    let rows = launches_of(&dynamic_text, "rows")?;
+    let reads_count = matches!(rows.steps.first(), Some(HostStep::Load { array: 0, bytes: 4, .. }));
+    let launch = rows.launches().first().map(|launch| launch.grid);
+    if !reads_count || !matches!(launch, Some([HostValue::Register(_), HostValue::Constant(1), HostValue::Constant(1)]))
+    {
+        return Err(format!("@rows's host program (dynamic-grids.mlir): {rows:?}").into());
+    }
+    // An inner ordered axis of dynamic length loops in the kernel, which
+    // gets the length; an outer one is a host loop around the launches.
+    let sums = launches_of(&dynamic_text, "sums")?;
+    let passed = sums
+        .launches()
+        .first()
+        .is_some_and(|launch| launch.args.iter().any(|arg| matches!(arg, LaunchArg::Index(HostValue::Register(_)))));
+    let outer = launches_of(&dynamic_text, "outer")?;
+    let looped = outer.steps.iter().any(|step| {
+        matches!(step, HostStep::Loop { upper: HostValue::Register(_), body, .. }
+            if matches!(body.as_slice(), [HostStep::Launch(_)]))
+    });
+    if !passed || !looped {
+        return Err(format!("dynamic-grids.mlir's host programs: {sums:?}, {outer:?}").into());
     }
     Ok(())
 }

@@ -2,10 +2,20 @@
 //! --device hip`; cargo feature `hip`, which links libamdhip64).
 //!
 //! What the host does around the kernels is described by a [`HostProgram`]
-//! (read off the lowered host function by `tessel_lowering::rocm`): the
-//! scratch buffers to allocate and the launches, in order, with their
-//! grid, workgroup size and arguments. The launcher copies the arrays to
-//! the device, runs the launches and copies every array back.
+//! (read off the lowered host function by `tessel_lowering::rocm`): steps,
+//! in order, that allocate scratch buffers and launch kernels with their
+//! grid, workgroup size and arguments, and, for grids sized by values,
+//! read integers of the arrays from the device, compute with them in
+//! registers and loop. The launcher copies the arrays to the device, runs
+//! the steps and copies every array back.
+
+/// An integer of the host code: a constant, or a register the program
+/// sets while it runs (grids sized by values read from an array).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostValue {
+    Constant(i64),
+    Register(usize),
+}
 
 /// A kernel argument: one of the entry function's arrays, a scratch
 /// buffer of the program, or an index (the step of an ordered grid axis
@@ -14,7 +24,7 @@
 pub enum LaunchArg {
     Array(usize),
     Scratch(usize),
-    Index(i64),
+    Index(HostValue),
 }
 
 /// One `gpu.launch_func`.
@@ -22,18 +32,101 @@ pub enum LaunchArg {
 pub struct Launch {
     /// The kernel's symbol in the code object.
     pub kernel: String,
-    pub grid: [u32; 3],
+    pub grid: [HostValue; 3],
     pub workgroup: [u32; 3],
     /// Bare device pointers, in order (the kernels' calling convention).
     pub args: Vec<LaunchArg>,
 }
 
+/// One step of the host code, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostStep {
+    /// Allocates scratch buffer `scratch` (numbered in order) of `bytes`.
+    Alloc {
+        scratch: usize,
+        bytes: HostValue,
+    },
+    /// Sets `register` to integer element `offset` of entry array `array`
+    /// (`bytes` wide, sign-extended) as the device holds it then.
+    Load {
+        register: usize,
+        array: usize,
+        offset: HostValue,
+        bytes: usize,
+    },
+    /// Sets `register` to the `arith` op `op` of `lhs` and `rhs` (casts
+    /// take `lhs` only), on 64-bit integers.
+    Arith {
+        register: usize,
+        op: String,
+        lhs: HostValue,
+        rhs: HostValue,
+    },
+    /// Runs `body` for `register` from `lower` while below `upper`, by `step`
+    /// (a host loop whose bounds are known only at run time; loops with
+    /// constant bounds are unrolled into their steps).
+    Loop {
+        register: usize,
+        lower: HostValue,
+        upper: HostValue,
+        step: HostValue,
+        body: Vec<HostStep>,
+    },
+    Launch(Launch),
+}
+
 /// The host side of an entry function.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HostProgram {
-    /// Bytes of each scratch buffer.
-    pub scratch: Vec<usize>,
-    pub launches: Vec<Launch>,
+    pub steps: Vec<HostStep>,
+    /// Registers the steps use.
+    pub registers: usize,
+}
+
+impl HostProgram {
+    /// The launches outside run-time loops, in order.
+    pub fn launches(&self) -> Vec<&Launch> {
+        self.steps
+            .iter()
+            .filter_map(|step| if let HostStep::Launch(launch) = step { Some(launch) } else { None })
+            .collect()
+    }
+
+    /// The scratch buffers' sizes, where constant.
+    pub fn scratch(&self) -> Vec<Option<usize>> {
+        self.steps
+            .iter()
+            .filter_map(|step| match step {
+                HostStep::Alloc { bytes: HostValue::Constant(bytes), .. } => Some(Some(*bytes as usize)),
+                HostStep::Alloc { .. } => Some(None),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The value of `op` (an `arith` op's name) on 64-bit integers, as the host
+/// code computes loop bounds, grid sizes and offsets; `None` for an op the
+/// launcher does not evaluate (or a division by zero).
+pub fn host_arith(op: &str, lhs: i64, rhs: i64) -> Option<i64> {
+    Some(match op {
+        "arith.index_cast" | "arith.index_castui" | "arith.extsi" | "arith.extui" => lhs,
+        "arith.addi" => lhs.wrapping_add(rhs),
+        "arith.subi" => lhs.wrapping_sub(rhs),
+        "arith.muli" => lhs.wrapping_mul(rhs),
+        "arith.divsi" => lhs.checked_div(rhs)?,
+        "arith.remsi" => lhs.checked_rem(rhs)?,
+        "arith.divui" => (lhs as u64).checked_div(rhs as u64)? as i64,
+        "arith.remui" => (lhs as u64).checked_rem(rhs as u64)? as i64,
+        "arith.ceildivsi" => {
+            let (q, r) = (lhs.checked_div(rhs)?, lhs.checked_rem(rhs)?);
+            if r != 0 && ((r > 0) == (rhs > 0)) { q + 1 } else { q }
+        }
+        "arith.floordivsi" => lhs.checked_div(rhs)? - i64::from(lhs.checked_rem(rhs)? != 0 && ((lhs < 0) != (rhs < 0))),
+        "arith.maxsi" => lhs.max(rhs),
+        "arith.minsi" => lhs.min(rhs),
+        _ => return None,
+    })
 }
 
 /// Why the GPU could not run the program.
@@ -47,6 +140,8 @@ pub enum HipError {
     Call { call: &'static str, message: String },
     #[error("a program's block had no element in bounds (Pallas requires one); those programs were skipped")]
     OutOfBounds,
+    #[error("host code: {0}")]
+    Host(String),
 }
 
 #[cfg(not(feature = "hip"))]
@@ -75,7 +170,7 @@ pub use launcher::{device_count, run_timed};
 
 #[cfg(feature = "hip")]
 mod launcher {
-    use super::{HipError, HostProgram, LaunchArg};
+    use super::{HipError, HostProgram, HostStep, HostValue, Launch, LaunchArg};
     use crate::HostArray;
     use hip_sys::hiprt::*;
     use std::ffi::{CStr, CString, c_void};
@@ -108,15 +203,147 @@ mod launcher {
         Ok(count as usize)
     }
 
-    /// Device memory freed on drop.
-    struct DeviceBuffer(*mut c_void);
+    /// Device memory (and its length in bytes) freed on drop.
+    struct DeviceBuffer(*mut c_void, usize);
 
     impl DeviceBuffer {
         fn new(bytes: usize) -> Result<Self, HipError> {
             let mut pointer = std::ptr::null_mut();
             // SAFETY: `pointer` is a live out-parameter.
             check("hipMalloc", unsafe { hipMalloc(&mut pointer, bytes.max(1)) })?;
-            Ok(DeviceBuffer(pointer))
+            Ok(DeviceBuffer(pointer, bytes))
+        }
+    }
+
+    /// One run of a host program: its scratch buffers and registers.
+    struct Run<'a> {
+        module: hipModule_t,
+        buffers: &'a [DeviceBuffer],
+        scratch: Vec<DeviceBuffer>,
+        registers: Vec<i64>,
+    }
+
+    impl Run<'_> {
+        fn value(&self, value: HostValue) -> i64 {
+            match value {
+                HostValue::Constant(constant) => constant,
+                HostValue::Register(register) => self.registers[register],
+            }
+        }
+
+        fn steps(&mut self, steps: &[HostStep]) -> Result<(), HipError> {
+            for step in steps {
+                match step {
+                    HostStep::Alloc { scratch, bytes } => {
+                        let bytes = usize::try_from(self.value(*bytes)).unwrap_or(0);
+                        let buffer = DeviceBuffer::new(bytes)?;
+                        if *scratch < self.scratch.len() {
+                            self.scratch[*scratch] = buffer;
+                        } else {
+                            self.scratch.push(buffer);
+                        }
+                    }
+                    HostStep::Load { register, array, offset, bytes } => {
+                        let buffer = &self.buffers[*array];
+                        let at =
+                            usize::try_from(self.value(*offset)).ok().and_then(|offset| offset.checked_mul(*bytes));
+                        let Some(at) = at.filter(|&at| at + bytes <= buffer.1) else {
+                            return Err(HipError::Host(format!(
+                                "the host reads element {} of argument #{array}, outside it",
+                                self.value(*offset)
+                            )));
+                        };
+                        let mut raw = [0u8; 8];
+                        // SAFETY: `at + bytes` is within the device buffer
+                        // (checked above), `raw` holds at most 8 bytes and
+                        // `bytes` is at most 8 (an integer element). The copy
+                        // waits for the launches before it (null stream).
+                        check("hipMemcpy", unsafe {
+                            hipMemcpy(
+                                raw.as_mut_ptr() as *mut c_void,
+                                (buffer.0 as *const u8).add(at) as *const c_void,
+                                (*bytes).min(8),
+                                hipMemcpyKind::hipMemcpyDeviceToHost,
+                            )
+                        })?;
+                        self.registers[*register] = match bytes {
+                            1 => raw[0] as i8 as i64,
+                            2 => i16::from_le_bytes([raw[0], raw[1]]) as i64,
+                            4 => i32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]) as i64,
+                            _ => i64::from_le_bytes(raw),
+                        };
+                    }
+                    HostStep::Arith { register, op, lhs, rhs } => {
+                        let (lhs, rhs) = (self.value(*lhs), self.value(*rhs));
+                        self.registers[*register] = super::host_arith(op, lhs, rhs)
+                            .ok_or_else(|| HipError::Host(format!("'{op}' of {lhs} and {rhs} failed")))?;
+                    }
+                    HostStep::Loop { register, lower, upper, step, body } => {
+                        let (mut at, upper, step) = (self.value(*lower), self.value(*upper), self.value(*step));
+                        if step <= 0 {
+                            return Err(HipError::Host(format!("a host loop's step is {step}")));
+                        }
+                        while at < upper {
+                            self.registers[*register] = at;
+                            self.steps(body)?;
+                            at += step;
+                        }
+                    }
+                    HostStep::Launch(launch) => self.launch(launch)?,
+                }
+            }
+            Ok(())
+        }
+
+        fn launch(&self, launch: &Launch) -> Result<(), HipError> {
+            let grid = launch.grid.map(|size| self.value(size));
+            if grid.contains(&0) || grid.iter().any(|&size| size < 0) {
+                // No program (a size given as a value may be 0; negative
+                // ones run none, as on the CPU).
+                return Ok(());
+            }
+            let [gx, gy, gz] = grid.map(|size| u32::try_from(size).unwrap_or(u32::MAX));
+            let name = CString::new(launch.kernel.as_str()).expect("kernel names have no NUL");
+            let mut function: hipFunction_t = std::ptr::null_mut();
+            // SAFETY: an out-parameter, the loaded module, a NUL-terminated name.
+            check("hipModuleGetFunction", unsafe { hipModuleGetFunction(&mut function, self.module, name.as_ptr()) })?;
+            // Kernel arguments: a bare pointer or an index, 8 bytes
+            // each, packed as the kernarg segment lays them out.
+            let mut pointers: Vec<u64> = launch
+                .args
+                .iter()
+                .map(|arg| match *arg {
+                    LaunchArg::Array(index) => self.buffers[index].0 as u64,
+                    LaunchArg::Scratch(index) => self.scratch[index].0 as u64,
+                    LaunchArg::Index(value) => self.value(value) as u64,
+                })
+                .collect();
+            let mut size = pointers.len() * 8;
+            // HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END:
+            // tags that HIP defines as the addresses 1, 2 and 3.
+            let tag = std::ptr::without_provenance_mut::<c_void>;
+            let mut extra =
+                [tag(1), pointers.as_mut_ptr() as *mut c_void, tag(2), &mut size as *mut usize as *mut c_void, tag(3)];
+            let [bx, by, bz] = launch.workgroup;
+            // SAFETY: `extra` describes `pointers` (8 bytes per kernel
+            // argument, as the kernel's signature from grid-to-gpu
+            // takes them) and both outlive the call; every pointer in
+            // it is a live device buffer of this run.
+            check("hipModuleLaunchKernel", unsafe {
+                hipModuleLaunchKernel(
+                    function,
+                    gx,
+                    gy,
+                    gz,
+                    bx,
+                    by,
+                    bz,
+                    0,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    extra.as_mut_ptr(),
+                )
+            })
         }
     }
 
@@ -168,62 +395,12 @@ mod launcher {
                 // SAFETY: the global is `flag_bytes` long, as HIP reported.
                 check("hipMemset", unsafe { hipMemset(flag, 0, flag_bytes) })?;
             }
-            let scratch: Vec<DeviceBuffer> =
-                program.scratch.iter().map(|&bytes| DeviceBuffer::new(bytes)).collect::<Result<_, _>>()?;
             let mut times = Vec::new();
             for _ in 0..repeats.max(1) {
                 let started = std::time::Instant::now();
-                for launch in &program.launches {
-                    let name = CString::new(launch.kernel.as_str()).expect("kernel names have no NUL");
-                    let mut function: hipFunction_t = std::ptr::null_mut();
-                    // SAFETY: an out-parameter, the loaded module, a NUL-terminated name.
-                    check("hipModuleGetFunction", unsafe {
-                        hipModuleGetFunction(&mut function, module, name.as_ptr())
-                    })?;
-                    // Kernel arguments: a bare pointer or an index, 8 bytes
-                    // each, packed as the kernarg segment lays them out.
-                    let mut pointers: Vec<u64> = launch
-                        .args
-                        .iter()
-                        .map(|arg| match *arg {
-                            LaunchArg::Array(index) => buffers[index].0 as u64,
-                            LaunchArg::Scratch(index) => scratch[index].0 as u64,
-                            LaunchArg::Index(value) => value as u64,
-                        })
-                        .collect();
-                    let mut size = pointers.len() * 8;
-                    // HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END:
-                    // tags that HIP defines as the addresses 1, 2 and 3.
-                    let tag = std::ptr::without_provenance_mut::<c_void>;
-                    let mut extra = [
-                        tag(1),
-                        pointers.as_mut_ptr() as *mut c_void,
-                        tag(2),
-                        &mut size as *mut usize as *mut c_void,
-                        tag(3),
-                    ];
-                    let [gx, gy, gz] = launch.grid;
-                    let [bx, by, bz] = launch.workgroup;
-                    // SAFETY: `extra` describes `pointers` (8 bytes per kernel
-                    // argument, as the kernel's signature from grid-to-gpu
-                    // takes them) and both outlive the call; every pointer in
-                    // it is a live device buffer of this run.
-                    check("hipModuleLaunchKernel", unsafe {
-                        hipModuleLaunchKernel(
-                            function,
-                            gx,
-                            gy,
-                            gz,
-                            bx,
-                            by,
-                            bz,
-                            0,
-                            std::ptr::null_mut(),
-                            std::ptr::null_mut(),
-                            extra.as_mut_ptr(),
-                        )
-                    })?;
-                }
+                let mut run =
+                    Run { module, buffers: &buffers, scratch: Vec::new(), registers: vec![0; program.registers] };
+                run.steps(&program.steps)?;
                 // SAFETY: no arguments.
                 check("hipDeviceSynchronize", unsafe { hipDeviceSynchronize() })?;
                 times.push(started.elapsed().as_secs_f64());

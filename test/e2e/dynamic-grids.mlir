@@ -8,6 +8,7 @@
 // RUN: tessel run %s --entry rows --arg 0=test/e2e/Inputs/count_3.npy --arg 1=test/e2e/Inputs/rows_8x4.npy --check | FileCheck %s --check-prefix=ROWS
 // RUN: tessel run %s --entry sums --arg 0=test/e2e/Inputs/count_3.npy --arg 1=test/e2e/Inputs/rows_2x16.npy --check | FileCheck %s --check-prefix=SUMS
 // RUN: tessel run %s --entry rows --arg 0=test/e2e/Inputs/count_negative.npy --interpret 2>&1 | FileCheck %s --check-prefix=NEGATIVE; test ${PIPESTATUS[0]} -eq 1
+// RUN: tessel run %s --entry outer --arg 0=test/e2e/Inputs/count_3.npy --arg 1=test/e2e/Inputs/rows_3x8.npy --check | FileCheck %s --check-prefix=OUTER
 // RUN: tessel compile %s --target rocm --chip gfx90a --emit hsaco -o %t.gfx90a.hsaco
 // RUN: tessel compile %s --target rocm --chip gfx942 --emit hsaco -o %t.gfx942.hsaco
 // RUN: tessel compile %s --target rocm --chip gfx1100 --emit hsaco -o %t.gfx1100.hsaco
@@ -79,3 +80,33 @@ func.func @sums(%count: memref<1xi32>, %x: memref<2x16xf32>, %o: memref<2x4xf32>
       in_specs [#grid.block<[1, 4], (i, j) -> (i, j)>] out_specs [#grid.block<[1, 4], (i, j) -> (i, 0)>]
   return
 }
+
+// The ordered axis outermost, of %k = 3 steps (a host loop around the
+// launches on GPUs): the column blocks accumulate the first %k rows,
+// x.sum(0).
+// OUTER:      arg2: memref<1x8xf32>
+// OUTER-NEXT: {{\[\[}}24. 27. 30. 33. 36. 39. 42. 45.]]
+// OUTER:      check: compiled code matches the interpreter
+func.func @outer_kernel(%x: memref<1x4xf32>, %o: memref<1x4xf32>) {
+  %i = grid.program_id 0
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %i, %c0 : index
+  scf.if %first {
+    %zero = arith.constant dense<0.0> : tensor<1x4xf32>
+    block.store %zero, %o : tensor<1x4xf32>, memref<1x4xf32>
+  }
+  %v = block.load %x : memref<1x4xf32> -> tensor<1x4xf32>
+  %acc = block.load %o : memref<1x4xf32> -> tensor<1x4xf32>
+  %sum = arith.addf %acc, %v : tensor<1x4xf32>
+  block.store %sum, %o : tensor<1x4xf32>, memref<1x4xf32>
+  return
+}
+func.func @outer(%count: memref<1xi32>, %x: memref<3x8xf32>, %o: memref<1x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %k32 = memref.load %count[%c0] : memref<1xi32>
+  %k = arith.index_cast %k32 : i32 to index
+  grid.call @outer_kernel grid [%k, 2] ins(%x : memref<3x8xf32>) outs(%o : memref<1x8xf32>)
+      in_specs [#grid.block<[1, 4], (i, j) -> (i, j)>] out_specs [#grid.block<[1, 4], (i, j) -> (0, j)>]
+  return
+}
+
