@@ -373,7 +373,7 @@ impl HostWalk {
                 steps.push(HostStep::Load { register, array, offset, bytes });
                 self.values.insert(raw.results()[0].ptr as usize, HostValue::Register(register));
             }
-            _ if tessel_runtime::hip::host_arith(&name, 0, 1).is_some() => {
+            _ if tessel_runtime::hip::is_host_arith(&name) => {
                 let operands = raw.operands();
                 let lhs = self.value(operands[0])?;
                 let rhs = operands.get(1).map(|&rhs| self.value(rhs)).transpose()?.unwrap_or(HostValue::Constant(0));

@@ -105,28 +105,38 @@ impl HostProgram {
     }
 }
 
-/// The value of `op` (an `arith` op's name) on 64-bit integers, as the host
-/// code computes loop bounds, grid sizes and offsets; `None` for an op the
-/// launcher does not evaluate (or a division by zero).
+/// The integer `arith` ops host code computes grid sizes, offsets and
+/// loop bounds with.
+const HOST_ARITH: [&str; 15] = [
+    "arith.index_cast",
+    "arith.index_castui",
+    "arith.extsi",
+    "arith.extui",
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.divsi",
+    "arith.remsi",
+    "arith.divui",
+    "arith.remui",
+    "arith.ceildivsi",
+    "arith.floordivsi",
+    "arith.maxsi",
+    "arith.minsi",
+];
+
+/// Whether the launcher evaluates `op` (an `arith` op's name) on the host.
+pub fn is_host_arith(op: &str) -> bool {
+    HOST_ARITH.contains(&op)
+}
+
+/// The value of `op` on 64-bit integers (casts read `lhs` only), as the
+/// reference interpreter evaluates it; `None` for an op the launcher does
+/// not evaluate, or a division by zero.
 pub fn host_arith(op: &str, lhs: i64, rhs: i64) -> Option<i64> {
-    Some(match op {
-        "arith.index_cast" | "arith.index_castui" | "arith.extsi" | "arith.extui" => lhs,
-        "arith.addi" => lhs.wrapping_add(rhs),
-        "arith.subi" => lhs.wrapping_sub(rhs),
-        "arith.muli" => lhs.wrapping_mul(rhs),
-        "arith.divsi" => lhs.checked_div(rhs)?,
-        "arith.remsi" => lhs.checked_rem(rhs)?,
-        "arith.divui" => (lhs as u64).checked_div(rhs as u64)? as i64,
-        "arith.remui" => (lhs as u64).checked_rem(rhs as u64)? as i64,
-        "arith.ceildivsi" => {
-            let (q, r) = (lhs.checked_div(rhs)?, lhs.checked_rem(rhs)?);
-            if r != 0 && ((r > 0) == (rhs > 0)) { q + 1 } else { q }
-        }
-        "arith.floordivsi" => lhs.checked_div(rhs)? - i64::from(lhs.checked_rem(rhs)? != 0 && ((lhs < 0) != (rhs < 0))),
-        "arith.maxsi" => lhs.max(rhs),
-        "arith.minsi" => lhs.min(rhs),
-        _ => return None,
-    })
+    use crate::interpret::{Num, evaluate};
+    let index = crate::ElementType::Index;
+    is_host_arith(op).then(|| evaluate(op, index, index, 0, &[Num::I(lhs), Num::I(rhs)]).ok().map(Num::i))?
 }
 
 /// Why the GPU could not run the program.
@@ -432,5 +442,21 @@ mod launcher {
         // SAFETY: loaded above, unloaded once, after its last launch.
         unsafe { hipModuleUnload(module) };
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_arith;
+
+    #[test]
+    fn host_arithmetic_is_the_interpreters() {
+        assert_eq!(host_arith("arith.ceildivsi", 7, 2), Some(4));
+        assert_eq!(host_arith("arith.floordivsi", -7, 2), Some(-4));
+        assert_eq!(host_arith("arith.remsi", -7, 2), Some(-1));
+        assert_eq!(host_arith("arith.maxsi", -3, 0), Some(0));
+        assert_eq!(host_arith("arith.index_cast", 5, 0), Some(5));
+        assert_eq!(host_arith("arith.divsi", 1, 0), None);
+        assert_eq!(host_arith("arith.addf", 1, 2), None);
     }
 }

@@ -506,6 +506,8 @@ fn lower_call(
     let flag =
         if guarded { format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>\n") } else { String::new() };
     // The index functions the offsets call, declared for the template.
+    // They are inlined into the loops: private, so symbol-dce removes them
+    // once no call is left.
     let mut declarations = String::new();
     let mut declared = Vec::new();
     for (operand, _) in &operands {
@@ -517,6 +519,7 @@ fn lower_call(
         let function = find_symbol(&operation_ref(module), name).ok_or(format!("index function @{name} not found"))?;
         let signature = function.attribute("function_type").map_err(|_| format!("@{name} is not a function"))?;
         emit_line!(declarations, "func.func private @{name}{signature}");
+        set_private(context, function.to_raw());
     }
     let text = format!(
         "{flag}{declarations}func.func private @{specialized}({})\nfunc.func @template({}) {{\n{body}return\n}}\n",
@@ -546,15 +549,6 @@ fn lower_call(
         .collect();
     let clone = specialize_kernel(context, module, kernel, &specialized, &call_types, &grid)?;
     in_place::mark_loads(clone, &refs);
-    // Index functions are inlined into the loops: private, symbol-dce
-    // removes them once no call is left.
-    for operand in &operands {
-        if let Some(function) = operand.0.spec.index_function.as_deref()
-            && let Some(function) = find_symbol(&operation_ref(module), function)
-        {
-            set_private(context, function.to_raw());
-        }
-    }
     let operand_values: Vec<MlirValue> = operands
         .iter()
         .map(|(o, _)| o.value.to_raw())

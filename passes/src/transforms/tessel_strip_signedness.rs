@@ -9,7 +9,7 @@
 //! the same, so once the interface has been read the signedness is dropped
 //! before any lowering: every pipeline runs this pass first.
 
-use crate::support::handles::{attribute_text, set_attribute, set_value_type, signless, type_attribute, value_type};
+use crate::support::handles::{set_attribute, set_value_type, signless, type_attribute, value_type};
 use crate::{PassDefinition, PassError, support::ir::block_arguments};
 use melior::ir::ValueLike;
 use melior::ir::{
@@ -84,7 +84,7 @@ fn strip_scratch(raw: MlirOperation, operation: &OperationRef) {
             .iter()
             .map(|&element| type_of_attribute(element).and_then(signless).map_or(element, type_attribute))
             .collect();
-        if stripped.iter().zip(&elements).all(|(a, b)| attribute_text(*a) == attribute_text(*b)) {
+        if stripped.iter().zip(&elements).all(|(&a, &b)| mlirAttributeEqual(a, b)) {
             return;
         }
         let array = mlirArrayAttrGet(mlirAttributeGetContext(scratch), stripped.len() as isize, stripped.as_ptr());

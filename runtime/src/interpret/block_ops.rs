@@ -20,9 +20,12 @@ fn linear(index: &[usize], strides: &[usize]) -> usize {
 
 /// The element of the ref at `offsets + index`, if in bounds.
 fn ref_index(shape: &[usize], offsets: &[i64], index: &[usize]) -> Option<usize> {
-    let positions: Vec<i64> =
-        index.iter().enumerate().map(|(d, &i)| offsets.get(d).copied().unwrap_or(0) + i as i64).collect();
-    flat_position(shape, &positions)
+    flat_position(shape, &window_positions(offsets, index))
+}
+
+/// Where block element `index` of a window at `offsets` (none: 0) lies.
+fn window_positions(offsets: &[i64], index: &[usize]) -> Vec<i64> {
+    index.iter().enumerate().map(|(d, &i)| offsets.get(d).copied().unwrap_or(0) + i as i64).collect()
 }
 
 /// The row-major element at `positions` of an array of `shape`, if inside.
@@ -52,8 +55,7 @@ impl Indexed<'_> {
     /// into the ref as JAX's gathers are) or writes (a scatter: `None`
     /// outside the ref, where JAX's scatters drop the element).
     fn position(&self, shape: &[usize], offsets: &[i64], index: &[usize], clamp: bool) -> Option<usize> {
-        let mut positions: Vec<i64> =
-            index.iter().enumerate().map(|(d, &i)| offsets.get(d).copied().unwrap_or(0) + i as i64).collect();
+        let mut positions = window_positions(offsets, index);
         let along = offsets.get(self.dim).copied().unwrap_or(0) + self.indices.data[index[self.dim]].i();
         positions[self.dim] = if clamp { along.clamp(0, shape[self.dim] as i64 - 1) } else { along };
         flat_position(shape, &positions)

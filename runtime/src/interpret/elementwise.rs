@@ -127,7 +127,7 @@ pub fn evaluate(
         }
         "arith.ceildivsi" => {
             nonzero(1)?;
-            let (q, r) = (i(0) / i(1), i(0) % i(1));
+            let (q, r) = (i(0).wrapping_div(i(1)), i(0).wrapping_rem(i(1)));
             Num::I(if r != 0 && ((r > 0) == (i(1) > 0)) { q + 1 } else { q })
         }
         "arith.maxsi" => Num::I(i(0).max(i(1))),

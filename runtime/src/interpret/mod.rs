@@ -11,6 +11,7 @@ mod structure;
 mod value;
 
 use crate::{ElementType, HostArray};
+pub(crate) use elementwise::evaluate;
 use melior::{
     StringRef,
     ir::{Module, OperationRef},
