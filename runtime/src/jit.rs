@@ -3,16 +3,21 @@
 use crate::HostArray;
 use melior::{StringRef, ir::Module};
 use mlir_sys::{
-    MlirExecutionEngine, mlirExecutionEngineCreate, mlirExecutionEngineDestroy, mlirExecutionEngineInvokePacked,
-    mlirExecutionEngineLookup, mlirExecutionEngineLookupPacked, mlirStringRefCreateFromCString,
+    MlirExecutionEngine, mlirExecutionEngineCreate, mlirExecutionEngineDestroy, mlirExecutionEngineLookup,
+    mlirExecutionEngineLookupPacked, mlirStringRefCreateFromCString,
 };
 use std::ffi::c_void;
 
 use tessel_dialects::OUT_OF_BOUNDS_FLAG;
 
-/// Runtime libraries the compiled code calls into: OpenMP for the parallel
-/// grid, MLIR's C runner utilities for strided `memref.copy`.
-const LIBRARIES: &[&str] = &["/usr/lib/llvm-22/lib/libomp.so", "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"];
+/// OpenMP, which runs the parallel grid of compiled code.
+pub const OPENMP: &str = "/usr/lib/llvm-22/lib/libomp.so";
+/// MLIR's C runner utilities (strided `memref.copy` of lowerings Tessel
+/// does not rewrite). They link libMLIR and libLLVM: processes that hold
+/// an LLVM of their own (a JAX process) must not load them.
+pub const RUNNER_UTILS: &str = "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so";
+/// What `Jit::new` loads.
+const LIBRARIES: &[&str] = &[OPENMP, RUNNER_UTILS];
 
 #[derive(Debug, thiserror::Error)]
 pub enum JitError {
@@ -26,6 +31,67 @@ pub enum JitError {
     OutOfBounds,
 }
 
+/// A buffer an entry is called on: row-major, of the entry's element type.
+#[derive(Clone, Copy, Debug)]
+pub struct RawBuffer<'a> {
+    pub data: *mut u8,
+    pub shape: &'a [i64],
+}
+
+/// A compiled entry, looked up once: calling it costs no symbol lookup.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryPoint {
+    packed: unsafe extern "C" fn(*mut *mut c_void),
+    out_of_bounds: *mut i32,
+}
+
+// SAFETY: an entry point is a code address and the address of the module's
+// flag global, both immutable for the engine's life; compiled code takes
+// no thread-local state, so any thread may call it.
+unsafe impl Send for EntryPoint {}
+// SAFETY: as for Send: nothing is mutated through `&EntryPoint`.
+unsafe impl Sync for EntryPoint {}
+
+impl EntryPoint {
+    /// Calls the entry on `buffers`, in place.
+    ///
+    /// # Safety
+    /// The engine that made this entry point is alive, and `buffers` has one
+    /// buffer per argument of the entry, each of the argument's element type
+    /// and shape, valid for reads and writes of its whole extent.
+    pub unsafe fn call(&self, buffers: &[RawBuffer]) -> Result<(), JitError> {
+        // A ranked memref descriptor: {allocated, aligned, offset, sizes[r],
+        // strides[r]}, all 64-bit; the C interface takes a pointer to it and
+        // the packed call a pointer to that pointer.
+        let mut descriptors: Vec<Vec<i64>> = buffers
+            .iter()
+            .map(|buffer| {
+                let pointer = buffer.data as i64;
+                let mut strides = vec![1i64; buffer.shape.len()];
+                for d in (0..buffer.shape.len().saturating_sub(1)).rev() {
+                    strides[d] = strides[d + 1] * buffer.shape[d + 1];
+                }
+                [pointer, pointer, 0].into_iter().chain(buffer.shape.iter().copied()).chain(strides).collect()
+            })
+            .collect();
+        let mut pointers: Vec<*mut c_void> = descriptors.iter_mut().map(|d| d.as_mut_ptr().cast()).collect();
+        let mut arguments: Vec<*mut c_void> = pointers.iter_mut().map(|p| (p as *mut *mut c_void).cast()).collect();
+        if !self.out_of_bounds.is_null() {
+            // SAFETY: the flag is the live module's i32 global.
+            unsafe { self.out_of_bounds.write(0) };
+        }
+        // SAFETY: `arguments` holds one pointer per buffer to a pointer to
+        // its descriptor, alive until the call returns; per the contract the
+        // buffers match the entry's arguments and the engine is alive.
+        unsafe { (self.packed)(arguments.as_mut_ptr()) };
+        // SAFETY: as for the write above.
+        if !self.out_of_bounds.is_null() && unsafe { self.out_of_bounds.read() } != 0 {
+            return Err(JitError::OutOfBounds);
+        }
+        Ok(())
+    }
+}
+
 /// A JIT-compiled module (in the LLVM dialect, C interfaces emitted).
 pub struct Jit {
     engine: MlirExecutionEngine,
@@ -33,9 +99,15 @@ pub struct Jit {
 
 impl Jit {
     pub fn new(module: &Module, optimization_level: usize) -> Result<Self, JitError> {
+        Self::with_libraries(module, optimization_level, LIBRARIES)
+    }
+
+    /// Like `new`, loading only `libraries` (shared objects) for the
+    /// compiled code's external calls.
+    pub fn with_libraries(module: &Module, optimization_level: usize, libraries: &[&str]) -> Result<Self, JitError> {
         // The C API hands these to LLVM as C strings: keep them NUL-terminated.
         let paths: Vec<std::ffi::CString> =
-            LIBRARIES.iter().map(|path| std::ffi::CString::new(*path).unwrap()).collect();
+            libraries.iter().map(|path| std::ffi::CString::new(*path).unwrap()).collect();
         let libraries: Vec<_> =
             // SAFETY: each path is NUL-terminated and outlives the engine's creation.
             paths.iter().map(|path| unsafe { mlirStringRefCreateFromCString(path.as_ptr()) }).collect();
@@ -58,59 +130,39 @@ impl Jit {
         Ok(Self { engine })
     }
 
-    /// Calls `entry(memref, ...)` with one host array per argument, in place.
-    /// The arrays must have the element types and shapes of `entry`'s memref
-    /// arguments, in order (callers make them from the function's signature,
-    /// as `tessel run` does): the engine cannot check what compiled code reads.
-    pub fn call(&self, entry: &str, arrays: &mut [HostArray]) -> Result<(), JitError> {
+    /// The compiled `entry` (a function with a C interface).
+    pub fn entry(&self, entry: &str) -> Result<EntryPoint, JitError> {
         let wrapper = format!("_mlir_ciface_{entry}");
         // SAFETY: the engine is live (owned by `self`); the name outlives the call.
         let found = unsafe { mlirExecutionEngineLookupPacked(self.engine, StringRef::new(&wrapper).to_raw()) };
         if found.is_null() {
             return Err(JitError::UnknownEntry(entry.to_string()));
         }
-        // A ranked memref descriptor: {allocated, aligned, offset, sizes[r],
-        // strides[r]}, all 64-bit; the C interface takes a pointer to it and
-        // the packed call a pointer to that pointer.
-        let mut descriptors: Vec<Vec<i64>> = arrays
-            .iter_mut()
-            .map(|array| {
-                let pointer = array.as_mut_ptr() as i64;
-                let shape: Vec<i64> = array.shape.iter().map(|&d| d as i64).collect();
-                let mut strides = vec![1i64; shape.len()];
-                for d in (0..shape.len().saturating_sub(1)).rev() {
-                    strides[d] = strides[d + 1] * shape[d + 1];
-                }
-                [pointer, pointer, 0].into_iter().chain(shape).chain(strides).collect()
-            })
-            .collect();
-        let mut pointers: Vec<*mut c_void> = descriptors.iter_mut().map(|d| d.as_mut_ptr().cast()).collect();
-        let mut arguments: Vec<*mut c_void> = pointers.iter_mut().map(|p| (p as *mut *mut c_void).cast()).collect();
-        // Compiled code raises this flag for blocks it could only check at run
-        // time (see grid-to-loops).
-        let name = StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw();
+        // Compiled code raises this flag for blocks it could only check at
+        // run time (see grid-to-loops).
         // SAFETY: as for the entry's lookup.
-        let flag = unsafe { mlirExecutionEngineLookup(self.engine, name) } as *mut i32;
-        if !flag.is_null() {
-            // SAFETY: the symbol is the compiled module's i32 global.
-            unsafe { flag.write(0) };
-        }
-        // InvokePacked adds the `_mlir_ciface_` prefix itself.
-        // SAFETY: `arguments` holds one pointer per array to a pointer to
-        // its memref descriptor, all alive until the call returns; each
-        // descriptor describes its array's own buffer (shape and row-major
-        // strides), which matches the argument per `call`'s contract.
-        let result = unsafe {
-            mlirExecutionEngineInvokePacked(self.engine, StringRef::new(entry).to_raw(), arguments.as_mut_ptr())
-        };
-        if result.value == 0 {
-            return Err(JitError::Call(entry.to_string()));
-        }
-        // SAFETY: as for the write above.
-        if !flag.is_null() && unsafe { flag.read() } != 0 {
-            return Err(JitError::OutOfBounds);
-        }
-        Ok(())
+        let flag = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) };
+        // SAFETY: the engine's packed wrappers (`_mlir_<name>`, which
+        // LookupPacked finds) all have the signature `void(void**)`.
+        let packed = unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn(*mut *mut c_void)>(found) };
+        Ok(EntryPoint { packed, out_of_bounds: flag.cast() })
+    }
+
+    /// Calls `entry(memref, ...)` with one host array per argument, in place.
+    /// The arrays must have the element types and shapes of `entry`'s memref
+    /// arguments, in order (callers make them from the function's signature,
+    /// as `tessel run` does): the engine cannot check what compiled code reads.
+    pub fn call(&self, entry: &str, arrays: &mut [HostArray]) -> Result<(), JitError> {
+        let point = self.entry(entry)?;
+        let shapes: Vec<Vec<i64>> = arrays.iter().map(|a| a.shape.iter().map(|&d| d as i64).collect()).collect();
+        let buffers: Vec<RawBuffer> = arrays
+            .iter_mut()
+            .zip(&shapes)
+            .map(|(array, shape)| RawBuffer { data: array.as_mut_ptr(), shape })
+            .collect();
+        // SAFETY: `self` keeps the engine alive; each array owns a buffer of
+        // its shape, which matches the entry's arguments per the contract above.
+        unsafe { point.call(&buffers) }
     }
 }
 

@@ -11,5 +11,5 @@ mod jit;
 mod print;
 
 pub use array::{ArrayError, ElementType, HostArray, compare};
-pub use jit::{Jit, JitError};
+pub use jit::{EntryPoint, Jit, JitError, OPENMP, RUNNER_UTILS, RawBuffer};
 pub use print::format_numpy;

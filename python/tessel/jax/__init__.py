@@ -1,0 +1,173 @@
+"""Run Pallas kernels under ``jax.jit`` on the CPU as Tessel-compiled code.
+
+    import tessel.jax
+    tessel.jax.install()        # or: with tessel.jax.installed(): ...
+
+From then on every CPU ``pallas_call`` without ``interpret=True`` is
+translated to Tessel's dialects, compiled for this CPU and called from the
+XLA program through a typed FFI custom call (``tessel_pallas_call``), with
+no copies. ``interpret=True`` calls keep JAX's interpreter.
+``compiler_params=tessel.jax.CompilerParams(...)`` sets Tessel's schedule
+knobs per call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import dataclasses
+import hashlib
+from typing import Iterator
+
+import jax
+
+_SUPPORTED = ((0, 10, 2), (0, 11, 0))  # [lowest, first unsupported)
+
+
+def _check_version() -> None:
+    parts = []
+    for piece in jax.__version__.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    version = tuple(parts)
+    low, high = _SUPPORTED
+    if not (low <= version < high):
+        raise ImportError(
+            f"tessel.jax supports jax >= {'.'.join(map(str, low))} and < {'.'.join(map(str, high))} "
+            f"(it relies on Pallas internals that change between releases); this is jax {jax.__version__}. "
+            f"Install a supported one: pip install 'tessel[jax]'"
+        )
+
+
+_check_version()
+
+from jax._src.pallas import core as pallas_core  # noqa: E402
+from jax._src.pallas import pallas_call as _pallas_call  # noqa: E402
+from jax.interpreters import mlir  # noqa: E402
+
+from tessel import _tessel  # noqa: E402
+from tessel.jax._call import translate  # noqa: E402
+from tessel.jax._emit import Unsupported  # noqa: E402
+
+__all__ = ["CompilerParams", "install", "installed", "uninstall", "is_installed", "translate_call", "TARGET"]
+
+#: The XLA custom-call target Tessel's kernels are called through.
+TARGET = "tessel_pallas_call"
+
+
+@dataclasses.dataclass(frozen=True)
+class CompilerParams(pallas_core.CompilerParams):
+    """Tessel's schedule knobs for one ``pallas_call`` (unset: defaults).
+
+    Every schedule computes the same results; these only change speed.
+
+    Attributes:
+        num_threads: threads the kernel's grid runs on (default: all cores).
+        register_tile: (rows, columns) of contractions' register tiles.
+        k_chunk: contraction depth per packed chunk.
+        k_unroll: unroll of the contraction's depth loop.
+        vector_bits: vector width to generate for (128, 256, 512).
+        grid_order: "row-major" or "column-major" order of parallel programs.
+    """
+
+    BACKEND = "tessel"  # type: ignore[misc]
+    num_threads: int | None = None
+    register_tile: tuple[int, int] | None = None
+    k_chunk: int | None = None
+    k_unroll: int | None = None
+    vector_bits: int | None = None
+    grid_order: str | None = None
+
+    def knobs(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
+
+
+_registered = False
+_previous = None
+_installed = False
+
+
+def _register_target() -> None:
+    global _registered
+    if _registered:
+        return
+    capsule = jax.ffi.pycapsule(ctypes.c_void_p(_tessel.ffi_handler_address()))
+    jax.ffi.register_ffi_target(TARGET, capsule, platform="cpu")
+    _registered = True
+
+
+def _knobs_of(compiler_params) -> dict:
+    if not compiler_params:
+        return {}
+    params = compiler_params.get("tessel") if isinstance(compiler_params, dict) else compiler_params
+    if isinstance(params, CompilerParams):
+        return params.knobs()
+    return {}
+
+
+def translate_call(jaxpr, grid_mapping, input_output_aliases=(), name="kernel", compiler_params=None):
+    """The Tessel module (text) and entry name for a pallas_call's parts."""
+    return translate(jaxpr, grid_mapping, input_output_aliases, name, _knobs_of(compiler_params))
+
+
+def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, compiler_params, name=None,
+              **params):
+    if interpret:
+        # JAX's own rule runs interpret mode.
+        return _pallas_call._pallas_call_lowering(
+            ctx, *args, jaxpr=jaxpr, grid_mapping=grid_mapping, interpret=interpret,
+            input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
+    translated = translate_call(jaxpr, grid_mapping, input_output_aliases, name or "kernel", compiler_params)
+    kernel_id = hashlib.sha256(translated.text.encode()).hexdigest()
+    # Compile now: diagnostics surface while tracing, at the user's lines.
+    _tessel.prepare_kernel(kernel_id, translated.text, name or "kernel", translated.entry)
+    call = jax.ffi.ffi_lowering(TARGET, operand_output_aliases=dict(input_output_aliases or ()))
+    return call(ctx, *args, kernel=kernel_id, module=translated.text, entry=translated.entry)
+
+
+def install() -> None:
+    """Sends every CPU ``pallas_call`` (without ``interpret=True``) to
+    Tessel from now on. Functions ``jax.jit`` lowered before keep their
+    lowering (JAX caches it)."""
+    global _previous, _installed
+    _register_target()
+    if _installed:
+        return
+    table = mlir._platform_specific_lowerings["cpu"]
+    _previous = table.get(_pallas_call.pallas_call_p)
+    mlir.register_lowering(_pallas_call.pallas_call_p, _lowering, platform="cpu")
+    _installed = True
+    jax.clear_caches()
+
+
+def uninstall() -> None:
+    """Undoes ``install``."""
+    global _installed
+    if not _installed:
+        return
+    table = mlir._platform_specific_lowerings["cpu"]
+    if _previous is None:
+        table.pop(_pallas_call.pallas_call_p, None)
+    else:
+        table[_pallas_call.pallas_call_p] = _previous
+    _installed = False
+    jax.clear_caches()
+
+
+def is_installed() -> bool:
+    return _installed
+
+
+@contextlib.contextmanager
+def installed() -> Iterator[None]:
+    """``install()`` for the duration of a ``with`` block."""
+    already = _installed
+    install()
+    try:
+        yield
+    finally:
+        if not already:
+            uninstall()
+
+
+Unsupported.__module__ = __name__

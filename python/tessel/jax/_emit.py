@@ -1,0 +1,150 @@
+"""MLIR text for the kernel translator: values, types, constants, locations."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+
+class Unsupported(NotImplementedError):
+    """A JAX construct Tessel cannot translate (raised with the user's line)."""
+
+
+def element(dtype) -> str:
+    """The signless MLIR element type kernels use for a numpy/JAX dtype."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return "i1"
+    if dtype.name == "bfloat16":
+        return "bf16"
+    if dtype.kind == "f":
+        return {2: "f16", 4: "f32", 8: "f64"}[dtype.itemsize]
+    if dtype.kind in "iu":
+        return f"i{8 * dtype.itemsize}"
+    raise Unsupported(f"dtype {dtype} is not supported by Tessel")
+
+
+def entry_element(dtype) -> str:
+    """The element type of an entry function's array (unsigned kept)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "u":
+        return f"ui{8 * dtype.itemsize}"
+    return element(dtype)
+
+
+def is_float(dtype) -> bool:
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype.name == "bfloat16"
+
+
+def is_unsigned(dtype) -> bool:
+    return np.dtype(dtype).kind == "u" or np.dtype(dtype) == np.bool_
+
+
+def tensor_type(shape, dtype) -> str:
+    """A block value's type: a scalar for rank 0, else a tensor."""
+    if len(shape) == 0:
+        return element(dtype)
+    return f"tensor<{'x'.join(map(str, shape))}x{element(dtype)}>"
+
+
+def memref_type(shape, dtype, entry: bool = False) -> str:
+    elem = entry_element(dtype) if entry else element(dtype)
+    if len(shape) == 0:
+        return f"memref<{elem}>"
+    return f"memref<{'x'.join(map(str, shape))}x{elem}>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Value:
+    """An SSA value: a block (tensor), a scalar, or a ref (memref)."""
+
+    name: str
+    shape: tuple
+    dtype: np.dtype
+    ref: bool = False
+
+    @property
+    def type(self) -> str:
+        return memref_type(self.shape, self.dtype) if self.ref else tensor_type(self.shape, self.dtype)
+
+
+def float_literal(value, dtype) -> str:
+    value = float(value)
+    if math.isfinite(value):
+        return f"{value:.17e}"
+    elem = element(dtype)
+    width = {"f16": np.uint16, "bf16": None, "f32": np.uint32, "f64": np.uint64}[elem]
+    if elem == "bf16":
+        bits = int(np.array(value, np.float32).view(np.uint32)) >> 16
+        return f"0x{bits:04X}"
+    bits = int(np.array(value, np.dtype(dtype)).view(width))
+    return f"0x{bits:X}"
+
+
+def scalar_literal(value, dtype) -> str:
+    if is_float(dtype):
+        return float_literal(value, dtype)
+    if np.dtype(dtype) == np.bool_:
+        return "true" if bool(value) else "false"
+    value = int(value)
+    if is_unsigned(dtype):
+        # Signless: the bit pattern as a signed number.
+        bits = 8 * np.dtype(dtype).itemsize
+        if value >= 1 << (bits - 1):
+            value -= 1 << bits
+    return str(value)
+
+
+def location(frame) -> str:
+    if frame is None:
+        return "loc(unknown)"
+    name = frame.file_name.replace("\\", "\\\\").replace('"', '\\"')
+    return f'loc("{name}":{frame.start_line}:{max(frame.start_column, 0) + 1})'
+
+
+class Emitter:
+    """Collects a function's lines with fresh SSA names and locations."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.depth = 1
+        self.counter = 0
+        self.loc = "loc(unknown)"
+        self.where = "<unknown>"
+
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def line(self, text: str, located: bool = True) -> None:
+        suffix = f" {self.loc}" if located else ""
+        self.lines.append("  " * self.depth + text + suffix)
+
+    def op(self, text: str, shape, dtype) -> Value:
+        name = self.fresh()
+        self.line(f"{name} = {text}")
+        return Value(name, tuple(shape), np.dtype(dtype))
+
+    def constant(self, value, dtype) -> Value:
+        return self.op(f"arith.constant {scalar_literal(value, dtype)} : {element(dtype)}", (), dtype)
+
+    def index(self, value: int) -> str:
+        name = self.fresh()
+        self.line(f"{name} = arith.constant {int(value)} : index")
+        return name
+
+    def dense(self, array: np.ndarray) -> Value:
+        array = np.asarray(array)
+        if array.ndim == 0:
+            return self.constant(array.item(), array.dtype)
+        if array.size and np.all(array == array.flat[0]):
+            body = scalar_literal(array.flat[0], array.dtype)
+        else:
+            body = "[" + ", ".join(scalar_literal(v, array.dtype) for v in array.flat) + "]"
+            if array.ndim > 1:
+                raise Unsupported("constant arrays of rank above 1 in kernels")
+        type_text = tensor_type(array.shape, array.dtype)
+        return self.op(f"arith.constant dense<{body}> : {type_text}", array.shape, array.dtype)
