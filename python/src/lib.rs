@@ -27,6 +27,9 @@ fn compile_error(py: Python<'_>, failure: CompileFailure) -> PyErr {
     }
 }
 
+/// One argument as Python sees it: MLIR element type name and shape.
+type ArgumentSignature = (String, Vec<i64>);
+
 /// A compiled module: its entries' signatures and a way to call them.
 #[pyclass(frozen, module = "tessel._tessel")]
 struct NativeModule {
@@ -36,7 +39,7 @@ struct NativeModule {
 #[pymethods]
 impl NativeModule {
     /// `{entry: [(mlir element type, shape), ...]}` in module order.
-    fn signatures(&self) -> Vec<(String, Vec<(String, Vec<i64>)>)> {
+    fn signatures(&self) -> Vec<(String, Vec<ArgumentSignature>)> {
         self.compiled
             .entries
             .iter()

@@ -52,7 +52,7 @@ class _Affine:
         for eqn in jaxpr.eqns:
             name = eqn.primitive.name
             ins = [read(a) for a in eqn.invars]
-            if name in ("pjit", "closed_call", "core_call"):
+            if name in ("pjit", "jit", "closed_call", "core_call"):
                 inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
                 outs = self.evaluate(inner, ins)
             elif name == "convert_element_type" or name == "multiple_of":

@@ -73,7 +73,7 @@ REDUCE = {
 }
 
 # Primitives that wrap a jaxpr and mean "call it": inlined.
-CALLS = {"pjit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr", "remat": "jaxpr",
+CALLS = {"pjit": "jaxpr", "jit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr", "remat": "jaxpr",
          "checkpoint": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
          "custom_vjp_call_jaxpr": "fun_jaxpr"}
 
@@ -96,6 +96,8 @@ class KernelTranslator:
         # Kernel program_id(axis) -> grid axis (vmap prepends grid axes the
         # kernel does not see).
         self.program_axes = program_axes
+        # The shape a masked access's mask broadcasts to (its result's).
+        self.result_shape = None
 
     # ----- values -------------------------------------------------------
     def read(self, env, atom) -> Value:
@@ -232,10 +234,12 @@ class KernelTranslator:
     def jaxpr(self, jaxpr: core.Jaxpr, env: dict) -> list[Value]:
         for eqn in jaxpr.eqns:
             frame = _frame(eqn.source_info)
-            self.emit.loc = location(frame)
-            self.emit.where = f"{frame.file_name}:{frame.start_line}" if frame else "<unknown location>"
+            if frame is not None:
+                self.emit.loc = location(frame)
+                self.emit.where = f"{frame.file_name}:{frame.start_line}"
+            # else: inside a call JAX traced elsewhere (jax.nn.relu's
+            # body): the enclosing equation's line stands.
             name = eqn.primitive.name
-            operands = [None if isinstance(a, core.Literal) and False else a for a in eqn.invars]
             rule = getattr(self, "rule_" + name, None)
             if rule is not None:
                 outs = rule(eqn, env)
@@ -250,7 +254,7 @@ class KernelTranslator:
             elif name in CALLS:
                 outs = self.call(eqn, env, CALLS[name])
             elif name in IDENTITY:
-                outs = [self.read(env, a) for a in operands]
+                outs = [self.read(env, a) for a in eqn.invars]
             else:
                 raise Unsupported(
                     f"{self.emit.where}: Tessel does not support the JAX primitive '{name}' in Pallas kernels"
@@ -431,6 +435,10 @@ class KernelTranslator:
             self.fail("broadcast_in_dim that reorders dimensions")
         return [self.splat(self.reshape(x, tuple(placed)), shape)]
 
+    def rule_broadcast_to(self, eqn, env):
+        (x,) = [self.read(env, a) for a in eqn.invars[:1]]
+        return [self.splat(x, tuple(eqn.outvars[0].aval.shape))]
+
     def rule_reshape(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars[:1]]
         if eqn.params.get("dimensions") is not None:
@@ -535,31 +543,44 @@ class KernelTranslator:
     def indexer(self, eqn, env, ref: Value, leaves):
         """(offsets, sizes, squeezed dims) of a ref access, or None for the
         whole ref."""
-        transforms = tree_util.tree_unflatten(eqn.params["tree"], leaves)
-        if len(transforms) == 0:
+        return self.access(env, ref, tree_util.tree_unflatten(eqn.params["tree"], leaves))
+
+    def access(self, env, ref: Value, transforms):
+        if not transforms:
             return None
         if len(transforms) > 1 or not isinstance(transforms[0], indexing.NDIndexer):
             self.fail("ref transforms other than one indexer (nested .at[] or bitcasts)")
         offsets, sizes, squeezed = [], [], []
+        self.gather = None
         for dim, index in enumerate(transforms[0].indices):
             if isinstance(index, indexing.Slice):
                 if index.stride != 1:
                     self.fail("strided ref slices (pl.ds with a stride)")
-                start = index.start
-                offsets.append(self.offset(env, start))
+                offsets.append(self.offset(env, index.start))
                 sizes.append(int(index.size))
-            else:
-                if hasattr(index, "shape") and tuple(index.shape) != ():
-                    self.fail("indexing a ref with an array of indices")
+                continue
+            shape = tuple(index.aval.shape) if hasattr(index, "aval") else tuple(np.shape(index))
+            if shape == ():
                 offsets.append(self.offset(env, index))
                 sizes.append(1)
                 squeezed.append(dim)
-        full = all(
-            s == d and o[1] == 0 for s, d, o in zip(sizes, ref.shape, offsets)
-        ) and not squeezed
+                continue
+            if len(shape) != 1 or self.gather is not None:
+                self.fail("indexing a ref with index arrays other than one 1-D array")
+            indices = self.read(env, index) if not isinstance(index, (np.ndarray, int)) else \
+                self.emit.dense(np.asarray(index))
+            if indices.dtype != np.dtype(np.int32):
+                indices = self.convert(indices, np.int32)
+            self.gather = (indices, dim)
+            offsets.append((self.emit.index(0), 0))
+            sizes.append(shape[0])
+        if self.gather is not None and squeezed:
+            self.fail("indexing a ref with an index array and scalar indices together")
+        full = not squeezed and self.gather is None and all(
+            s == d and o[1] == 0 for s, d, o in zip(sizes, ref.shape, offsets))
         if full:
             return None
-        return [o[0] for o in offsets], sizes, squeezed
+        return [o[0] for o in offsets], sizes, squeezed, self.gather
 
     def offset(self, env, start):
         """(index SSA name, static value or None) of an offset."""
@@ -570,36 +591,98 @@ class KernelTranslator:
         value = self.read(env, start)
         return self.as_index(value), None
 
-    def load(self, ref: Value, access, shape, dtype) -> Value:
+    def mask_text(self, mask, other, window, dtype) -> str:
+        """` mask %m [other %o]` for a masked access of `window` shape."""
+        if mask is None:
+            return ""
+        mask = self.reshape(self.splat(mask, self.kept_shape(mask, window)), tuple(window)) \
+            if mask.shape != tuple(window) else mask
+        text = f" mask {mask.name}"
+        if other is not None:
+            if other.shape != ():
+                self.fail("a masked load whose `other` is not a scalar")
+            text += f" other {self.convert(other, dtype).name}"
+        return text
+
+    def kept_shape(self, mask, window):
+        """The shape a mask broadcasts to before the squeezed window dims
+        come back: the access's result shape."""
+        return self.result_shape if self.result_shape is not None else tuple(window)
+
+    def load(self, ref: Value, access, shape, dtype, mask=None, other=None) -> Value:
         if access is None:
-            return self.emit.op(f"block.load {ref.name} : {ref.type} -> {tensor_type(ref.shape, dtype)}", ref.shape,
-                                dtype) if ref.shape else self.emit.op(f"memref.load {ref.name}[] : {ref.type}", (), dtype)
-        offsets, sizes, squeezed = access
-        if len(squeezed) == len(sizes):
+            if not ref.shape:
+                return self.emit.op(f"memref.load {ref.name}[] : {ref.type}", (), dtype)
+            self.result_shape = ref.shape
+            masked = self.mask_text(mask, other, ref.shape, dtype)
+            return self.emit.op(f"block.load {ref.name}{masked} : {ref.type} -> {tensor_type(ref.shape, dtype)}",
+                                ref.shape, dtype)
+        offsets, sizes, squeezed, gather = access
+        if len(squeezed) == len(sizes) and mask is None:
             return self.emit.op(f"memref.load {ref.name}[{', '.join(offsets)}] : {ref.type}", (), dtype)
+        self.result_shape = tuple(shape)
+        masked = self.mask_text(mask, other, sizes, dtype)
+        gathered, index_type = "", ""
+        if gather is not None:
+            gathered, index_type = f" gather {gather[0].name} dim {gather[1]}", f", {gather[0].type}"
         window = self.emit.op(
-            f"block.load {ref.name}[{', '.join(offsets)}] [{', '.join(map(str, sizes))}] : {ref.type} -> "
-            f"{tensor_type(sizes, dtype)}",
+            f"block.load {ref.name}[{', '.join(offsets)}] [{', '.join(map(str, sizes))}]{gathered}{masked} : "
+            f"{ref.type}{index_type} -> {tensor_type(sizes, dtype)}",
             tuple(sizes),
             dtype,
         )
         return self.reshape(window, tuple(shape))
 
-    def store(self, ref: Value, access, value: Value) -> None:
+    def store(self, ref: Value, access, value: Value, mask=None) -> None:
         if access is None:
             if not ref.shape:
                 self.emit.line(f"memref.store {value.name}, {ref.name}[] : {ref.type}")
                 return
             value = self.splat(value, ref.shape)
-            self.emit.line(f"block.store {value.name}, {ref.name} : {value.type}, {ref.type}")
+            self.result_shape = ref.shape
+            masked = self.mask_text(mask, None, ref.shape, value.dtype)
+            self.emit.line(f"block.store {value.name}, {ref.name}{masked} : {value.type}, {ref.type}")
             return
-        offsets, sizes, squeezed = access
-        if len(squeezed) == len(sizes):
+        offsets, sizes, squeezed, gather = access
+        if len(squeezed) == len(sizes) and mask is None:
             self.emit.line(f"memref.store {value.name}, {ref.name}[{', '.join(offsets)}] : {ref.type}")
             return
         kept = tuple(s for d, s in enumerate(sizes) if d not in squeezed)
         value = self.reshape(self.splat(value, kept), tuple(sizes))
-        self.emit.line(f"block.store {value.name}, {ref.name}[{', '.join(offsets)}] : {value.type}, {ref.type}")
+        self.result_shape = kept
+        masked = self.mask_text(mask, None, sizes, value.dtype)
+        scattered, index_type = "", ""
+        if gather is not None:
+            scattered, index_type = f" scatter {gather[0].name} dim {gather[1]}", f", {gather[0].type}"
+        self.emit.line(
+            f"block.store {value.name}, {ref.name}[{', '.join(offsets)}]{scattered}{masked} : {value.type}, "
+            f"{ref.type}{index_type}"
+        )
+
+    def rule_masked_load(self, eqn, env):
+        ref, transforms, mask, other = tree_util.tree_unflatten(eqn.params["args_tree"], eqn.invars)
+        ref = self.read(env, ref)
+        access = self.access(env, ref, transforms)
+        out = eqn.outvars[0].aval
+        mask = None if mask is None else self.read(env, mask)
+        other = None if other is None else self.read(env, other)
+        if mask is not None and other is None:
+            other = self.emit.constant(0, out.dtype)
+        return [self.load(ref, access, tuple(out.shape), np.dtype(out.dtype), mask, other)]
+
+    def rule_masked_swap(self, eqn, env):
+        ref, transforms, value, mask = tree_util.tree_unflatten(eqn.params["args_tree"], eqn.invars)
+        ref = self.read(env, ref)
+        access = self.access(env, ref, transforms)
+        value = self.read(env, value)
+        mask = None if mask is None else self.read(env, mask)
+        out = eqn.outvars[0].aval
+        old = None
+        if not isinstance(eqn.outvars[0], core.DropVar):
+            zero = self.emit.constant(0, out.dtype) if mask is not None else None
+            old = self.load(ref, access, tuple(out.shape), np.dtype(out.dtype), mask, zero)
+        self.store(ref, access, value, mask)
+        return [old if old is not None else value]
 
     def rule_get(self, eqn, env):
         ref = self.read(env, eqn.invars[0])
