@@ -1,0 +1,48 @@
+"""Bad input gives located Python exceptions, never a crash."""
+
+import inspect
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.experimental import pallas as pl
+
+import tessel
+
+
+def line_of(marker):
+    source, _ = inspect.getsourcelines(inspect.getmodule(line_of))
+    return 1 + next(i for i, line in enumerate(source) if marker in line and "line_of" not in line)
+
+
+def test_unsupported_primitive_names_it_and_the_users_line():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.argmax(x_ref[...], axis=1).astype(jnp.float32)  # ARGMAX
+
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32))
+    with pytest.raises(NotImplementedError) as raised:
+        jax.jit(call).lower(jnp.ones((8, 4)))
+    assert "'argmax'" in str(raised.value)
+    assert f"test_errors.py:{line_of('# ARGMAX')}" in str(raised.value)
+
+
+def test_compile_error_carries_located_diagnostics():
+    source = "func.func @f(%x: memref<4xf32>) {\n  %a = block.load %x : memref<4xf32> -> tensor<5xf32>\n  return\n}\n"
+    with pytest.raises(tessel.CompileError) as raised:
+        tessel.compile(source)
+    assert raised.value.diagnostics[0].startswith("<string>:2:8: error: 'block.load' op result shape 5")
+    assert "see current operation" not in str(raised.value)
+
+
+def test_malformed_ir_is_a_compile_error():
+    with pytest.raises(tessel.CompileError, match="<string>:1:"):
+        tessel.compile("func.func @f(%x: memref<4xf32>) { garbage")
+
+
+def test_unknown_knob_and_bad_values():
+    source = "func.func @f(%x: memref<4xf32>) {\n  return\n}\n"
+    with pytest.raises(ValueError, match="unknown schedule knob 'tile'"):
+        tessel.compile(source, tile=(2, 2))
+    with pytest.raises(ValueError, match="knob register_tile"):
+        tessel.compile(source, register_tile=(0, 4))

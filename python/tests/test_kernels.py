@@ -1,0 +1,175 @@
+"""Pallas kernels written here, through Tessel, against numpy: grids,
+windows, control flow, reductions, masks, aliasing, knobs."""
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as plgpu
+
+import tessel.jax
+
+
+def test_k_accumulating_sum():
+    # The Pallas docs' reduction over an arbitrary grid axis: the output
+    # block is revisited along k, zeroed at k == 0.
+    def sum_kernel(x_ref, o_ref):
+        @pl.when(pl.program_id(1) == 0)
+        def _():
+            o_ref[...] = jnp.zeros_like(o_ref)
+
+        o_ref[...] += x_ref[...].sum(axis=1, keepdims=True)
+
+    x = np.arange(8 * 64, dtype=np.float32).reshape(8, 64)
+    result = pl.pallas_call(
+        sum_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 1), jnp.float32),
+        grid=(2, 4),
+        in_specs=[pl.BlockSpec((4, 16), lambda i, k: (i, k))],
+        out_specs=pl.BlockSpec((4, 1), lambda i, k: (i, 0)),
+    )(x)
+    np.testing.assert_array_equal(result, x.sum(axis=1, keepdims=True))
+
+
+def test_design_note_fused_matmul_with_k_loop():
+    def matmul_kernel(x_ref, y_ref, o_ref, *, activation, block_k):
+        acc = jnp.zeros((x_ref.shape[0], y_ref.shape[1]), jnp.float32)
+        for k in range(x_ref.shape[1] // block_k):
+            x = x_ref[:, k * block_k:(k + 1) * block_k]
+            y = y_ref[k * block_k:(k + 1) * block_k, :]
+            acc += x @ y
+        o_ref[:, :] = activation(acc).astype(o_ref.dtype)
+
+    @partial(jax.jit, static_argnames=["block_shape", "activation"])
+    def matmul(x, y, *, block_shape, activation):
+        block_m, block_n, block_k = block_shape
+        return pl.pallas_call(
+            partial(matmul_kernel, block_k=block_k, activation=activation),
+            out_shape=jax.ShapeDtypeStruct((x.shape[0], y.shape[1]), jnp.float32),
+            in_specs=[pl.BlockSpec((block_m, x.shape[1]), lambda i, j: (i, 0)),
+                      pl.BlockSpec((y.shape[0], block_n), lambda i, j: (0, j))],
+            out_specs=pl.BlockSpec((block_m, block_n), lambda i, j: (i, j)),
+            grid=(4, 4),
+        )(x, y)
+
+    k1, k2 = jax.random.split(jax.random.key(1))
+    x = jax.random.normal(k1, (512, 256))
+    y = jax.random.normal(k2, (256, 1024))
+    z = matmul(x, y, block_shape=(128, 256, 128), activation=jax.nn.gelu)
+    reference = jax.nn.gelu(np.asarray(x, np.float64) @ np.asarray(y, np.float64))
+    np.testing.assert_allclose(z, reference, rtol=1e-4, atol=1e-4)
+
+
+def test_exp_of_each_programs_element():
+    def f(x_ref, o_ref):
+        i = pl.program_id(axis=0)
+        o_ref[i] = jnp.exp(x_ref[i])
+
+    x = np.linspace(-2, 2, 8, dtype=np.float32)
+    result = pl.pallas_call(f, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), grid=(8,))(x)
+    np.testing.assert_allclose(result, np.exp(x), rtol=1e-6)
+
+
+def test_fori_loop_cond_and_windows():
+    def kernel(x_ref, o_ref):
+        i = pl.program_id(0)
+
+        def body(k, acc):
+            window = x_ref[pl.ds(k * 4, 4), :]
+            return acc + jnp.where(window > 0, window, -window)
+
+        acc = jax.lax.fori_loop(0, 4, body, jnp.zeros((4, 8), jnp.float32))
+        o_ref[...] = jax.lax.cond(i % 2 == 0, lambda a: a * 2.0, lambda a: a - 1.0, acc)
+
+    x = np.random.default_rng(0).standard_normal((16, 8)).astype(np.float32)
+    result = pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((4, 16), jnp.float32),
+        grid=(2,),
+        in_specs=[pl.BlockSpec((16, 8), lambda i: (0, 0))],
+        out_specs=pl.BlockSpec((4, 8), lambda i: (0, i)),
+    )(x)
+    acc = np.abs(x).reshape(4, 4, 8).sum(axis=0)
+    np.testing.assert_allclose(result, np.concatenate([acc * 2, acc - 1], axis=1), rtol=1e-6)
+
+
+def test_masked_windows_wider_than_the_ref():
+    def kernel(x_ref, o_ref):
+        idx = jnp.arange(16)
+        mask = idx < x_ref.shape[0]
+        row = plgpu.load(x_ref.at[pl.ds(0, 16)], mask=mask, other=-jnp.inf)
+        plgpu.store(o_ref.at[pl.ds(0, 16)], jnp.exp(row - row.max()), mask=mask)
+
+    x = np.linspace(-1, 1, 10, dtype=np.float32)
+    result = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((10,), jnp.float32))(x)
+    np.testing.assert_allclose(result, np.exp(x - x.max()), rtol=1e-6)
+
+
+def test_transposed_dot_and_integer_conversion():
+    def kernel(a_ref, b_ref, o_ref, i_ref):
+        product = jax.lax.dot_general(a_ref[...], b_ref[...], (((1,), (1,)), ((), ())))
+        o_ref[...] = product
+        i_ref[...] = (product * 1e9).astype(jnp.int32)  # saturates as XLA does
+
+    a = np.random.default_rng(1).standard_normal((8, 16)).astype(np.float32)
+    b = np.random.default_rng(2).standard_normal((4, 16)).astype(np.float32)
+    out, ints = pl.pallas_call(
+        kernel,
+        out_shape=(jax.ShapeDtypeStruct((8, 4), jnp.float32), jax.ShapeDtypeStruct((8, 4), jnp.int32)),
+    )(a, b)
+    np.testing.assert_allclose(out, a @ b.T, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(ints, (jnp.asarray(a @ b.T) * 1e9).astype(jnp.int32))
+
+
+def test_input_output_aliases_update_in_place():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1
+
+    @partial(jax.jit, donate_argnums=0)
+    def increment(x):
+        return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(2,),
+                              in_specs=[pl.BlockSpec((4,), lambda i: (i,))],
+                              out_specs=pl.BlockSpec((4,), lambda i: (i,)),
+                              input_output_aliases={0: 0})(x)
+
+    assert "output_operand_alias" in increment.lower(jnp.zeros(8)).as_text()
+    np.testing.assert_array_equal(increment(jnp.arange(8.0)), np.arange(8.0) + 1)
+
+
+def test_compiler_params_carry_schedule_knobs():
+    def kernel(x_ref, y_ref, o_ref):
+        o_ref[...] = x_ref[...] @ y_ref[...]
+
+    x = np.random.default_rng(3).standard_normal((64, 32)).astype(np.float32)
+    y = np.random.default_rng(4).standard_normal((32, 48)).astype(np.float32)
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((64, 48), jnp.float32),
+                          compiler_params=tessel.jax.CompilerParams(num_threads=1, register_tile=(2, 16)))
+    text = jax.jit(call).lower(x, y).as_text()
+    assert "tessel.num_threads = 1" in text and "tessel.register_tile = array<i64: 2, 16>" in text
+    np.testing.assert_allclose(jax.jit(call)(x, y), x @ y, rtol=1e-5, atol=1e-5)
+
+
+def test_interpret_mode_stays_with_jax():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] * 2
+
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((4,), jnp.float32), interpret=True)
+    assert "tessel_pallas_call" not in jax.jit(call).lower(jnp.ones(4)).as_text()
+    np.testing.assert_array_equal(call(jnp.ones(4)), 2 * np.ones(4))
+
+
+def test_uninstall_restores_jax():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((4,), jnp.float32))
+    tessel.jax.uninstall()
+    try:
+        with pytest.raises(Exception, match="interpret"):
+            jax.jit(call).lower(jnp.ones(4))
+    finally:
+        tessel.jax.install()
+    assert "tessel_pallas_call" in jax.jit(call).lower(jnp.ones(4)).as_text()
