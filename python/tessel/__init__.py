@@ -84,7 +84,8 @@ class Entry:
                 )
         expected = _dtype_of(element)
         if array.dtype != expected:
-            raise TypeError(f"argument {index} of @{self.name} must have dtype {expected} ({element}), got {array.dtype}")
+            raise TypeError(
+                f"argument {index} of @{self.name} must have dtype {expected} ({element}), got {array.dtype}")
         if array.shape != shape:
             raise ValueError(f"argument {index} of @{self.name} must have shape {shape}, got {array.shape}")
         if not array.flags.c_contiguous:

@@ -4,7 +4,6 @@ import inspect
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import pytest
 from jax.experimental import pallas as pl
 

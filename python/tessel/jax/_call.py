@@ -11,7 +11,7 @@ import numpy as np
 from jax._src import core
 from jax._src.pallas import core as pallas_core
 
-from tessel.jax._emit import Unsupported, Value, memref_type
+from tessel.jax._emit import Unsupported, Value, element, memref_type
 from tessel.jax._kernel import KernelTranslator, _frame
 
 
@@ -33,7 +33,7 @@ class _Affine:
         self.where = where
 
     def fail(self, what):
-        raise Unsupported(f"{self.where}: Tessel cannot translate the index map: {what}")
+        raise _NotAffine(f"{self.where}: the index map is not affine: {what}")
 
     def evaluate(self, closed, args):
         jaxpr = closed.jaxpr if isinstance(closed, core.ClosedJaxpr) else closed
@@ -52,6 +52,8 @@ class _Affine:
         for eqn in jaxpr.eqns:
             name = eqn.primitive.name
             ins = [read(a) for a in eqn.invars]
+            if any(value is None for value in ins) and name not in ("pjit", "jit", "closed_call", "core_call"):
+                self.fail("it reads scalar-prefetch refs")
             if name in ("pjit", "jit", "closed_call", "core_call"):
                 inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
                 outs = self.evaluate(inner, ins)
@@ -79,7 +81,7 @@ class _Affine:
             elif name == "neg":
                 outs = [-ins[0] if isinstance(ins[0], int) else f"-({ins[0]})"]
             else:
-                self.fail(f"the primitive '{name}' (non-affine index maps are not supported yet)")
+                self.fail(f"the primitive '{name}'")
             for var, out in zip(eqn.outvars, outs):
                 env[var] = out
         return [read(v) for v in jaxpr.outvars]
@@ -92,7 +94,43 @@ class _Affine:
         return f"({a}) {symbol} ({b})"
 
 
-def _spec(mapping, grid_rank: int, num_scalars: int, where: str) -> str:
+class _NotAffine(Unsupported):
+    """An index map that is not affine in the program ids: it becomes an
+    index function."""
+
+
+def _index_function(closed, grid_rank: int, scalars: list[Value], symbol: str) -> str:
+    """A non-affine index map as `func.func @symbol(ids.., scalars..) ->
+    (index, ..)`, its body translated like a kernel's (scalar arithmetic,
+    selects, table lookups in the scalar-prefetch refs)."""
+    jaxpr = closed.jaxpr if isinstance(closed, core.ClosedJaxpr) else closed
+    consts = closed.consts if isinstance(closed, core.ClosedJaxpr) else []
+    translator = KernelTranslator([])
+    emit = translator.emit
+    env = {}
+    ids = [f"%id{axis}" for axis in range(grid_rank)]
+    for var, name in zip(jaxpr.invars[:grid_rank], ids):
+        dtype = np.dtype(var.aval.dtype)
+        env[var] = emit.op(f"arith.index_cast {name} : index to {element(dtype)}", (), dtype)
+    for var, ref in zip(jaxpr.invars[grid_rank:], scalars):
+        env[var] = ref
+    for var, const in zip(jaxpr.constvars, consts):
+        env[var] = emit.dense(np.asarray(const))
+    translator.jaxpr(jaxpr, env)
+    results = []
+    for out in jaxpr.outvars:
+        value = translator.read(env, out)
+        if value.shape != ():
+            raise Unsupported(f"{emit.where}: an index map returned a non-scalar block index")
+        results.append(translator.as_index(value))
+    params = ", ".join([f"{name}: index" for name in ids] + [f"{r.name}: {r.type}" for r in scalars])
+    body = "\n".join(emit.lines)
+    types = ", ".join(["index"] * len(results))
+    return (f"  func.func private @{symbol}({params}) -> ({types}) {{\n{body}\n"
+            f"    return {', '.join(results)} : {types}\n  }}")
+
+
+def _spec(mapping, grid_rank: int, scalars: list[Value], where: str, functions: list[str]) -> str:
     sizes, unblocked, pads = [], False, []
     for dim in mapping.block_shape:
         if isinstance(dim, pallas_core.Squeezed) or dim is None:
@@ -109,16 +147,22 @@ def _spec(mapping, grid_rank: int, num_scalars: int, where: str) -> str:
         else:
             raise Unsupported(f"{where}: Tessel does not support the block dimension {dim!r}")
     dims = [f"d{i}" for i in range(grid_rank)]
-    if num_scalars:
-        raise Unsupported(f"{where}: Tessel does not support scalar prefetch from JAX yet")
-    exprs = _Affine(where).evaluate(mapping.index_map_jaxpr, dims)
+    shape = ", ".join("squeezed" if s is None else str(s) for s in sizes)
+    try:
+        exprs = _Affine(where).evaluate(mapping.index_map_jaxpr, dims + [None] * len(scalars))
+    except _NotAffine:
+        if unblocked:
+            raise Unsupported(f"{where}: Tessel does not support non-affine index maps of "
+                              "element-indexed (pl.Element) blocks") from None
+        symbol = f"index_map_{len(functions)}"
+        functions.append(_index_function(mapping.index_map_jaxpr, grid_rank, scalars, symbol))
+        return f"#grid.block<[{shape}], @{symbol}>"
     if unblocked:
         # Element offsets in every dim: blocked dims' block indices scaled.
         exprs = [
             e if isinstance(dim, pallas_core.Element) else (e * (s or 1) if isinstance(e, int) else f"({e}) * {s or 1}")
             for e, dim, s in zip(exprs, mapping.block_shape, sizes)
         ]
-    shape = ", ".join("squeezed" if s is None else str(s) for s in sizes)
     affine = f"({', '.join(dims)}) -> ({', '.join(str(e) for e in exprs)})"
     tail = ""
     if unblocked:
@@ -175,19 +219,31 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict)
 
     mappings = grid_mapping.block_mappings
     arrays = [m.array_aval for m in mappings[: num_inputs + num_outputs]]
-    entry_args = [memref_type(tuple(a.shape), a.dtype, entry=True) for a in arrays]
-    names = [f"%a{i}" for i in range(len(arrays))]
+    scalar_avals = [var.aval.inner_aval for var in jaxpr.invars[:num_scalars]]
+    # XLA passes the scalar-prefetch operands first, then inputs, then results.
+    entry_args = [memref_type(tuple(a.shape), a.dtype, entry=True) for a in scalar_avals + arrays]
+    names = [f"%a{i}" for i in range(len(entry_args))]
+    scalar_names, array_names = names[:num_scalars], names[num_scalars:]
+    for aval, ref in zip(scalar_avals, refs[:num_scalars]):
+        if memref_type(tuple(aval.shape), aval.dtype, entry=True) != ref.type:
+            raise Unsupported(f"{where}: Tessel does not support scalar-prefetch arrays of {aval.dtype}")
     aliases = dict(input_output_aliases or ())
-    # Operands of the XLA call include the scalar-prefetch operands first.
     ins = []
     for i in range(num_inputs):
         operand = num_scalars + i
-        ins.append(names[num_inputs + aliases[operand]] if operand in aliases else names[i])
-    outs = names[num_inputs:]
-    in_types = entry_args[:num_inputs]
-    out_types = entry_args[num_inputs:]
-    in_specs = [_spec(m, len(grid), num_scalars, where) for m in mappings[:num_inputs]]
-    out_specs = [_spec(m, len(grid), num_scalars, where) for m in mappings[num_inputs:num_inputs + num_outputs]]
+        ins.append(array_names[num_inputs + aliases[operand]] if operand in aliases else array_names[i])
+    outs = array_names[num_inputs:]
+    in_types = entry_args[num_scalars:num_scalars + num_inputs]
+    out_types = entry_args[num_scalars + num_inputs:]
+    scalars = [Value(f"%s{i}", r.shape, r.dtype, ref=True) for i, r in enumerate(refs[:num_scalars])]
+    functions: list[str] = []
+    in_specs = [_spec(m, len(grid), scalars, where, functions) for m in mappings[:num_inputs]]
+    out_specs = [_spec(m, len(grid), scalars, where, functions)
+                 for m in mappings[num_inputs:num_inputs + num_outputs]]
+    scalars_text = ""
+    if num_scalars:
+        scalars_text = (f" scalars({', '.join(scalar_names)} : "
+                        f"{', '.join(entry_args[:num_scalars])})")
     scratch = ""
     if grid_mapping.scratch_avals:
         types = []
@@ -198,7 +254,7 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict)
             types.append(memref_type(tuple(inner.shape), inner.dtype))
         scratch = f" scratch({', '.join(types)})"
     call = (
-        f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]\n"
+        f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{scalars_text}\n"
         f"        ins({', '.join(ins)}{' : ' if ins else ''}{', '.join(in_types)})\n"
         f"        outs({', '.join(outs)} : {', '.join(out_types)}){scratch}\n"
         f"        in_specs [{', '.join(in_specs)}]\n"
@@ -206,5 +262,6 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict)
     )
     entry_params = ", ".join(f"{n}: {t}" for n, t in zip(names, entry_args))
     entry = f"  func.func @{symbol}({entry_params}) {{\n{call}\n    return\n  }}"
-    text = f"module{_knob_attributes(knobs)} {{\n{kernel}\n{entry}\n}}\n"
+    index_functions = "".join(f"{function}\n" for function in functions)
+    text = f"module{_knob_attributes(knobs)} {{\n{index_functions}{kernel}\n{entry}\n}}\n"
     return Translated(text=text, entry=symbol)

@@ -1,0 +1,232 @@
+"""Ref accesses with index arrays beyond one 1-D array: numpy's advanced
+indexing on refs (`x_ref.at[rows[:, None], cols[None]]`, the layer-norm
+backward kernels' outer-product windows; several or N-D index arrays mixed
+with `pl.ds` slices and scalars).
+
+`block.load`/`block.store` gather and scatter along one dim only, so these
+become upstream ops: a load reads the whole ref as a tensor (in place when
+nothing writes the ref) and a `linalg.generic` over the result shape
+extracts each element at its computed position; a store is a loop nest of
+`memref.store`s. Positions are those `NDIndexer.get_indexer_shape` gives:
+the broadcast index arrays' dims in place of the first indexed dim when the
+indexed dims are contiguous, first otherwise (numpy's rule). Loads clamp
+positions into the ref, as JAX's gathers do (masked-off elements then read
+`other`); stores skip positions outside it and masked-off elements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tessel.jax._emit import Value, element, is_unsigned, tensor_type
+
+
+@dataclass
+class IndexArrays:
+    """An access with index arrays, dim by dim of the ref."""
+
+    # Per ref dim: ("slice", start index name, size), ("array", Value) or
+    # ("scalar", index name).
+    dims: list
+    # The index arrays' broadcast shape.
+    broadcast: tuple
+    # The access's result shape.
+    shape: tuple
+
+    def arrays_at(self) -> int:
+        """The result dim where the broadcast index arrays' dims start."""
+        return next(p for k, p in zip(self.dims, self.result_dims()) if k[0] != "slice")
+
+    def result_dims(self):
+        """Per ref dim: the result dim a slice runs along, or the first
+        result dim of the broadcast index arrays (None for scalars)."""
+        indexed = [d for d, kind in enumerate(self.dims) if kind[0] != "slice"]
+        contiguous = all(b - a == 1 for a, b in zip(indexed, indexed[1:]))
+        first = indexed[0] if contiguous else 0
+        slices_before = sum(1 for d in range(first) if self.dims[d][0] == "slice") if contiguous else 0
+        arrays_at = slices_before
+        after = arrays_at + len(self.broadcast)
+        out, next_slice = [], 0
+        for kind in self.dims:
+            if kind[0] == "slice":
+                position = next_slice if next_slice < slices_before else after + next_slice - slices_before
+                out.append(position)
+                next_slice += 1
+            else:
+                out.append(arrays_at)
+        return out
+
+
+def index_arrays(dims) -> IndexArrays:
+    arrays = [kind[1].shape for kind in dims if kind[0] == "array"]
+    broadcast = tuple(np.broadcast_shapes(*arrays)) if arrays else ()
+    access = IndexArrays(dims, broadcast, ())
+    positions = access.result_dims()
+    rank = len(broadcast) + sum(1 for kind in dims if kind[0] == "slice")
+    shape = [0] * rank
+    for kind, position in zip(dims, positions):
+        if kind[0] == "slice":
+            shape[position] = kind[2]
+    first = access.arrays_at()
+    shape[first:first + len(broadcast)] = broadcast
+    access.shape = tuple(shape)
+    return access
+
+
+def _array_map(array: Value, access: IndexArrays, first: int) -> str:
+    """The affine map from the result's dims to an index array's (numpy
+    broadcasting: trailing dims align, size-1 dims stay at 0)."""
+    rank = len(access.shape)
+    lead = len(access.broadcast) - len(array.shape)
+    results = []
+    for j, size in enumerate(array.shape):
+        results.append("0" if size == 1 else f"d{first + lead + j}")
+    dims = ", ".join(f"d{i}" for i in range(rank))
+    return f"affine_map<({dims}) -> ({', '.join(results)})>"
+
+
+def _positions(tr, access: IndexArrays, ref: Value, indices: dict, clamp: bool):
+    """Emits each ref dim's position (index SSA names) inside a region whose
+    result-dim indices are `indices` (result dim -> name) and whose index
+    array elements are bound in `arrays` order. Returns (positions, in
+    bounds i1 name or None)."""
+    emit = tr.emit
+    positions, in_bounds = [], None
+    result_dims = access.result_dims()
+    zero = emit.index(0)
+    for d, (kind, result_dim) in enumerate(zip(access.dims, result_dims)):
+        if kind[0] == "slice":
+            position = emit.fresh()
+            emit.line(f"{position} = arith.addi {kind[1]}, {indices[result_dim]} : index")
+        elif kind[0] == "scalar":
+            position = kind[1]
+        else:
+            element_name = kind[2]
+            position = emit.fresh()
+            cast = "arith.index_castui" if is_unsigned(kind[1].dtype) else "arith.index_cast"
+            emit.line(f"{position} = {cast} {element_name} : {element(kind[1].dtype)} to index")
+        if clamp:
+            last = emit.index(ref.shape[d] - 1)
+            low, high = emit.fresh(), emit.fresh()
+            emit.line(f"{low} = arith.maxsi {position}, {zero} : index")
+            emit.line(f"{high} = arith.minsi {low}, {last} : index")
+            position = high
+        else:
+            size = emit.index(ref.shape[d])
+            above, below, both = emit.fresh(), emit.fresh(), emit.fresh()
+            emit.line(f"{above} = arith.cmpi sge, {position}, {zero} : index")
+            emit.line(f"{below} = arith.cmpi slt, {position}, {size} : index")
+            emit.line(f"{both} = arith.andi {above}, {below} : i1")
+            if in_bounds is None:
+                in_bounds = both
+            else:
+                joined = emit.fresh()
+                emit.line(f"{joined} = arith.andi {in_bounds}, {both} : i1")
+                in_bounds = joined
+        positions.append(position)
+    return positions, in_bounds
+
+
+def gather(tr, ref: Value, access: IndexArrays, dtype, mask=None, other=None) -> Value:
+    """Loads `ref` at `access` (a tensor of `access.shape`)."""
+    emit = tr.emit
+    whole = emit.op(f"block.load {ref.name} : {ref.type} -> {tensor_type(ref.shape, dtype)}", ref.shape, dtype)
+    arrays = [kind for kind in access.dims if kind[0] == "array"]
+    first = access.arrays_at()
+    shape, rank = access.shape, len(access.shape)
+    out_type = tensor_type(shape, dtype)
+    empty = emit.op(f"tensor.empty() : {out_type}", shape, dtype)
+    identity = f"affine_map<({', '.join(f'd{i}' for i in range(rank))}) -> ({', '.join(f'd{i}' for i in range(rank))})>"
+    maps = [_array_map(kind[1], access, first) for kind in arrays] + [identity]
+    ins = ", ".join(kind[1].name for kind in arrays)
+    in_types = ", ".join(kind[1].type for kind in arrays)
+    ins_text = f"ins({ins} : {in_types}) " if arrays else ""
+    result = emit.fresh()
+    loc = emit.loc
+    iterators = ", ".join(['"parallel"'] * rank)
+    emit.line(
+        f"{result} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+        f"iterator_types = [{iterators}]}} "
+        f"{ins_text}outs({empty.name} : {out_type}) {{",
+        located=False,
+    )
+    elements = [emit.fresh() for _ in arrays]
+    out_arg = emit.fresh()
+    block_args = [f"{name}: {element(kind[1].dtype)}" for name, kind in zip(elements, arrays)]
+    block_args.append(f"{out_arg}: {element(dtype)}")
+    emit.line(f"^bb0({', '.join(block_args)}):", located=False)
+    emit.depth += 1
+    bound = iter(elements)
+    access.dims = [(k[0], k[1], next(bound)) if k[0] == "array" else k for k in access.dims]
+    indices = {}
+    for d in range(rank):
+        indices[d] = emit.fresh()
+        emit.line(f"{indices[d]} = linalg.index {d} : index")
+    positions, _ = _positions(tr, access, ref, indices, clamp=True)
+    value = emit.fresh()
+    emit.line(f"{value} = tensor.extract {whole.name}[{', '.join(positions)}] : {whole.type}")
+    emit.line(f"linalg.yield {value} : {element(dtype)}")
+    emit.depth -= 1
+    emit.lines.append("  " * emit.depth + f"}} -> {out_type} " + loc)
+    gathered = Value(result, shape, dtype)
+    if mask is None or other is None:
+        return gathered
+    mask = tr.splat(mask, shape)
+    fill = tr.splat(tr.convert(other, dtype), shape)
+    return emit.op(f"arith.select {mask.name}, {gathered.name}, {fill.name} : {mask.type}, {out_type}",
+                   shape, dtype)
+
+
+def scatter(tr, ref: Value, access: IndexArrays, value: Value, mask=None) -> None:
+    """Stores `value` (broadcast to `access.shape`) into `ref` at `access`."""
+    emit = tr.emit
+    shape, rank = access.shape, len(access.shape)
+    value = tr.splat(value, shape)
+    mask = tr.splat(mask, shape) if mask is not None else None
+    arrays = [kind for kind in access.dims if kind[0] == "array"]
+    full_arrays = [tr.splat(kind[1], access.broadcast) for kind in arrays]
+    first = access.arrays_at()
+    zero, one = emit.index(0), emit.index(1)
+    loc = emit.loc
+    indices = {}
+    for d in range(rank):
+        upper = emit.index(shape[d])
+        indices[d] = emit.fresh()
+        emit.line(f"scf.for {indices[d]} = {zero} to {upper} step {one} {{", located=False)
+        emit.depth += 1
+    array_positions = ", ".join(indices[first + j] for j in range(len(access.broadcast)))
+    elements = []
+    for full in full_arrays:
+        name = emit.fresh()
+        emit.line(f"{name} = tensor.extract {full.name}[{array_positions}] : {full.type}")
+        elements.append(name)
+    bound = iter(elements)
+    access.dims = [(k[0], k[1], next(bound)) if k[0] == "array" else k for k in access.dims]
+    positions, in_bounds = _positions(tr, access, ref, indices, clamp=False)
+    all_indices = ", ".join(indices[d] for d in range(rank))
+    condition = in_bounds
+    if mask is not None:
+        selected = emit.fresh()
+        emit.line(f"{selected} = tensor.extract {mask.name}[{all_indices}] : {mask.type}")
+        if condition is None:
+            condition = selected
+        else:
+            joined = emit.fresh()
+            emit.line(f"{joined} = arith.andi {condition}, {selected} : i1")
+            condition = joined
+    item = emit.fresh()
+    emit.line(f"{item} = tensor.extract {value.name}[{all_indices}] : {value.type}")
+    store = f"memref.store {item}, {ref.name}[{', '.join(positions)}] : {ref.type}"
+    if condition is not None:
+        emit.line(f"scf.if {condition} {{", located=False)
+        emit.depth += 1
+        emit.line(store)
+        emit.depth -= 1
+        emit.lines.append("  " * emit.depth + "} " + loc)
+    else:
+        emit.line(store)
+    for _ in range(rank):
+        emit.depth -= 1
+        emit.lines.append("  " * emit.depth + "} " + loc)

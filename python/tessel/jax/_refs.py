@@ -1,0 +1,205 @@
+"""Kernel rules that read and write refs: `get`/`swap`/`addupdate`, masked
+loads and stores, with `pl.ds` windows, scalar indices and index arrays
+(one 1-D array: `block.load ... gather`; anything else: `_gather`). A
+mixin of `KernelTranslator`."""
+
+from __future__ import annotations
+
+import numpy as np
+from jax import tree_util
+from jax._src import core
+from jax._src.state import indexing
+
+from tessel.jax import _gather
+from tessel.jax._emit import Value, is_float, tensor_type
+
+
+class RefRules:
+    def indexer(self, eqn, env, ref: Value, leaves):
+        """(offsets, sizes, squeezed dims) of a ref access, or None for the
+        whole ref."""
+        return self.access(env, ref, tree_util.tree_unflatten(eqn.params["tree"], leaves))
+
+    def access(self, env, ref: Value, transforms):
+        if not transforms:
+            return None
+        if len(transforms) > 1 or not isinstance(transforms[0], indexing.NDIndexer):
+            self.fail("ref transforms other than one indexer (nested .at[] or bitcasts)")
+        indices = transforms[0].indices
+        dims = [self.index_kind(env, index) for index in indices]
+        arrays = [kind for kind in dims if kind[0] == "array"]
+        if len(arrays) > 1 or any(len(kind[1].shape) != 1 for kind in arrays) or \
+                (arrays and any(kind[0] == "scalar" for kind in dims)):
+            # Offsets as index names alone from here on.
+            return _gather.index_arrays([(k[0], k[1] if k[0] == "array" else k[1][0], *k[2:]) for k in dims])
+        offsets, sizes, squeezed = [], [], []
+        self.gather = None
+        for dim, kind in enumerate(dims):
+            if kind[0] == "slice":
+                offsets.append(kind[1])
+                sizes.append(kind[2])
+            elif kind[0] == "scalar":
+                offsets.append(kind[1])
+                sizes.append(1)
+                squeezed.append(dim)
+            else:
+                self.gather = (kind[1], dim)
+                offsets.append((self.emit.index(0), 0))
+                sizes.append(kind[1].shape[0])
+        full = not squeezed and self.gather is None and all(
+            s == d and o[1] == 0 for s, d, o in zip(sizes, ref.shape, offsets))
+        if full:
+            return None
+        return [o[0] for o in offsets], sizes, squeezed, self.gather
+
+    def index_kind(self, env, index):
+        """One indexer entry: ("slice", offset, size), ("scalar", offset) or
+        ("array", i32 Value); offsets are (index name, static value or None)."""
+        if isinstance(index, indexing.Slice):
+            if index.stride != 1:
+                self.fail("strided ref slices (pl.ds with a stride)")
+            return ("slice", self.offset(env, index.start), int(index.size))
+        shape = tuple(index.aval.shape) if hasattr(index, "aval") else tuple(np.shape(index))
+        if shape == ():
+            return ("scalar", self.offset(env, index))
+        indices = self.read(env, index) if not isinstance(index, (np.ndarray, int)) else \
+            self.emit.dense(np.asarray(index))
+        if indices.dtype != np.dtype(np.int32):
+            indices = self.convert(indices, np.int32)
+        return ("array", indices)
+
+    def offset(self, env, start):
+        """(index SSA name, static value or None) of an offset."""
+        if isinstance(start, (int, np.integer)):
+            return self.emit.index(int(start)), int(start)
+        if isinstance(start, core.Literal):
+            return self.emit.index(int(start.val)), int(start.val)
+        value = self.read(env, start)
+        return self.as_index(value), None
+
+    def mask_text(self, mask, other, window, dtype) -> str:
+        """` mask %m [other %o]` for a masked access of `window` shape."""
+        if mask is None:
+            return ""
+        mask = self.reshape(self.splat(mask, self.kept_shape(mask, window)), tuple(window)) \
+            if mask.shape != tuple(window) else mask
+        text = f" mask {mask.name}"
+        if other is not None:
+            if other.shape != ():
+                self.fail("a masked load whose `other` is not a scalar")
+            text += f" other {self.convert(other, dtype).name}"
+        return text
+
+    def kept_shape(self, mask, window):
+        """The shape a mask broadcasts to before the squeezed window dims
+        come back: the access's result shape."""
+        return self.result_shape if self.result_shape is not None else tuple(window)
+
+    def load(self, ref: Value, access, shape, dtype, mask=None, other=None) -> Value:
+        if access is None:
+            if not ref.shape:
+                return self.emit.op(f"memref.load {ref.name}[] : {ref.type}", (), dtype)
+            self.result_shape = ref.shape
+            masked = self.mask_text(mask, other, ref.shape, dtype)
+            return self.emit.op(f"block.load {ref.name}{masked} : {ref.type} -> {tensor_type(ref.shape, dtype)}",
+                                ref.shape, dtype)
+        if isinstance(access, _gather.IndexArrays):
+            self.result_shape = access.shape
+            return self.reshape(_gather.gather(self, ref, access, dtype, mask, other), tuple(shape))
+        offsets, sizes, squeezed, gather = access
+        if len(squeezed) == len(sizes) and mask is None:
+            return self.emit.op(f"memref.load {ref.name}[{', '.join(offsets)}] : {ref.type}", (), dtype)
+        self.result_shape = tuple(shape)
+        masked = self.mask_text(mask, other, sizes, dtype)
+        gathered, index_type = "", ""
+        if gather is not None:
+            gathered, index_type = f" gather {gather[0].name} dim {gather[1]}", f", {gather[0].type}"
+        window = self.emit.op(
+            f"block.load {ref.name}[{', '.join(offsets)}] [{', '.join(map(str, sizes))}]{gathered}{masked} : "
+            f"{ref.type}{index_type} -> {tensor_type(sizes, dtype)}",
+            tuple(sizes),
+            dtype,
+        )
+        return self.reshape(window, tuple(shape))
+
+    def store(self, ref: Value, access, value: Value, mask=None) -> None:
+        if access is None:
+            if not ref.shape:
+                self.emit.line(f"memref.store {value.name}, {ref.name}[] : {ref.type}")
+                return
+            value = self.splat(value, ref.shape)
+            self.result_shape = ref.shape
+            masked = self.mask_text(mask, None, ref.shape, value.dtype)
+            self.emit.line(f"block.store {value.name}, {ref.name}{masked} : {value.type}, {ref.type}")
+            return
+        if isinstance(access, _gather.IndexArrays):
+            _gather.scatter(self, ref, access, value, mask)
+            return
+        offsets, sizes, squeezed, gather = access
+        if len(squeezed) == len(sizes) and mask is None:
+            self.emit.line(f"memref.store {value.name}, {ref.name}[{', '.join(offsets)}] : {ref.type}")
+            return
+        kept = tuple(s for d, s in enumerate(sizes) if d not in squeezed)
+        value = self.reshape(self.splat(value, kept), tuple(sizes))
+        self.result_shape = kept
+        masked = self.mask_text(mask, None, sizes, value.dtype)
+        scattered, index_type = "", ""
+        if gather is not None:
+            scattered, index_type = f" scatter {gather[0].name} dim {gather[1]}", f", {gather[0].type}"
+        self.emit.line(
+            f"block.store {value.name}, {ref.name}[{', '.join(offsets)}]{scattered}{masked} : {value.type}, "
+            f"{ref.type}{index_type}"
+        )
+
+    def rule_masked_load(self, eqn, env):
+        ref, transforms, mask, other = tree_util.tree_unflatten(eqn.params["args_tree"], eqn.invars)
+        ref = self.read(env, ref)
+        access = self.access(env, ref, transforms)
+        out = eqn.outvars[0].aval
+        mask = None if mask is None else self.read(env, mask)
+        other = None if other is None else self.read(env, other)
+        if mask is not None and other is None:
+            other = self.emit.constant(0, out.dtype)
+        return [self.load(ref, access, tuple(out.shape), np.dtype(out.dtype), mask, other)]
+
+    def rule_masked_swap(self, eqn, env):
+        ref, transforms, value, mask = tree_util.tree_unflatten(eqn.params["args_tree"], eqn.invars)
+        ref = self.read(env, ref)
+        access = self.access(env, ref, transforms)
+        value = self.read(env, value)
+        mask = None if mask is None else self.read(env, mask)
+        out = eqn.outvars[0].aval
+        old = None
+        if not isinstance(eqn.outvars[0], core.DropVar):
+            zero = self.emit.constant(0, out.dtype) if mask is not None else None
+            old = self.load(ref, access, tuple(out.shape), np.dtype(out.dtype), mask, zero)
+        self.store(ref, access, value, mask)
+        return [old if old is not None else value]
+
+    def rule_get(self, eqn, env):
+        ref = self.read(env, eqn.invars[0])
+        access = self.indexer(eqn, env, ref, eqn.invars[1:])
+        out = eqn.outvars[0].aval
+        return [self.load(ref, access, tuple(out.shape), np.dtype(out.dtype))]
+
+    def rule_swap(self, eqn, env):
+        ref = self.read(env, eqn.invars[0])
+        value = self.read(env, eqn.invars[1])
+        access = self.indexer(eqn, env, ref, eqn.invars[2:])
+        out = eqn.outvars[0].aval
+        old = None
+        if not isinstance(eqn.outvars[0], core.DropVar):
+            old = self.load(ref, access, tuple(out.shape), np.dtype(out.dtype))
+        self.store(ref, access, value)
+        return [old] if old is not None else [value]
+
+    def rule_addupdate(self, eqn, env):
+        ref = self.read(env, eqn.invars[0])
+        value = self.read(env, eqn.invars[1])
+        access = self.indexer(eqn, env, ref, eqn.invars[2:])
+        old = self.load(ref, access, value.shape, value.dtype)
+        op = "arith.addf" if is_float(value.dtype) else "arith.addi"
+        total = self.emit.op(f"{op} {old.name}, {value.name} : {old.type}", value.shape, value.dtype)
+        self.store(ref, access, total)
+        return []
+

@@ -1,0 +1,196 @@
+"""Ref indexing beyond windows, value slicing, scalar prefetch and
+non-affine index maps, under jax.jit through Tessel, against numpy.
+
+`test_random_index_arrays` is a differential generator: random mixes of
+`pl.ds` slices, scalar indices and broadcasting index arrays on refs of
+rank 2 and 3, loaded and stored, compared with numpy's advanced indexing
+(whose placement rules Pallas' NDIndexer follows)."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as plgpu
+
+import tessel.jax
+
+CASES = 60
+
+
+def _random_indexer(rng, shape):
+    """(kinds, numpy indexer) for a ref of `shape`: per dim a slice
+    ("slice", start, size), a scalar ("scalar", i) or an index array
+    ("array", values) whose shapes broadcast together."""
+    while True:
+        kinds = [rng.choice(["slice", "scalar", "array"], p=[0.35, 0.2, 0.45]) for _ in shape]
+        if "array" in kinds:
+            break
+    arrays = [d for d, kind in enumerate(kinds) if kind == "array"]
+    broadcast = tuple(int(rng.integers(2, 5)) for _ in range(int(rng.integers(1, 3))))
+    out = []
+    for d, (kind, n) in enumerate(zip(kinds, shape)):
+        if kind == "slice":
+            size = int(rng.integers(1, n + 1))
+            out.append(("slice", int(rng.integers(0, n - size + 1)), size))
+        elif kind == "scalar":
+            out.append(("scalar", int(rng.integers(0, n))))
+        else:
+            array_shape = list(broadcast[len(broadcast) - int(rng.integers(1, len(broadcast) + 1)):])
+            if len(arrays) > 1:
+                array_shape = [s if rng.random() < 0.6 else 1 for s in array_shape]
+            out.append(("array", rng.integers(0, n, size=tuple(array_shape)).astype(np.int32)))
+    numpy_indexer = tuple(
+        slice(k[1], k[1] + k[2]) if k[0] == "slice" else k[1] for k in out
+    )
+    return out, numpy_indexer
+
+
+def _pallas_indexer(kinds, index_refs):
+    arrays = iter(index_refs)
+    return tuple(
+        pl.ds(k[1], k[2]) if k[0] == "slice" else k[1] if k[0] == "scalar" else next(arrays)[...]
+        for k in kinds
+    )
+
+
+def _gather_call(kinds, x, arrays, result_shape):
+    def kernel(x_ref, *refs):
+        *index_refs, o_ref = refs
+        o_ref[...] = x_ref[_pallas_indexer(kinds, index_refs)]
+
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(result_shape, x.dtype))(x, *arrays)
+
+
+def _scatter_call(kinds, x, values, arrays):
+    def kernel(x_ref, v_ref, *refs):
+        *index_refs, o_ref = refs
+        o_ref[...] = x_ref[...]
+        o_ref[_pallas_indexer(kinds, index_refs)] = v_ref[...]
+
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, values, *arrays)
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+def test_random_index_arrays(seed):
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(3, 7, size=int(rng.integers(2, 4))))
+    x = rng.standard_normal(shape).astype(np.float32)
+    kinds, indexer = _random_indexer(rng, shape)
+    arrays = [k[1] for k in kinds if k[0] == "array"]
+    expected = x[indexer]
+    gathered = jax.jit(functools.partial(_gather_call, kinds, result_shape=expected.shape))(x, arrays)
+    np.testing.assert_array_equal(np.asarray(gathered), expected, err_msg=f"load x[{indexer}]")
+
+    # Stores need distinct positions (numpy and Pallas leave duplicates'
+    # order unspecified).
+    positions = np.arange(x.size).reshape(shape)[indexer]
+    if np.unique(positions).size != positions.size:
+        return
+    values = rng.standard_normal(expected.shape).astype(np.float32)
+    stored = jax.jit(functools.partial(_scatter_call, kinds))(x, values, arrays)
+    reference = x.copy()
+    reference[indexer] = values
+    np.testing.assert_array_equal(np.asarray(stored), reference, err_msg=f"store x[{indexer}]")
+
+
+def test_masked_outer_product_gather_clamps_and_fills():
+    """The layer-norm backward pattern with a ragged edge: positions past the
+    ref are clamped, then masked to `other`."""
+
+    def kernel(x_ref, o_ref):
+        rows = jnp.arange(8)
+        cols = 3 + jnp.arange(8)
+        mask = (rows[:, None] < 5) & (cols[None, :] < 9)
+        o_ref[...] = plgpu.load(x_ref.at[rows[:, None], cols[None]], mask=mask, other=-1.0)
+
+    x = np.arange(5 * 9, dtype=np.float32).reshape(5, 9)
+    out = jax.jit(lambda x: pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float32))(x))(x)
+    expected = np.full((8, 8), -1.0, np.float32)
+    expected[:5, :6] = x[:, 3:9]
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_value_slicing_ops():
+    """lax.slice / dynamic_slice (clamped as JAX's) / dynamic_update_slice /
+    concatenate / pad / tile on block values."""
+
+    def kernel(x_ref, o_ref):
+        x = x_ref[...]
+        i = pl.program_id(0)
+        corner = jax.lax.slice(x, (1, 2), (5, 8), (2, 3))
+        window = jax.lax.dynamic_slice(x, (i + 5, 1), (4, 4))
+        updated = jax.lax.dynamic_update_slice(x, jnp.zeros((2, 3), x.dtype), (i, 6))
+        joined = jnp.concatenate([corner, window[:2]], axis=1)
+        padded = jax.lax.pad(joined, np.float32(7.0), ((1, -1, 0), (0, 2, 0)))
+        tiled = jnp.tile(padded, (4, 1))
+        o_ref[...] = jnp.concatenate([updated[:, :8], jnp.zeros((8, 0), x.dtype)], axis=1) + tiled
+
+    def reference(x, i):
+        corner = x[1:5:2, 2:8:3]
+        start = min(max(i + 5, 0), 8 - 4)
+        window = x[start:start + 4, 1:5]
+        updated = x.copy()
+        column = min(max(6, 0), 8 - 3)
+        updated[i:i + 2, column:column + 3] = 0
+        joined = np.concatenate([corner, window[:2]], axis=1)
+        padded = np.pad(joined, ((1, 0), (0, 2)), constant_values=7.0)[:-1]
+        return updated + np.tile(padded, (4, 1))
+
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = jax.jit(lambda x: pl.pallas_call(
+        kernel, grid=(2,), out_shape=jax.ShapeDtypeStruct((16, 8), jnp.float32),
+        in_specs=[pl.BlockSpec((8, 8), lambda i: (0, 0))],
+        out_specs=pl.BlockSpec((8, 8), lambda i: (i, 0)))(x))(x)
+    expected = np.concatenate([reference(x, 0), reference(x, 1)])
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_scalar_prefetch_and_table_index_maps():
+    """PrefetchScalarGridSpec: the table reaches index maps (a lookup, so an
+    index function) and the kernel (as its first ref)."""
+
+    def kernel(tables_ref, x_ref, o_ref):
+        i = pl.program_id(0)
+        o_ref[...] = x_ref[...] + tables_ref[i].astype(jnp.float32)
+
+    @jax.jit
+    def gather_rows(tables, x):
+        return pl.pallas_call(
+            kernel, out_shape=jax.ShapeDtypeStruct((4, 8), jnp.float32),
+            grid_spec=pltpu.PrefetchScalarGridSpec(
+                num_scalar_prefetch=1, grid=(4,),
+                in_specs=[pl.BlockSpec((1, 8), lambda i, t: (t[i], 0))],
+                out_specs=pl.BlockSpec((1, 8), lambda i, t: (i, 0))))(tables, x)
+
+    tables = np.array([3, 0, 2, 1], np.int32)
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    text = gather_rows.lower(tables, x).as_text()
+    assert f"@{tessel.jax.TARGET}" in text
+    np.testing.assert_array_equal(np.asarray(gather_rows(tables, x)), x[tables] + tables[:, None])
+
+
+def test_non_affine_index_map():
+    """Causal attention's clamp: program (i, j) reads block min(i, j) through
+    `lax.select` in the index map, summed over j."""
+
+    def kernel(x_ref, o_ref):
+        @pl.when(pl.program_id(1) == 0)
+        def _():
+            o_ref[...] = jnp.zeros_like(o_ref)
+
+        o_ref[...] += x_ref[...]
+
+    @jax.jit
+    def clamped_sums(x):
+        return pl.pallas_call(
+            kernel, grid=(3, 3), out_shape=jax.ShapeDtypeStruct((3, 4), jnp.float32),
+            in_specs=[pl.BlockSpec((1, 4), lambda i, j: (jax.lax.select(j > i, i, j), 0))],
+            out_specs=pl.BlockSpec((1, 4), lambda i, j: (i, 0)))(x)
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    expected = np.stack([sum(x[min(i, j)] for j in range(3)) for i in range(3)])
+    np.testing.assert_array_equal(np.asarray(clamped_sums(x)), expected)
