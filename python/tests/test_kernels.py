@@ -161,6 +161,20 @@ def test_interpret_mode_stays_with_jax():
     np.testing.assert_array_equal(call(jnp.ones(4)), 2 * np.ones(4))
 
 
+def test_include_interpret_sends_interpret_calls_to_tessel():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] * 3
+
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((4,), jnp.float32), interpret=True)
+    tessel.jax.install(include_interpret=True)
+    try:
+        assert "tessel_pallas_call" in jax.jit(call).lower(jnp.ones(4)).as_text()
+        np.testing.assert_array_equal(jax.jit(call)(jnp.arange(4.0)), 3 * np.arange(4.0))
+    finally:
+        tessel.jax.install()
+    assert "tessel_pallas_call" not in jax.jit(call).lower(jnp.ones(4)).as_text()
+
+
 def test_uninstall_restores_jax():
     def kernel(x_ref, o_ref):
         o_ref[...] = x_ref[...]

@@ -85,6 +85,8 @@ class CompilerParams(pallas_core.CompilerParams):
 _registered = False
 _previous = None
 _installed = False
+# install(include_interpret=True): also take plain interpret=True calls.
+_include_interpret = False
 
 
 def _register_target() -> None:
@@ -112,6 +114,8 @@ def translate_call(jaxpr, grid_mapping, input_output_aliases=(), name="kernel", 
 
 def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, compiler_params, name=None,
               **params):
+    if interpret is True and _include_interpret:
+        interpret = False
     if interpret:
         # JAX's own rule runs interpret mode.
         return _pallas_call._pallas_call_lowering(
@@ -125,12 +129,20 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
     return call(ctx, *args, kernel=kernel_id, module=translated.text, entry=translated.entry)
 
 
-def install() -> None:
+def install(*, include_interpret: bool = False) -> None:
     """Sends every CPU ``pallas_call`` (without ``interpret=True``) to
     Tessel from now on. Functions ``jax.jit`` lowered before keep their
-    lowering (JAX caches it)."""
-    global _previous, _installed
+    lowering (JAX caches it).
+
+    With ``include_interpret=True``, calls with ``interpret=True`` go to
+    Tessel too (not those given interpreter parameters objects): how test
+    suites written for JAX's CPU interpreter run through Tessel unchanged.
+    """
+    global _previous, _installed, _include_interpret
     _register_target()
+    if _include_interpret != include_interpret:
+        _include_interpret = include_interpret
+        jax.clear_caches()
     if _installed:
         return
     table = mlir._platform_specific_lowerings["cpu"]
@@ -142,7 +154,8 @@ def install() -> None:
 
 def uninstall() -> None:
     """Undoes ``install``."""
-    global _installed
+    global _installed, _include_interpret
+    _include_interpret = False
     if not _installed:
         return
     table = mlir._platform_specific_lowerings["cpu"]
