@@ -149,6 +149,17 @@ def test_value_slicing_ops():
     np.testing.assert_array_equal(np.asarray(out), expected)
 
 
+def test_split_into_uneven_parts():
+    def kernel(x_ref, o_ref):
+        a, b, c = jnp.split(x_ref[...], [1, 5], axis=1)
+        o_ref[...] = jnp.concatenate([c, a * 10, b], axis=1)
+
+    x = np.arange(24, dtype=np.int32).reshape(3, 8)
+    out = jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((3, 8), jnp.int32)))(x)
+    a, b, c = np.split(x, [1, 5], axis=1)
+    np.testing.assert_array_equal(np.asarray(out), np.concatenate([c, a * 10, b], axis=1))
+
+
 def test_scalar_prefetch_and_table_index_maps():
     """PrefetchScalarGridSpec: the table reaches index maps (a lookup, so an
     index function) and the kernel (as its first ref)."""

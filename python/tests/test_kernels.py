@@ -175,6 +175,35 @@ def test_include_interpret_sends_interpret_calls_to_tessel():
     assert "tessel_pallas_call" not in jax.jit(call).lower(jnp.ones(4)).as_text()
 
 
+def test_include_interpret_keeps_the_interpreters_padding():
+    """Reads past an array's end see NaN / the integer minimum in JAX's
+    interpreter; an interpret=True call Tessel takes keeps that."""
+
+    def copy(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+
+    tessel.jax.install(include_interpret=True)
+    try:
+        for dtype, fill in ((np.float32, np.nan), (np.int32, np.iinfo(np.int32).min)):
+            call = pl.pallas_call(copy, jax.ShapeDtypeStruct((6,), dtype), grid=(1,),
+                                  in_specs=[pl.BlockSpec((6,), lambda i: 0)], interpret=True)
+            np.testing.assert_array_equal(call(np.full((3,), 42, dtype)), np.array([42] * 3 + [fill] * 3, dtype))
+    finally:
+        tessel.jax.install()
+
+
+def test_bool_blocks_and_no_outputs():
+    def logical(x_ref, o_ref):
+        o_ref[...] = jnp.logical_or(x_ref[...], True) & jnp.logical_not(x_ref[...] & False)
+
+    x = np.arange(16).reshape(2, 8) % 3 == 0
+    out = jax.jit(pl.pallas_call(logical, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.bool_)))(x)
+    np.testing.assert_array_equal(np.asarray(out), np.ones_like(x))
+    nothing = pl.pallas_call(lambda x_ref: None, ())
+    assert "tessel_pallas_call" in jax.jit(nothing).lower(jnp.ones(4)).as_text()
+    assert jax.jit(nothing)(jnp.ones(4)) == ()
+
+
 def test_uninstall_restores_jax():
     def kernel(x_ref, o_ref):
         o_ref[...] = x_ref[...]

@@ -114,14 +114,18 @@ def translate_call(jaxpr, grid_mapping, input_output_aliases=(), name="kernel", 
 
 def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, compiler_params, name=None,
               **params):
-    if interpret is True and _include_interpret:
+    # An interpret=True call Tessel takes keeps the interpreter's padding:
+    # reads past an array's end see NaN / the integer minimum, not zeros.
+    poison = interpret is True and _include_interpret
+    if poison:
         interpret = False
     if interpret:
         # JAX's own rule runs interpret mode.
         return _pallas_call._pallas_call_lowering(
             ctx, *args, jaxpr=jaxpr, grid_mapping=grid_mapping, interpret=interpret,
             input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
-    translated = translate_call(jaxpr, grid_mapping, input_output_aliases, name or "kernel", compiler_params)
+    knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {})
+    translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs)
     kernel_id = hashlib.sha256(translated.text.encode()).hexdigest()
     # Compile now: diagnostics surface while tracing, at the user's lines.
     _tessel.prepare_kernel(kernel_id, translated.text, name or "kernel", translated.entry)

@@ -182,6 +182,8 @@ def _knob_attributes(knobs: dict) -> str:
         if name == "register_tile":
             rows, columns = value
             parts.append(f"tessel.register_tile = array<i64: {int(rows)}, {int(columns)}>")
+        elif name == "poison":
+            parts.append("tessel.poison")
         elif name == "grid_order":
             parts.append(f"tessel.grid_order = {['row-major', 'column-major'].index(value)} : i64")
         else:
@@ -256,7 +258,7 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict)
     call = (
         f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{scalars_text}\n"
         f"        ins({', '.join(ins)}{' : ' if ins else ''}{', '.join(in_types)})\n"
-        f"        outs({', '.join(outs)} : {', '.join(out_types)}){scratch}\n"
+        f"        outs({', '.join(outs)}{' : ' if outs else ''}{', '.join(out_types)}){scratch}\n"
         f"        in_specs [{', '.join(in_specs)}]\n"
         f"        out_specs [{', '.join(out_specs)}]"
     )

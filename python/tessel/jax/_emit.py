@@ -129,7 +129,10 @@ class Emitter:
         return Value(name, tuple(shape), np.dtype(dtype))
 
     def constant(self, value, dtype) -> Value:
-        return self.op(f"arith.constant {scalar_literal(value, dtype)} : {element(dtype)}", (), dtype)
+        literal = scalar_literal(value, dtype)
+        # `true`/`false` are typed (i1) attributes already.
+        typed = literal if np.dtype(dtype) == np.bool_ else f"{literal} : {element(dtype)}"
+        return self.op(f"arith.constant {typed}", (), dtype)
 
     def index(self, value: int) -> str:
         name = self.fresh()

@@ -82,6 +82,18 @@ class ShapeRules:
         shape = tuple(eqn.outvars[0].aval.shape)
         return [self.extract_slice(x, [str(v) for v in starts], shape, strides)]
 
+    def rule_split(self, eqn, env):
+        """`jnp.split`: consecutive slices along one axis."""
+        (x,) = [self.read(env, a) for a in eqn.invars]
+        axis = int(eqn.params["axis"])
+        parts, offset = [], 0
+        for size in (int(v) for v in eqn.params["sizes"]):
+            shape = tuple(size if d == axis else n for d, n in enumerate(x.shape))
+            offsets = [offset if d == axis else 0 for d in range(len(shape))]
+            parts.append(self.extract_slice(x, offsets, shape))
+            offset += size
+        return parts
+
     def extract_slice(self, x: Value, offsets, shape, strides=None) -> Value:
         strides = strides or [1] * len(shape)
         return self.emit.op(
