@@ -260,7 +260,12 @@ tesselSourceDiagnosticsParse(TesselSourceDiagnostics *diagnostics) {
 
 MlirModule tesselParseModule(MlirContext ctx, MlirStringRef text) {
   try {
-    return mlirModuleCreateParse(ctx, text);
+    // MLIR's lexer finds the end of its buffer by the NUL after it; Rust
+    // strings have none (the byte past them is whatever the allocation
+    // holds), so parse a NUL-terminated copy.
+    std::string owned(text.data, text.length);
+    return mlirModuleCreateParse(
+        ctx, mlirStringRefCreate(owned.c_str(), owned.size()));
   } catch (const std::exception &) {
     return MlirModule{nullptr};
   }

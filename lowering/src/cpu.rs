@@ -68,6 +68,9 @@ pub const LOOPS: &[&str] = &[
     // exp/tanh as polynomials, so loops calling them vectorize.
     "tessel-fast-math",
     "tessel-widen-bf16",
+    // expm1/log1p/erf/cbrt as the C library's (upstream loses precision
+    // or cannot lower them).
+    "tessel-libm-calls",
     "scf-forall-to-parallel",
     "convert-scf-to-openmp",
     // Thread count and vector width, when a schedule sets them.

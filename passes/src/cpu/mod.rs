@@ -1,10 +1,11 @@
 //! The CPU pipeline's passes: register tiles and vectors from the target
-//! model, reduction groups, fast math and the thread/vector settings.
+//! model, reduction groups, fast math, C library calls and the thread/vector settings.
 
 pub mod cpu_model;
 pub mod tessel_cpu_target;
 pub mod tessel_fast_math;
 pub mod tessel_group_reductions;
+pub mod tessel_libm_calls;
 pub mod tessel_tile;
 pub mod tessel_vectorize;
 pub mod tessel_widen_bf16;

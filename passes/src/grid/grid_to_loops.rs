@@ -573,23 +573,8 @@ pub const ARBITRARY_AXIS: &str = "tessel.arbitrary_axis";
 
 /// Adds the error flag's definition to the module, once.
 fn define_error_flag(context: MlirContext, module: MlirOperation) -> Result<(), String> {
-    if find_symbol(&operation_ref(module), OUT_OF_BOUNDS_FLAG).is_some() {
-        return Ok(());
-    }
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
-    unsafe {
-        let text = format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>");
-        let parsed = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(&text).to_raw());
-        if parsed.ptr.is_null() {
-            return Err("cannot define the error flag".into());
-        }
-        let global = mlirBlockGetFirstOperation(mlirModuleGetBody(parsed));
-        mlirOperationRemoveFromParent(global);
-        let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));
-        mlirBlockInsertOwnedOperation(body, 0, global);
-        mlirModuleDestroy(parsed);
-    }
-    Ok(())
+    let text = format!("memref.global @{OUT_OF_BOUNDS_FLAG} : memref<i32> = dense<0>");
+    template::define_symbol(context, module, OUT_OF_BOUNDS_FLAG, &text)
 }
 
 /// Clones `kernel` as private `name` taking `types` (refs, scratch, then

@@ -11,10 +11,11 @@ use melior::StringRef;
 use melior::ir::operation::OperationLike;
 use mlir_sys::{
     MlirBlock, MlirContext, MlirOperation, MlirValue, mlirBlockGetFirstOperation, mlirBlockGetTerminator,
-    mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleDestroy, mlirModuleGetOperation,
-    mlirOperationGetFirstRegion, mlirOperationGetLocation, mlirOperationGetNextInBlock, mlirOperationGetNumOperands,
-    mlirOperationGetOperand, mlirOperationSetLocation, mlirRegionGetFirstBlock, mlirRewriterBaseEraseOp,
-    mlirRewriterBaseInlineBlockBefore, mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore,
+    mlirBlockInsertOwnedOperation, mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleDestroy, mlirModuleGetBody,
+    mlirModuleGetOperation, mlirOperationGetFirstRegion, mlirOperationGetLocation, mlirOperationGetNextInBlock,
+    mlirOperationGetNumOperands, mlirOperationGetOperand, mlirOperationRemoveFromParent, mlirOperationSetLocation,
+    mlirRegionGetFirstBlock, mlirRewriterBaseEraseOp, mlirRewriterBaseInlineBlockBefore,
+    mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore,
 };
 
 /// Appends formatted text to an IR template. Writing to a `String` cannot
@@ -133,6 +134,30 @@ pub fn rewrite_each(
         if let Err(message) = result {
             return Err(PassError::at(location_of(raw), message));
         }
+    }
+    Ok(())
+}
+
+/// Inserts the op `text` (one module-level op: a global, a declaration) at
+/// the start of `module`'s body, unless `module` already has the symbol
+/// `name`.
+pub fn define_symbol(context: MlirContext, module: MlirOperation, name: &str, text: &str) -> Result<(), String> {
+    if tessel_dialects::find_symbol(&crate::support::handles::operation_ref(module), name).is_some() {
+        return Ok(());
+    }
+    // SAFETY: `context` and `module` are live (crate invariant,
+    // support/handles.rs); the parsed module is ours: its one op moves into
+    // `module` and the emptied module is destroyed once.
+    unsafe {
+        let parsed = tessel_dialects::ffi::tesselParseModule(context, StringRef::new(text).to_raw());
+        if parsed.ptr.is_null() {
+            return Err(format!("cannot define @{name} by:\n{text}"));
+        }
+        let op = mlirBlockGetFirstOperation(mlirModuleGetBody(parsed));
+        mlirOperationRemoveFromParent(op);
+        let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));
+        mlirBlockInsertOwnedOperation(body, 0, op);
+        mlirModuleDestroy(parsed);
     }
     Ok(())
 }

@@ -1,0 +1,51 @@
+// tessel-libm-calls: math.expm1/log1p/erf/cbrt on f32 and f64 become calls
+// of the C library's functions (declared once), vectors lane by lane;
+// other math ops and other element types are left alone.
+// Accuracy: test/accuracy.
+// RUN: tessel-opt %s --tessel-libm-calls | FileCheck %s
+
+// CHECK-DAG: func.func private @expm1f(f32) -> f32
+// CHECK-DAG: func.func private @log1p(f64) -> f64
+// CHECK-DAG: func.func private @erff(f32) -> f32
+// CHECK-DAG: func.func private @cbrtf(f32) -> f32
+
+// CHECK-LABEL: func.func @scalars(
+// CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64
+// CHECK: %[[A:.*]] = call @expm1f(%[[X]]) : (f32) -> f32
+// CHECK: %[[B:.*]] = call @expm1f(%[[A]]) : (f32) -> f32
+// CHECK: %[[C:.*]] = call @log1p(%[[Y]]) : (f64) -> f64
+// CHECK: %[[D:.*]] = call @erff(%[[B]]) : (f32) -> f32
+// CHECK: %[[E:.*]] = call @cbrtf(%[[D]]) : (f32) -> f32
+// CHECK: math.exp %[[E]] : f32
+// CHECK-NOT: math.expm1
+func.func @scalars(%x: f32, %y: f64) -> (f32, f64) {
+  %a = math.expm1 %x : f32
+  %b = math.expm1 %a : f32
+  %c = math.log1p %y : f64
+  %d = math.erf %b : f32
+  %e = math.cbrt %d : f32
+  %f = math.exp %e : f32
+  return %f, %c : f32, f64
+}
+
+// CHECK-LABEL: func.func @vector(
+// CHECK-SAME: %[[V:.*]]: vector<2xf32>
+// CHECK: %[[L0:.*]] = vector.extract %[[V]][0] : f32 from vector<2xf32>
+// CHECK: %[[R0:.*]] = call @log1pf(%[[L0]])
+// CHECK: %[[W0:.*]] = vector.insert %[[R0]], %{{.*}} [0] : f32 into vector<2xf32>
+// CHECK: %[[L1:.*]] = vector.extract %[[V]][1] : f32 from vector<2xf32>
+// CHECK: %[[R1:.*]] = call @log1pf(%[[L1]])
+// CHECK: %[[W1:.*]] = vector.insert %[[R1]], %[[W0]] [1] : f32 into vector<2xf32>
+// CHECK: return %[[W1]]
+func.func @vector(%x: vector<2xf32>) -> vector<2xf32> {
+  %r = math.log1p %x : vector<2xf32>
+  return %r : vector<2xf32>
+}
+
+// f16 is not the C library's: left for other lowerings.
+// CHECK-LABEL: func.func @half(
+// CHECK: math.expm1 %{{.*}} : f16
+func.func @half(%x: f16) -> f16 {
+  %r = math.expm1 %x : f16
+  return %r : f16
+}
