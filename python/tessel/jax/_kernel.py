@@ -12,6 +12,8 @@ import numpy as np
 from jax._src import core, source_info_util
 
 from tessel.jax._control import ControlFlowRules
+from tessel.jax._math import MathRules
+from tessel.jax._reductions import ReductionRules
 from tessel.jax._refs import RefRules
 from tessel.jax._shapes import REDUCE, ShapeRules
 from tessel.jax._emit import Emitter, Unsupported, Value, element, is_float, is_unsigned, location, tensor_type
@@ -81,7 +83,7 @@ def _frame(source_info):
         return None
 
 
-class KernelTranslator(ShapeRules, RefRules, ControlFlowRules):
+class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, ReductionRules):
     """Translates one kernel jaxpr into a `func.func` body."""
 
     def __init__(self, program_axes: list[int]):

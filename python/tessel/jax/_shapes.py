@@ -5,6 +5,7 @@ and contractions. A mixin of `KernelTranslator`."""
 from __future__ import annotations
 
 import numpy as np
+from jax._src import core
 
 from tessel.jax._emit import Value, element, is_float, is_unsigned, tensor_type
 
@@ -133,19 +134,8 @@ class ShapeRules:
 
     def rule_concatenate(self, eqn, env):
         parts = [self.read(env, a) for a in eqn.invars]
-        dim = int(eqn.params["dimension"])
         out = eqn.outvars[0].aval
-        shape, dtype = tuple(out.shape), np.dtype(out.dtype)
-        result = self.emit.op(f"tensor.empty() : {tensor_type(shape, dtype)}", shape, dtype)
-        offset = 0
-        for part in parts:
-            if part.shape[dim] == 0:
-                continue  # (an empty part's offset may be past the end)
-            part = self.convert(part, dtype)
-            offsets = [offset if d == dim else 0 for d in range(len(shape))]
-            result = self.insert_slice(part, result, offsets)
-            offset += part.shape[dim]
-        return [result]
+        return [self.concatenate(parts, int(eqn.params["dimension"]), tuple(out.shape), np.dtype(out.dtype))]
 
     def rule_pad(self, eqn, env):
         x, fill = [self.read(env, a) for a in eqn.invars]
@@ -189,31 +179,103 @@ class ShapeRules:
         return reduced
 
     def rule_dot_general(self, eqn, env):
+        """Any `dot_general` as batched matrix products: each operand is
+        transposed to (batch, free, contracted) / (batch, contracted, free)
+        and flattened to rank 3, one `block.dot` runs per batch entry, and
+        the (batch, lhs free, rhs free) result is unflattened."""
         a, b = [self.read(env, v) for v in eqn.invars]
         (contract_a, contract_b), (batch_a, batch_b) = eqn.params["dimension_numbers"]
-        if batch_a or batch_b:
-            self.fail("dot_general with batch dimensions")
-        if len(a.shape) > 2 or len(b.shape) > 2 or len(contract_a) != 1:
-            self.fail(f"dot_general of shapes {a.shape} x {b.shape}")
-        if len(a.shape) == 1:
-            a = self.reshape(a, (1, a.shape[0]))
-            contract_a = (1,)
-        if len(b.shape) == 1:
-            b = self.reshape(b, (b.shape[0], 1))
-            contract_b = (0,)
-        if contract_a[0] == 0:
-            a = self.transpose(a, (1, 0))
-        if contract_b[0] == 1:
-            b = self.transpose(b, (1, 0))
-        out_dtype = np.dtype(eqn.outvars[0].aval.dtype)
-        shape = (a.shape[0], b.shape[1])
+        contract_a, contract_b = tuple(map(int, contract_a)), tuple(map(int, contract_b))
+        batch_a, batch_b = tuple(map(int, batch_a)), tuple(map(int, batch_b))
+        free_a = tuple(d for d in range(len(a.shape)) if d not in contract_a and d not in batch_a)
+        free_b = tuple(d for d in range(len(b.shape)) if d not in contract_b and d not in batch_b)
         if a.dtype != b.dtype:
             common = np.promote_types(a.dtype, b.dtype)
             a, b = self.convert(a, common), self.convert(b, common)
-        result = self.emit.op(
-            f"block.dot {a.name}, {b.name} : {a.type}, {b.type} -> {tensor_type(shape, out_dtype)}",
-            shape,
-            out_dtype,
-        )
+
+        def size(x, dims):
+            return int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+
+        batch, m, k, n = size(a, batch_a), size(a, free_a), size(a, contract_a), size(b, free_b)
+        a = self.reshape(self.transpose(a, batch_a + free_a + contract_a), (batch, m, k))
+        b = self.reshape(self.transpose(b, batch_b + contract_b + free_b), (batch, k, n))
+        out_dtype = np.dtype(eqn.outvars[0].aval.dtype)
+        products = []
+        for index in range(batch):
+            lhs = self.reshape(self.extract_slice(a, [index, 0, 0], (1, m, k)), (m, k))
+            rhs = self.reshape(self.extract_slice(b, [index, 0, 0], (1, k, n)), (k, n))
+            product = self.emit.op(
+                f"block.dot {lhs.name}, {rhs.name} : {lhs.type}, {rhs.type} -> {tensor_type((m, n), out_dtype)}",
+                (m, n), out_dtype)
+            products.append(self.reshape(product, (1, m, n)))
+        result = products[0] if batch == 1 else self.concatenate(products, 0, (batch, m, n), out_dtype)
         return [self.reshape(result, tuple(eqn.outvars[0].aval.shape))]
+
+    def concatenate(self, parts, dim: int, shape, dtype) -> Value:
+        result = self.emit.op(f"tensor.empty() : {tensor_type(shape, dtype)}", shape, dtype)
+        offset = 0
+        for part in parts:
+            if part.shape[dim] == 0:
+                continue  # (an empty part's offset may be past the end)
+            part = self.convert(part, dtype)
+            offsets = [offset if d == dim else 0 for d in range(len(shape))]
+            result = self.insert_slice(part, result, offsets)
+            offset += part.shape[dim]
+        return result
+
+    def rule_stack(self, eqn, env):
+        parts = [self.read(env, a) for a in eqn.invars]
+        axis = int(eqn.params["axis"])
+        out = eqn.outvars[0].aval
+        expanded = [self.reshape(p, p.shape[:axis] + (1,) + p.shape[axis:]) for p in parts]
+        return [self.concatenate(expanded, axis, tuple(out.shape), np.dtype(out.dtype))]
+
+    def rule_unstack(self, eqn, env):
+        (x,) = [self.read(env, a) for a in eqn.invars]
+        axis = int(eqn.params["axis"])
+        one = tuple(1 if d == axis else n for d, n in enumerate(x.shape))
+        rest = tuple(n for d, n in enumerate(x.shape) if d != axis)
+        return [self.reshape(self.extract_slice(x, [i if d == axis else 0 for d in range(len(x.shape))], one), rest)
+                for i in range(x.shape[axis])]
+
+    def rule_roll(self, eqn, env):
+        """`pltpu.roll`: element i moves to i + shift (mod the axis); with a
+        stride, slice j along `stride_axis` rolls by shift + j * stride."""
+        x = self.read(env, eqn.invars[0])
+        # A static shift (a literal) folds into the slice offsets.
+        shift = eqn.invars[1].val if isinstance(eqn.invars[1], core.Literal) else self.read(env, eqn.invars[1])
+        axis, stride, stride_axis = eqn.params["axis"], eqn.params["stride"], eqn.params["stride_axis"]
+        if stride is None:
+            return [self.rolled(x, shift, int(axis), 0)]
+        stride_axis = int(stride_axis)
+        one = tuple(1 if d == stride_axis else n for d, n in enumerate(x.shape))
+        rows = []
+        for row in range(x.shape[stride_axis]):
+            offsets = [row if d == stride_axis else 0 for d in range(len(x.shape))]
+            rows.append(self.rolled(self.extract_slice(x, offsets, one), shift, int(axis), row * int(stride)))
+        return [self.concatenate(rows, stride_axis, x.shape, x.dtype)]
+
+    def rolled(self, x: Value, shift, axis: int, extra: int) -> Value:
+        """`x` rolled by `shift + extra` along `axis`: the window of x
+        concatenated with itself that starts at length - shift (mod length)."""
+        length = x.shape[axis]
+        if length == 0:
+            return x
+        doubled_shape = tuple(2 * n if d == axis else n for d, n in enumerate(x.shape))
+        doubled = self.concatenate([x, x], axis, doubled_shape, x.dtype)
+        if isinstance(shift, Value):
+            amount = self.as_index(shift)
+            total, modulus, start = self.emit.fresh(), self.emit.fresh(), self.emit.fresh()
+            extra_index, length_index = self.emit.index(extra), self.emit.index(length)
+            self.emit.line(f"{total} = arith.addi {amount}, {extra_index} : index")
+            self.emit.line(f"{modulus} = arith.remsi {total}, {length_index} : index")
+            # (length - s mod length) mod length, with s mod length in (-length, length).
+            self.emit.line(f"{start} = arith.subi {length_index}, {modulus} : index")
+            wrapped = self.emit.fresh()
+            self.emit.line(f"{wrapped} = arith.remsi {start}, {length_index} : index")
+            begin = wrapped
+        else:
+            begin = (length - (int(shift) + extra) % length) % length
+        offsets = [begin if d == axis else 0 for d in range(len(x.shape))]
+        return self.extract_slice(doubled, offsets, x.shape)
 

@@ -1,0 +1,206 @@
+"""Primitives that expand into several ops (inverse trigonometry, erf_inv,
+nextafter, bit casts, arg-max, cumulative scans, roll, batched and
+permuted dot_general), through Tessel, against the same jnp computation
+run by XLA."""
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def whole(kernel, out_shape, *args):
+    """`kernel` on whole arrays (no grid)."""
+    return pl.pallas_call(kernel, out_shape=out_shape)(*args)
+
+
+def elementwise(fn, x):
+    def kernel(x_ref, o_ref):
+        o_ref[...] = fn(x_ref[...])
+
+    out = jax.eval_shape(fn, x)
+    return whole(kernel, jax.ShapeDtypeStruct(out.shape, out.dtype), x)
+
+
+SPECIAL = [jnp.sinh, jnp.cosh, jnp.asinh, jnp.acosh, jnp.atanh, jnp.asin, jnp.acos, jnp.atan]
+
+
+@pytest.mark.parametrize("fn", SPECIAL, ids=lambda f: f.__name__)
+def test_inverse_and_hyperbolic_functions(fn):
+    # Values in and out of each function's domain, near its edges, tiny and large.
+    values = [-3e30, -100.0, -2.4, -1.0, -0.999, -0.42, -1e-30, -0.0, 0.0, 1e-6, 0.42, 0.999, 1.0, 1.4, 2.4,
+              50.0, 3e30, np.inf, -np.inf, np.nan]
+    x = jnp.asarray(np.array(values * 4, np.float32).reshape(8, 10))
+    np.testing.assert_allclose(elementwise(fn, x), fn(x), rtol=2e-6, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+def test_special_functions_on_narrow_floats(dtype):
+    # Computed in f32 and rounded once: within an ulp of the narrow type.
+    x = jnp.asarray(np.linspace(-0.9, 0.9, 64, dtype=np.float32)).astype(dtype)
+    for fn in SPECIAL:
+        np.testing.assert_allclose(np.asarray(elementwise(fn, x), np.float32), np.asarray(fn(x), np.float32),
+                                   rtol=float(jnp.finfo(dtype).eps), err_msg=fn.__name__)
+
+
+def test_erf_inv():
+    x = jnp.asarray(np.concatenate([np.linspace(-1, 1, 1001, dtype=np.float32),
+                                    np.array([-3.2, 2.4, 0.9999999, np.nan], np.float32)]))
+    np.testing.assert_allclose(elementwise(lax.erf_inv, x), lax.erf_inv(x), rtol=4e-6, atol=1e-7)
+
+
+def test_nextafter_is_exact():
+    # (No subnormal inputs: XLA's CPU runtime flushes them to zero.)
+    values = np.array([-3.2, -0.0, 0.0, 5.1, np.nan, np.inf, -np.inf, 1.1754944e-38, -1.0, 3.4028235e38],
+                      np.float32)
+    x, y = (jnp.asarray(np.array(v, np.float32)) for v in zip(*itertools.product(values, values)))
+
+    def kernel(x_ref, y_ref, o_ref):
+        o_ref[...] = jnp.nextafter(x_ref[...], y_ref[...])
+
+    out = whole(kernel, jax.ShapeDtypeStruct(x.shape, x.dtype), x, y)
+    expected = jnp.nextafter(x, y)
+    # Bit for bit, except that any NaN is a NaN.
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(expected))
+    same = ~np.isnan(expected)
+    np.testing.assert_array_equal(np.asarray(out).view(np.uint32)[same], np.asarray(expected).view(np.uint32)[same])
+
+
+@pytest.mark.parametrize("source,target", [(jnp.float32, jnp.int32), (jnp.uint32, jnp.float32),
+                                           (jnp.int16, jnp.bfloat16), (jnp.float16, jnp.uint16)])
+def test_bitcast_convert_type(source, target):
+    x = (jnp.arange(64) * 7919 - 200).astype(source).reshape(8, 8)
+    np.testing.assert_array_equal(elementwise(lambda v: lax.bitcast_convert_type(v, target), x),
+                                  lax.bitcast_convert_type(x, target))
+
+
+@pytest.mark.parametrize("fn", [lax.population_count, lax.clz], ids=lambda f: f.__name__)
+def test_bit_counts(fn):
+    x = jnp.asarray(np.array([0, 1, -1, 7, 1 << 30, -(1 << 31), 12345, 65535], np.int32))
+    np.testing.assert_array_equal(elementwise(fn, x), fn(x))
+
+
+@pytest.mark.parametrize("reduce", [jnp.argmax, jnp.argmin], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.int32, jnp.uint32, jnp.bfloat16])
+def test_arg_extremes(reduce, axis, dtype):
+    rng = np.random.default_rng(3)
+    # Few distinct values, so ties pick the first index.
+    x = rng.integers(0, 5, (16, 8)).astype(np.float32)
+    if dtype in (jnp.float32, jnp.bfloat16):
+        x[3, 2] = x[9, 5] = x[10, 5] = np.nan
+    x = jnp.asarray(x).astype(dtype)
+    np.testing.assert_array_equal(elementwise(lambda v: reduce(v, axis=axis), x), reduce(x, axis=axis))
+
+
+@pytest.mark.parametrize("fn", [jnp.all, jnp.any], ids=lambda f: f.__name__)
+def test_boolean_reductions(fn):
+    x = jnp.asarray(np.random.default_rng(0).random((8, 16)) < 0.9)
+    for axis in (0, 1, None):
+        np.testing.assert_array_equal(elementwise(lambda v: fn(v, axis=axis), x), fn(x, axis=axis))
+
+
+@pytest.mark.parametrize("scan", [jnp.cumsum, jnp.cumprod, lax.cummax, lax.cummin, "reverse"],
+                         ids=lambda f: getattr(f, "__name__", f))
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.int32])
+def test_cumulative_scans(scan, axis, dtype):
+    x = jnp.asarray(np.random.default_rng(1).integers(-3, 4, (13, 6))).astype(dtype)
+    if scan == "reverse":
+        def scan(v, axis):
+            return lax.cumsum(v, axis=axis, reverse=True)
+    np.testing.assert_allclose(elementwise(lambda v: scan(v, axis=axis), x), scan(x, axis=axis), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape,axis", [((15, 256), 0), ((8, 100), 1), ((5, 8, 64), 2)])
+@pytest.mark.parametrize("shift", [0, 3, 129])
+def test_roll_static(shape, axis, shift):
+    x = jnp.arange(np.prod(shape), dtype=jnp.float32).reshape(shape)
+    np.testing.assert_array_equal(elementwise(lambda v: pltpu.roll(v, shift, axis), x), np.roll(x, shift, axis))
+
+
+def test_roll_with_a_dynamic_shift_and_a_stride():
+    x = jnp.arange(8 * 128, dtype=jnp.int32).reshape(8, 128)
+
+    def kernel(s_ref, x_ref, o_ref, p_ref):
+        o_ref[...] = pltpu.roll(x_ref[...], s_ref[0], 1)
+        p_ref[...] = pltpu.roll(x_ref[...], 5, 1, stride=3, stride_axis=0)
+
+    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    for shift in (0, 7, 130, -3):
+        rolled, strided = pl.pallas_call(kernel, out_shape=(shape, shape))(jnp.array([shift], jnp.int32), x)
+        np.testing.assert_array_equal(rolled, np.roll(x, shift, 1))
+    np.testing.assert_array_equal(strided, np.stack([np.roll(x[i], 5 + 3 * i) for i in range(8)]))
+
+
+def random_dot_general(rng):
+    """A dot_general with random batch, contracted and free dims, placed in
+    random orders in both operands."""
+    batch = list(rng.integers(1, 4, rng.integers(0, 3)))
+    contracted = list(rng.integers(1, 9, rng.integers(1, 3)))
+    free_a = list(rng.integers(1, 7, rng.integers(0, 3)))
+    free_b = list(rng.integers(1, 7, rng.integers(0, 3)))
+
+    def operand(free):
+        dims = [("b", i) for i in range(len(batch))] + [("c", i) for i in range(len(contracted))] + \
+               [("f", i) for i in range(len(free))]
+        order = [dims[i] for i in rng.permutation(len(dims))]
+        sizes = {"b": batch, "c": contracted, "f": free}
+        return order, tuple(int(sizes[kind][i]) for kind, i in order)
+
+    (order_a, shape_a), (order_b, shape_b) = operand(free_a), operand(free_b)
+
+    def where(order, kind, count):
+        return tuple(order.index((kind, i)) for i in range(count))
+
+    numbers = ((where(order_a, "c", len(contracted)), where(order_b, "c", len(contracted))),
+               (where(order_a, "b", len(batch)), where(order_b, "b", len(batch))))
+    return shape_a, shape_b, numbers
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_dot_general_differential(seed):
+    # Generated layouts: batch dims anywhere, several contracted and free
+    # dims, transposed operands; integer values so every order sums exactly.
+    rng = np.random.default_rng(seed)
+    shape_a, shape_b, numbers = random_dot_general(rng)
+    a = jnp.asarray(rng.integers(-4, 5, shape_a), jnp.float32)
+    b = jnp.asarray(rng.integers(-4, 5, shape_b), jnp.float32)
+
+    def product(x, y):
+        return lax.dot_general(x, y, numbers)
+
+    def kernel(a_ref, b_ref, o_ref):
+        o_ref[...] = product(a_ref[...], b_ref[...])
+
+    expected = product(a, b)
+    out = whole(kernel, jax.ShapeDtypeStruct(expected.shape, expected.dtype), a, b)
+    np.testing.assert_array_equal(out, expected, err_msg=f"{shape_a} x {shape_b} with {numbers}")
+
+
+def test_batched_einsum_and_stack():
+    k1, k2 = jax.random.split(jax.random.key(0))
+    q, k = jax.random.normal(k1, (4, 16, 32)), jax.random.normal(k2, (4, 24, 32))
+
+    def kernel(q_ref, k_ref, s_ref, t_ref):
+        scores = jnp.einsum("bqd,bkd->bqk", q_ref[...], k_ref[...])
+        s_ref[...] = scores
+        t_ref[...] = jnp.stack([scores[0], scores[3]], axis=1)
+
+    s, t = pl.pallas_call(kernel, out_shape=(jax.ShapeDtypeStruct((4, 16, 24), jnp.float32),
+                                             jax.ShapeDtypeStruct((16, 2, 24), jnp.float32)))(q, k)
+    expected = jnp.einsum("bqd,bkd->bqk", q, k, precision="highest")
+    np.testing.assert_allclose(s, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(t, jnp.stack([expected[0], expected[3]], axis=1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn", [jnp.expm1, jnp.log1p, jnp.cbrt, lax.erf], ids=lambda f: f.__name__)
+def test_library_functions_keep_their_precision(fn):
+    # expm1/log1p once lowered as exp(x) - 1 and log(1 + x): 0 for 1e-30.
+    x = jnp.asarray(np.array([1e-30, -1e-30, 1e-10, 1e-6, -1e-6, 1e-3, 0.1, 0.42, -0.3, 3.0, 20.0], np.float32))
+    np.testing.assert_allclose(elementwise(fn, x), fn(x), rtol=3e-7, atol=0)
