@@ -205,3 +205,41 @@ def test_non_affine_index_map():
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     expected = np.stack([sum(x[min(i, j)] for j in range(3)) for i in range(3)])
     np.testing.assert_array_equal(np.asarray(clamped_sums(x)), expected)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_strided_slices_load_and_store(seed):
+    # One strided dim (static or dynamic start, any stride, 0 included)
+    # among plain slices: a gather on load, a scatter on store.
+    rng = np.random.default_rng(seed)
+    shape = (7, 9, 16)
+    dim = int(rng.integers(0, 3))
+    stride = int(rng.integers(0, 4))
+    start = int(rng.integers(0, 3))
+    size = int(rng.integers(1, 4)) if stride == 0 else (shape[dim] - start + stride - 1) // stride
+    dynamic = bool(rng.integers(0, 2))
+
+    def indexer(first):
+        return tuple(pl.ds(first, size, stride) if d == dim else slice(None) for d in range(3))
+
+    def kernel(s_ref, x_ref, y_ref, z_ref):
+        first = s_ref[0] if dynamic else start
+        y_ref[...] = x_ref[indexer(first)]
+        z_ref[...] = jnp.zeros_like(z_ref)
+        if stride != 0:
+            z_ref[indexer(first)] = y_ref[...] * 2
+
+    x = jnp.arange(np.prod(shape), dtype=jnp.float32).reshape(shape)
+    positions = [start + stride * i for i in range(size)]
+    picked = np.take(np.asarray(x), positions, axis=dim)
+    y, z = pl.pallas_call(
+        kernel, out_shape=(jax.ShapeDtypeStruct(picked.shape, jnp.float32), jax.ShapeDtypeStruct(shape, jnp.float32)),
+        in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec()],
+    )(jnp.array([start], jnp.int32), x)
+    np.testing.assert_array_equal(y, picked)
+    if stride != 0:
+        expected = np.zeros(shape, np.float32)
+        index = [slice(None)] * 3
+        index[dim] = positions
+        expected[tuple(index)] = picked * 2
+        np.testing.assert_array_equal(z, expected)

@@ -216,3 +216,27 @@ def test_uninstall_restores_jax():
     finally:
         tessel.jax.install()
     assert "tessel_pallas_call" in jax.jit(call).lower(jnp.ones(4)).as_text()
+
+
+def test_dynamic_grid_sizes_are_read_at_run_time():
+    # grid=(steps * 2, steps + 1, 3) with `steps` traced: one compiled
+    # kernel, its grid read from the call's operands on every run.
+    def kernel(x_ref, y_ref):
+        @pl.when((pl.program_id(0) == 0) & (pl.program_id(1) == 0) & (pl.program_id(2) == 0))
+        def _():
+            y_ref[...] = x_ref[...]
+
+        y_ref[...] += pl.num_programs(0).astype(jnp.float32)
+
+    @jax.jit
+    def run(steps, x):
+        return pl.pallas_call(
+            kernel, grid=(steps * 2, steps + 1, 3),
+            in_specs=[pl.BlockSpec((8, 128), lambda *_: (0, 0))],
+            out_specs=pl.BlockSpec((8, 128), lambda *_: (0, 0)),
+            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x)
+
+    x = jnp.arange(8 * 128, dtype=jnp.float32).reshape(8, 128)
+    for steps in (1, 4, 2):
+        programs = 2 * steps * (steps + 1) * 3
+        np.testing.assert_array_equal(run(jnp.int32(steps), x), x + programs * 2 * steps)

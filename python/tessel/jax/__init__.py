@@ -125,7 +125,8 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
             ctx, *args, jaxpr=jaxpr, grid_mapping=grid_mapping, interpret=interpret,
             input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
     knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {})
-    translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs)
+    dynamic_bounds = ctx.avals_in[:grid_mapping.num_dynamic_grid_bounds]
+    translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs, dynamic_bounds)
     kernel_id = hashlib.sha256(translated.text.encode()).hexdigest()
     # Compile now: diagnostics surface while tracing, at the user's lines.
     _tessel.prepare_kernel(kernel_id, translated.text, name or "kernel", translated.entry)

@@ -29,8 +29,10 @@ def _symbol(name: str) -> str:
 class _Affine:
     """Index-map jaxprs as affine expressions over the grid indices."""
 
-    def __init__(self, where: str):
+    def __init__(self, where: str, grid=()):
         self.where = where
+        # Static grid sizes (num_programs in an index map is a constant).
+        self.grid = tuple(grid)
 
     def fail(self, what):
         raise _NotAffine(f"{self.where}: the index map is not affine: {what}")
@@ -78,6 +80,11 @@ class _Affine:
                 if not isinstance(b, int) or b <= 0:
                     self.fail("remainder by a value that is not a positive constant")
                 outs = [a % b if isinstance(a, int) else f"({a}) mod {b}"]
+            elif name == "num_programs":
+                size = self.grid[int(eqn.params["axis"])] if int(eqn.params["axis"]) < len(self.grid) else None
+                if not isinstance(size, (int, np.integer)):
+                    self.fail("num_programs of a dynamic grid axis")
+                outs = [int(size)]
             elif name == "neg":
                 outs = [-ins[0] if isinstance(ins[0], int) else f"-({ins[0]})"]
             else:
@@ -92,6 +99,14 @@ class _Affine:
         if isinstance(a, int) and isinstance(b, int):
             return fold(a, b)
         return f"({a}) {symbol} ({b})"
+
+
+def _ref_dtype(dtype) -> np.dtype:
+    """A ref's element type; semaphores (TPU scratch for DMAs and barriers)
+    are i32 counters."""
+    if "semaphore" in str(dtype):
+        return np.dtype(np.int32)
+    return np.dtype(dtype)
 
 
 class _NotAffine(Unsupported):
@@ -130,7 +145,8 @@ def _index_function(closed, grid_rank: int, scalars: list[Value], symbol: str) -
             f"    return {', '.join(results)} : {types}\n  }}")
 
 
-def _spec(mapping, grid_rank: int, scalars: list[Value], where: str, functions: list[str]) -> str:
+def _spec(mapping, grid, scalars: list[Value], where: str, functions: list[str]) -> str:
+    grid_rank = len(grid)
     sizes, unblocked, pads = [], False, []
     for dim in mapping.block_shape:
         if isinstance(dim, pallas_core.Squeezed) or dim is None:
@@ -149,7 +165,7 @@ def _spec(mapping, grid_rank: int, scalars: list[Value], where: str, functions: 
     dims = [f"d{i}" for i in range(grid_rank)]
     shape = ", ".join("squeezed" if s is None else str(s) for s in sizes)
     try:
-        exprs = _Affine(where).evaluate(mapping.index_map_jaxpr, dims + [None] * len(scalars))
+        exprs = _Affine(where, grid).evaluate(mapping.index_map_jaxpr, dims + [None] * len(scalars))
     except _NotAffine:
         if unblocked:
             raise Unsupported(f"{where}: Tessel does not support non-affine index maps of "
@@ -191,17 +207,35 @@ def _knob_attributes(knobs: dict) -> str:
     return f" attributes {{{', '.join(parts)}}}" if parts else ""
 
 
-def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict) -> Translated:
-    """The Tessel module of one `pallas_call`."""
+def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict, dynamic_bounds=()) -> Translated:
+    """The Tessel module of one `pallas_call`. `dynamic_bounds` are the
+    avals of the operands holding the dynamic grid sizes (XLA passes them
+    first)."""
     kernel_frame = None
     for eqn in jaxpr.eqns:
         kernel_frame = _frame(eqn.source_info)
         if kernel_frame is not None:
             break
     where = f"{kernel_frame.file_name}:{kernel_frame.start_line}" if kernel_frame else f"pallas_call {name}"
-    grid = tuple(grid_mapping.grid)
-    if any(not isinstance(g, (int, np.integer)) for g in grid):
-        raise Unsupported(f"{where}: Tessel does not support dynamic grid sizes from JAX yet")
+    # Dynamic sizes are read from their operands in the entry function.
+    bound_names = [f"%b{i}" for i in range(len(dynamic_bounds))]
+    bound_types = [memref_type(tuple(a.shape), a.dtype) for a in dynamic_bounds]
+    if len(dynamic_bounds) != sum(not isinstance(g, (int, np.integer)) for g in grid_mapping.grid):
+        raise Unsupported(f"{where}: Tessel needs the operands of the dynamic grid sizes")
+    loads, grid, dynamic = [], [], iter(zip(bound_names, dynamic_bounds))
+    for g in grid_mapping.grid:
+        if isinstance(g, (int, np.integer)):
+            grid.append(str(int(g)))
+            continue
+        bound, aval = next(dynamic)
+        zeros = ", ".join(["%zero"] * len(aval.shape))
+        cast = "arith.index_castui" if np.dtype(aval.dtype).kind == "u" else "arith.index_cast"
+        loads.append(f"    {bound}v = memref.load {bound}[{zeros}] : {memref_type(tuple(aval.shape), aval.dtype)}")
+        loads.append(f"    {bound}i = {cast} {bound}v : {element(aval.dtype)} to index")
+        grid.append(f"{bound}i")
+    if any(len(a.shape) for a in dynamic_bounds):
+        loads.insert(0, "    %zero = arith.constant 0 : index")
+    grid = tuple(grid)
     vmapped = set(grid_mapping.vmapped_dims)
     program_axes = [axis for axis in range(len(grid)) if axis not in vmapped]
     num_scalars = grid_mapping.num_index_operands
@@ -212,7 +246,7 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict)
     refs = []
     for index, var in enumerate(jaxpr.invars):
         aval = var.aval
-        refs.append(Value(f"%r{index}", tuple(aval.shape), np.dtype(aval.inner_aval.dtype), ref=True))
+        refs.append(Value(f"%r{index}", tuple(aval.shape), _ref_dtype(aval.inner_aval.dtype), ref=True))
     env = dict(zip(jaxpr.invars, refs))
     translator.jaxpr(jaxpr, env)
     body = "\n".join(translator.emit.lines)
@@ -239,8 +273,9 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict)
     out_types = entry_args[num_scalars + num_inputs:]
     scalars = [Value(f"%s{i}", r.shape, r.dtype, ref=True) for i, r in enumerate(refs[:num_scalars])]
     functions: list[str] = []
-    in_specs = [_spec(m, len(grid), scalars, where, functions) for m in mappings[:num_inputs]]
-    out_specs = [_spec(m, len(grid), scalars, where, functions)
+    static_grid = [g if isinstance(g, (int, np.integer)) else None for g in grid_mapping.grid]
+    in_specs = [_spec(m, static_grid, scalars, where, functions) for m in mappings[:num_inputs]]
+    out_specs = [_spec(m, static_grid, scalars, where, functions)
                  for m in mappings[num_inputs:num_inputs + num_outputs]]
     scalars_text = ""
     if num_scalars:
@@ -253,7 +288,7 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict)
             inner = getattr(aval, "inner_aval", aval)
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")
-            types.append(memref_type(tuple(inner.shape), inner.dtype))
+            types.append(memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
         scratch = f" scratch({', '.join(types)})"
     call = (
         f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{scalars_text}\n"
@@ -262,8 +297,9 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict)
         f"        in_specs [{', '.join(in_specs)}]\n"
         f"        out_specs [{', '.join(out_specs)}]"
     )
-    entry_params = ", ".join(f"{n}: {t}" for n, t in zip(names, entry_args))
-    entry = f"  func.func @{symbol}({entry_params}) {{\n{call}\n    return\n  }}"
+    entry_params = ", ".join(f"{n}: {t}" for n, t in zip(bound_names + names, bound_types + entry_args))
+    prologue = "".join(f"{line}\n" for line in loads)
+    entry = f"  func.func @{symbol}({entry_params}) {{\n{prologue}{call}\n    return\n  }}"
     index_functions = "".join(f"{function}\n" for function in functions)
     text = f"module{_knob_attributes(knobs)} {{\n{index_functions}{kernel}\n{entry}\n}}\n"
     return Translated(text=text, entry=symbol)

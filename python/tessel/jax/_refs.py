@@ -28,6 +28,11 @@ class RefRules:
         indices = transforms[0].indices
         dims = [self.index_kind(env, index) for index in indices]
         arrays = [kind for kind in dims if kind[0] == "array"]
+        if any(len(kind) > 2 for kind in arrays) and (len(arrays) > 1 or any(k[0] == "scalar" for k in dims)):
+            # A strided slice is a gather along its dim; next to other
+            # index arrays or scalars NumPy's rules would move its dim.
+            self.fail("a strided slice (pl.ds with a stride) together with scalar indices or other strided "
+                      "slices or index arrays")
         if len(arrays) > 1 or any(len(kind[1].shape) != 1 for kind in arrays) or \
                 (arrays and any(kind[0] == "scalar" for kind in dims)):
             # Offsets as index names alone from here on.
@@ -57,7 +62,7 @@ class RefRules:
         ("array", i32 Value); offsets are (index name, static value or None)."""
         if isinstance(index, indexing.Slice):
             if index.stride != 1:
-                self.fail("strided ref slices (pl.ds with a stride)")
+                return ("array", self.strided_positions(env, index), "strided")
             return ("slice", self.offset(env, index.start), int(index.size))
         shape = tuple(index.aval.shape) if hasattr(index, "aval") else tuple(np.shape(index))
         if shape == ():
@@ -67,6 +72,20 @@ class RefRules:
         if indices.dtype != np.dtype(np.int32):
             indices = self.convert(indices, np.int32)
         return ("array", indices)
+
+    def strided_positions(self, env, index) -> Value:
+        """The i32 positions start + stride * i (i < size) of a strided
+        `pl.ds`, read as a gather along its dim."""
+        size, stride = int(index.size), int(index.stride)
+        start = index.start
+        if isinstance(start, core.Literal):
+            start = start.val
+        if isinstance(start, (int, np.integer)):
+            return self.emit.dense(np.arange(size, dtype=np.int32) * stride + int(start))
+        steps = self.emit.dense(np.arange(size, dtype=np.int32) * stride)
+        first = self.convert(self.read(env, start), np.int32)
+        return self.emit.op(f"arith.addi {steps.name}, {self.splat(first, (size,)).name} : {steps.type}",
+                            (size,), np.int32)
 
     def offset(self, env, start):
         """(index SSA name, static value or None) of an offset."""
