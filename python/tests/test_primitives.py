@@ -204,3 +204,21 @@ def test_library_functions_keep_their_precision(fn):
     # expm1/log1p once lowered as exp(x) - 1 and log(1 + x): 0 for 1e-30.
     x = jnp.asarray(np.array([1e-30, -1e-30, 1e-10, 1e-6, -1e-6, 1e-3, 0.1, 0.42, -0.3, 3.0, 20.0], np.float32))
     np.testing.assert_allclose(elementwise(fn, x), fn(x), rtol=3e-7, atol=0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_f32_to_bf16_rounds_every_bit_pattern_like_xla(seed):
+    # Random f32 bit patterns (subnormals, NaNs, infinities, exact ties
+    # included) narrowed to bf16: round to nearest even, subnormals kept
+    # (x86's vcvtneps2bf16 would flush them), compared bit for bit with
+    # XLA's conversion.
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 1 << 32, 4096, dtype=np.uint64).astype(np.uint32)
+    bits[:64] = rng.integers(1, 1 << 23, 64, dtype=np.uint64).astype(np.uint32)  # subnormals
+    bits[64:128] = (bits[64:128] & 0xFFFF0000) | 0x8000  # ties
+    x = jnp.asarray(bits.view(np.float32).reshape(64, 64))
+    out = elementwise(lambda v: v.astype(jnp.bfloat16), x)
+    expected = x.astype(jnp.bfloat16)
+    nan = np.isnan(np.asarray(expected, np.float32))
+    np.testing.assert_array_equal(np.isnan(np.asarray(out, np.float32)), nan)
+    np.testing.assert_array_equal(np.asarray(out).view(np.uint16)[~nan], np.asarray(expected).view(np.uint16)[~nan])

@@ -48,3 +48,24 @@ func.func @widen(%x: memref<7xbf16>, %y: memref<7xf32>) {
       in_specs [#grid.block<full>] out_specs [#grid.block<full>]
   return
 }
+
+// Narrowing f32 -> bf16: round to nearest even on the bits, NaNs quieted
+// (subnormals kept, unlike x86's vcvtneps2bf16).
+// CHECK-LABEL: func.func @narrow(
+// CHECK-SAME: %[[X:.*]]: vector<8xf32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[X]] : vector<8xf32> to vector<8xi32>
+// CHECK: arith.constant dense<32767> : vector<8xi32>
+// CHECK: %[[UPPER:.*]] = arith.shrui %[[BITS]]
+// CHECK: %[[ODD:.*]] = arith.andi %[[UPPER]]
+// CHECK: %[[BIAS:.*]] = arith.addi %{{.*}}, %[[ODD]]
+// CHECK: %[[BIASED:.*]] = arith.addi %[[BITS]], %[[BIAS]]
+// CHECK: %[[ROUNDED:.*]] = arith.shrui %[[BIASED]]
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : vector<8xf32>
+// CHECK: %[[CHOSEN:.*]] = arith.select %[[NAN]], %{{.*}}, %[[ROUNDED]] : vector<8xi1>, vector<8xi32>
+// CHECK: %[[SHORT:.*]] = arith.trunci %[[CHOSEN]] : vector<8xi32> to vector<8xi16>
+// CHECK: arith.bitcast %[[SHORT]] : vector<8xi16> to vector<8xbf16>
+// CHECK-NOT: arith.truncf
+func.func @narrow(%x: vector<8xf32>) -> vector<8xbf16> {
+  %y = arith.truncf %x : vector<8xf32> to vector<8xbf16>
+  return %y : vector<8xbf16>
+}

@@ -1,8 +1,13 @@
-//! `tessel-widen-bf16`: `arith.extf` from bf16 (scalars or vectors) as
-//! integer bit operations.
+//! `tessel-widen-bf16`: conversions between bf16 and f32 (scalars or
+//! vectors) as integer bit operations.
 //!
 //! bf16 is the upper half of an f32, so widening is exact as a shift of its
 //! bits: bitcast to i16, zero-extend, shift left by 16, bitcast to f32.
+//! Narrowing rounds to nearest, ties to even, on the bits (add 0x7FFF plus
+//! the lowest kept bit, keep the upper half; NaNs quieted): x86's
+//! `vcvtneps2bf16` treats subnormal inputs as zero whatever MXCSR says, so
+//! the hardware conversion would give hosts with AVX-512 BF16 other bits
+//! than the rest (and than XLA and the interpreter) for tiny values.
 //! LLVM's x86 backend aborts on some bf16 `fpext`s (single-element
 //! vectors, which register tiles of one column produce), and upstream's
 //! `arith-expand{include-bf16}` would also expand `maximumf`/`minimumf`
@@ -20,7 +25,7 @@ use mlir_sys::*;
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-widen-bf16",
     name: "TesselWidenBF16",
-    description: "Rewrite arith.extf from bf16 as exact integer bit operations",
+    description: "Rewrite bf16 <-> f32 conversions as exact integer bit operations",
     anchor: "builtin.module",
     run,
 };
@@ -28,28 +33,57 @@ pub static PASS: PassDefinition = PassDefinition {
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     template::rewrite_each(
         module,
-        |name| name == "arith.extf",
-        |raw, _| {
+        |name| name == "arith.extf" || name == "arith.truncf",
+        |raw, name| {
             let op = raw_op(raw);
             let (source, target) = (value_type(op.operands()[0]), value_type(op.results()[0]));
             let is = |raw: MlirType, name: &str| print_type(element_type(raw)) == name;
-            if !is(source, "bf16") || !is(target, "f32") {
+            let widen = name == "arith.extf";
+            let (narrow, wide) = if widen { (source, target) } else { (target, source) };
+            if !is(narrow, "bf16") || !is(wide, "f32") {
                 return Ok(None);
             }
             let (source_text, target_text) = (print_type(source), print_type(target));
-            let retyped = |element: &str| source_text.replace("bf16", element);
-            let (i16_type, i32_type) = (retyped("i16"), retyped("i32"));
+            let retyped = |element: &str| source_text.replace(if widen { "bf16" } else { "f32" }, element);
+            let (i16_type, i32_type, i1_type) = (retyped("i16"), retyped("i32"), retyped("i1"));
             // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
             let shaped = unsafe { mlirTypeIsAShaped(source) };
-            let sixteen = if shaped { format!("dense<16> : {i32_type}") } else { "16 : i32".to_string() };
+            let constant =
+                |value: i64| if shaped { format!("dense<{value}> : {i32_type}") } else { format!("{value} : i32") };
+            let body = if widen {
+                format!(
+                    "%bits = arith.bitcast %x : {source_text} to {i16_type}\n\
+                     %wide = arith.extui %bits : {i16_type} to {i32_type}\n\
+                     %sixteen = arith.constant {sixteen}\n\
+                     %high = arith.shli %wide, %sixteen : {i32_type}\n\
+                     %f = arith.bitcast %high : {i32_type} to {target_text}\n",
+                    sixteen = constant(16)
+                )
+            } else {
+                format!(
+                    "%bits = arith.bitcast %x : {source_text} to {i32_type}\n\
+                     %sixteen = arith.constant {sixteen}\n\
+                     %one = arith.constant {one}\n\
+                     %half = arith.constant {half}\n\
+                     %quiet = arith.constant {quiet}\n\
+                     %upper = arith.shrui %bits, %sixteen : {i32_type}\n\
+                     %odd = arith.andi %upper, %one : {i32_type}\n\
+                     %bias = arith.addi %half, %odd : {i32_type}\n\
+                     %biased = arith.addi %bits, %bias : {i32_type}\n\
+                     %rounded = arith.shrui %biased, %sixteen : {i32_type}\n\
+                     %quieted = arith.ori %upper, %quiet : {i32_type}\n\
+                     %nan = arith.cmpf uno, %x, %x : {source_text}\n\
+                     %chosen = arith.select %nan, %quieted, %rounded : {i1_type}, {i32_type}\n\
+                     %short = arith.trunci %chosen : {i32_type} to {i16_type}\n\
+                     %f = arith.bitcast %short : {i16_type} to {target_text}\n",
+                    sixteen = constant(16),
+                    one = constant(1),
+                    half = constant(0x7FFF),
+                    quiet = constant(0x40)
+                )
+            };
             let text = format!(
-                "func.func @template(%x: {source_text}) -> {target_text} {{\n\
-             %bits = arith.bitcast %x : {source_text} to {i16_type}\n\
-             %wide = arith.extui %bits : {i16_type} to {i32_type}\n\
-             %sixteen = arith.constant {sixteen}\n\
-             %high = arith.shli %wide, %sixteen : {i32_type}\n\
-             %f = arith.bitcast %high : {i32_type} to {target_text}\n\
-             return %f : {target_text}\n}}\n"
+                "func.func @template(%x: {source_text}) -> {target_text} {{\n{body}return %f : {target_text}\n}}\n"
             );
             Ok(Some((text, op.operands())))
         },
