@@ -86,12 +86,40 @@ func.func @stores(%v: tensor<16xf32>, %o: memref<64xf32>, %off: index, %m: tenso
   // CHECK: scf.if %[[M]] {
   // CHECK-NEXT: memref.store %[[X]], %arg1[%[[P]]] : memref<64xf32>
   block.store %v, %o[%off] mask %m : tensor<16xf32>, memref<64xf32>
-  // A masked store to the whole ref merges with its current contents.
-  // CHECK: %[[OLD:.*]] = bufferization.to_tensor
-  // CHECK: %[[MERGED:.*]] = arith.select %arg3, %arg0, %[[OLD]]
-  // CHECK: bufferization.materialize_in_destination %[[MERGED]] in restrict writable %arg4
+  // A masked store to the whole ref merges with its current contents
+  // where they live: an element-wise select over the ref, no buffer.
+  // CHECK: %[[VALUES:.*]] = bufferization.to_buffer %arg0 read_only : tensor<16xf32> to memref<16xf32>
+  // CHECK: %[[MASKS:.*]] = bufferization.to_buffer %arg3 read_only : tensor<16xi1> to memref<16xi1>
+  // CHECK: linalg.generic {{.*}} ins(%[[VALUES]], %[[MASKS]] : memref<16xf32>, memref<16xi1>) outs(%arg4 : memref<16xf32>)
+  // CHECK: ^bb0(%[[X:.*]]: f32, %[[M:.*]]: i1, %[[OLD:.*]]: f32):
+  // CHECK: arith.select %[[M]], %[[X]], %[[OLD]] : f32
   block.store %v, %w mask %m : tensor<16xf32>, memref<16xf32>
   return
+}
+
+// A masked window at constant offsets that lies inside the ref (a
+// Triton-style power-of-two block that fits) cannot read or write outside
+// it: no predication, the window is copied and the mask selects.
+// CHECK-LABEL: func.func @windows_inside
+// CHECK-NOT: scf.if
+// CHECK: %[[VIEW:.*]] = memref.subview %arg0[%{{.*}}] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>
+// CHECK: memref.copy %[[VIEW]]
+// CHECK: %[[T:.*]] = bufferization.to_tensor
+// CHECK: arith.select %arg1, %[[T]], %{{.*}} : tensor<16xi1>, tensor<16xf32>
+// CHECK: %[[VALUES:.*]] = bufferization.to_buffer %arg2 read_only
+// CHECK: linalg.generic {{.*}} ins(%[[VALUES]], %{{.*}} : memref<16xf32>, memref<16xi1>) outs(%{{.*}} : memref<16xf32, strided<[1], offset: ?>>)
+// CHECK: arith.select
+// A window that may reach past the end stays predicated.
+// CHECK: scf.if
+// CHECK: scf.if
+func.func @windows_inside(%o: memref<64xf32>, %m: tensor<16xi1>, %v: tensor<16xf32>, %ninf: f32) -> (tensor<16xf32>, tensor<16xf32>) {
+  %c48 = arith.constant 48 : index
+  %a = block.load %o[%c48] [16] mask %m other %ninf : memref<64xf32> -> tensor<16xf32>
+  block.store %v, %o[%c48] mask %m : tensor<16xf32>, memref<64xf32>
+  %c49 = arith.constant 49 : index
+  %b = block.load %o[%c49] [16] mask %m other %ninf : memref<64xf32> -> tensor<16xf32>
+  block.store %v, %o[%c49] mask %m : tensor<16xf32>, memref<64xf32>
+  return %a, %b : tensor<16xf32>, tensor<16xf32>
 }
 
 // CHECK-LABEL: func.func @compute

@@ -121,6 +121,25 @@ pub(super) fn buffer_text(shape: &[i64], element: &str) -> String {
     shaped_type_text(ShapedKind::Memref, shape, element, None)
 }
 
+/// Whether the window of `sizes` at the op's offsets (operands `first`..
+/// `first + count`) lies inside a ref of `shape` for certain: constant
+/// offsets, static sizes. Such a masked access cannot touch memory outside
+/// the ref, so it needs no per-element predication: the whole window is
+/// read and the mask selects (a vectorizable select instead of a branch per
+/// element). Triton-style kernels mask power-of-two windows that often fit.
+fn window_inside(op: &Op, first: usize, count: usize, sizes: &[i64], shape: &[i64]) -> bool {
+    let operands = op.operands();
+    (0..count).all(|d| {
+        let Some(attribute) = constant_value(operands[first + d]) else { return false };
+        // SAFETY: a live attribute of a constant op; read as an integer only once checked to be one
+        let offset = unsafe { mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute)) };
+        match (offset, sizes.get(d), shape.get(d)) {
+            (Some(offset), Some(&size), Some(&dim)) => offset >= 0 && dim >= 0 && size >= 0 && offset + size <= dim,
+            _ => false,
+        }
+    })
+}
+
 /// `%view` = the window of `%ref` at `%o<d>` with `sizes`, or `%ref` itself.
 fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, String) {
     let Some(sizes) = sizes else {
@@ -151,7 +170,7 @@ fn load(op: &Op, poison: bool) -> Lowering {
     if segments.get(4) == Some(&1) {
         return predicated::indexed_access(op, poison);
     }
-    if has_mask && offsets > 0 {
+    if has_mask && offsets > 0 && !window_inside(op, 1, offsets, &op.integers("sizes"), &operand_type(op, 0).shape) {
         return predicated::predicated_load(op, poison);
     }
     let r#ref = operand_type(op, 0);
@@ -209,7 +228,8 @@ fn store(op: &Op) -> Lowering {
         // Stores have no padding value to choose.
         return predicated::indexed_access(op, false);
     }
-    if has_mask && offsets > 0 {
+    if has_mask && offsets > 0 && !window_inside(op, 2, offsets, &operand_type(op, 0).shape, &operand_type(op, 1).shape)
+    {
         return predicated::predicated_store(op);
     }
     let value = operand_type(op, 0);
@@ -233,25 +253,35 @@ fn store(op: &Op) -> Lowering {
         );
         return Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()));
     }
-    let stored = if has_mask {
-        let buffer = buffer_text(&value.shape, &value.element);
+    if has_mask {
+        // Merged where the block lives: an element-wise select over the
+        // target that keeps masked-off elements (no buffer allocated per
+        // program: freed blocks handed back to the system cost page faults
+        // in every program on some allocators' threads).
+        let rank = value.shape.len();
+        let map = identity_map(rank);
         emit!(
             body,
-            "%buf = memref.alloc() : {buffer}\n\
-             memref.copy {target}, %buf : {target_type} to {buffer}\n\
-             %old = bufferization.to_tensor %buf restrict writable : {buffer} to {t}\n\
-             %merged = arith.select %mask, %value, %old : {mask_type}, {t}\n",
-            t = value.text
+            "%values = bufferization.to_buffer %value read_only : {t} to {vb}\n\
+             %masks = bufferization.to_buffer %mask read_only : {mask_type} to {mb}\n\
+             linalg.generic {{indexing_maps = [{map}, {map}, {map}], iterator_types = [{iterators}]}} \
+             ins(%values, %masks : {vb}, {mb}) outs({target} : {target_type}) {{\n\
+             ^bb0(%x: {e}, %m: i1, %old: {e}):\n\
+             %merged = arith.select %m, %x, %old : {e}\n\
+             linalg.yield %merged : {e}\n}}\n",
+            t = value.text,
+            vb = buffer_text(&value.shape, &value.element),
+            mb = buffer_text(&value.shape, "i1"),
+            iterators = parallel_iterators(rank),
+            e = value.element
         );
-        "%merged"
     } else {
-        "%value"
-    };
-    emit_line!(
-        body,
-        "bufferization.materialize_in_destination {stored} in restrict writable {target} : ({}, {target_type}) -> ()",
-        value.text
-    );
+        emit_line!(
+            body,
+            "bufferization.materialize_in_destination %value in restrict writable {target} : ({}, {target_type}) -> ()",
+            value.text
+        );
+    }
     Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
 }
 

@@ -227,6 +227,17 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
 
     # ----- the walk -----------------------------------------------------
     def jaxpr(self, jaxpr: core.Jaxpr, env: dict) -> list[Value]:
+        outer = getattr(self, "used", set())
+        # Variables something reads: a swap whose old value nobody reads
+        # (every `o_ref[...] = x`) loads nothing.
+        self.used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, core.Var)} | \
+            {v for v in jaxpr.outvars if isinstance(v, core.Var)}
+        try:
+            return self.walk(jaxpr, env)
+        finally:
+            self.used = outer
+
+    def walk(self, jaxpr: core.Jaxpr, env: dict) -> list[Value]:
         for eqn in jaxpr.eqns:
             frame = _frame(eqn.source_info)
             if frame is not None:

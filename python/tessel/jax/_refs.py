@@ -189,7 +189,7 @@ class RefRules:
         mask = None if mask is None else self.read(env, mask)
         out = eqn.outvars[0].aval
         old = None
-        if not isinstance(eqn.outvars[0], core.DropVar):
+        if eqn.outvars[0] in self.used:
             zero = self.emit.constant(0, out.dtype) if mask is not None else None
             old = self.load(ref, access, tuple(out.shape), np.dtype(out.dtype), mask, zero)
         self.store(ref, access, value, mask)
@@ -207,7 +207,7 @@ class RefRules:
         access = self.indexer(eqn, env, ref, eqn.invars[2:])
         out = eqn.outvars[0].aval
         old = None
-        if not isinstance(eqn.outvars[0], core.DropVar):
+        if eqn.outvars[0] in self.used:
             old = self.load(ref, access, tuple(out.shape), np.dtype(out.dtype))
         self.store(ref, access, value)
         return [old] if old is not None else [value]
