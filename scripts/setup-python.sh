@@ -14,7 +14,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 python="$venv/bin/python"
 "$python" -m pip install -q --upgrade pip >/dev/null
-"$python" -m pip install -q "maturin>=1.7,<2" "jax[cpu]>=0.10.2,<0.11" "pytest>=8" "ruff>=0.6"
+"$python" -m pip install -q "maturin>=1.7,<2" "jax[cpu]>=0.10.2,<0.11" "pytest>=8" "ruff>=0.6" "flatbuffers>=24"
 # The dev profile shares its artifacts with `cargo test` (the pipelines
 # compile kernels with LLVM -O3 either way); TESSEL_PROFILE=release builds
 # a faster compiler.

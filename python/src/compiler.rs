@@ -129,6 +129,16 @@ pub fn compile(text: &str, name: &str, explicit: &Settings) -> Result<Compiled, 
     result
 }
 
+/// The module as MLIR prints it: the key of the tuning cache (the text
+/// `tessel tune` and `compile` look schedules up by).
+pub fn canonical_text(text: &str, name: &str) -> Result<String, CompileFailure> {
+    tessel_lowering::register_everything();
+    let context = tessel_dialects::create_context();
+    let module = Module::parse(&context, text)
+        .ok_or_else(|| CompileFailure::Diagnostics(vec![format!("{name}: error: the module does not parse")]))?;
+    Ok(module.as_operation().to_string())
+}
+
 /// The public functions callable on arrays (every argument a memref of a
 /// static shape and a supported element type) and their arguments; kernels
 /// (the callees of `grid.call`) are left out.

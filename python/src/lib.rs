@@ -7,6 +7,7 @@
 
 mod compiler;
 mod knobs;
+mod tuning;
 mod xla_ffi;
 
 use compiler::{CompileFailure, Compiled};
@@ -103,6 +104,39 @@ fn compile(py: Python<'_>, text: &str, name: &str, knobs: Option<&Bound<'_, PyDi
     Ok(NativeModule { compiled: Arc::new(compiled) })
 }
 
+/// Tunes `entry` of module `text` (`tessel tune`'s search and cache) with
+/// `search` = (budget seconds, beam width, use the cache, compile timeout
+/// seconds); returns its JSON line.
+#[pyfunction]
+fn tune(py: Python<'_>, text: &str, name: &str, entry: &str, search: (f64, usize, bool, f64)) -> PyResult<String> {
+    let (budget, beam, use_cache, compile_timeout) = search;
+    let seconds = |value: f64, what: &str| {
+        std::time::Duration::try_from_secs_f64(value)
+            .map_err(|_| PyValueError::new_err(format!("{what} must be a non-negative number of seconds")))
+    };
+    if beam == 0 {
+        return Err(PyValueError::new_err("beam must be at least 1"));
+    }
+    let (budget, compile_timeout) = (seconds(budget, "budget")?, seconds(compile_timeout, "compile_timeout")?);
+    let (text, name, entry) = (text.to_string(), name.to_string(), entry.to_string());
+    let outcome = py.detach(move || {
+        tuning::tune(&tuning::Request {
+            text: &text,
+            name: &name,
+            entry: &entry,
+            budget,
+            beam,
+            use_cache,
+            compile_timeout,
+        })
+    });
+    outcome.map_err(|failure| match failure {
+        tuning::TuneFailure::Compile(failure) => compile_error(py, failure),
+        tuning::TuneFailure::Entry(message) => PyValueError::new_err(message),
+        tuning::TuneFailure::Search(error) => pyo3::exceptions::PyRuntimeError::new_err(error.to_string()),
+    })
+}
+
 /// Compiles kernel module `text` for XLA calls naming `id` (no-op when
 /// `id` is compiled already).
 #[pyfunction]
@@ -133,6 +167,7 @@ fn knob_names() -> Vec<String> {
 fn _tessel(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<NativeModule>()?;
     module.add_function(wrap_pyfunction!(compile, module)?)?;
+    module.add_function(wrap_pyfunction!(tune, module)?)?;
     module.add_function(wrap_pyfunction!(prepare_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(is_prepared, module)?)?;
     module.add_function(wrap_pyfunction!(ffi_handler_address, module)?)?;

@@ -13,6 +13,7 @@ run as Tessel-compiled code.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -21,7 +22,7 @@ import numpy as np
 from tessel import _tessel
 from tessel._errors import CompileError
 
-__all__ = ["CompileError", "Module", "compile", "knob_names"]
+__all__ = ["CompileError", "Module", "compile", "knob_names", "tune"]
 
 # MLIR element types and the numpy dtypes that hold them.
 _DTYPES = {
@@ -116,6 +117,17 @@ class Module:
         return sorted(set(super().__dir__()) | set(self.entries))
 
 
+def _read(source: str | os.PathLike) -> tuple[str, str]:
+    """(text, name for diagnostics) of MLIR text or a ``.mlir`` path."""
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and source.endswith(".mlir")):
+        path = os.fspath(source)
+        with open(path, encoding="utf-8") as file:
+            return file.read(), path
+    if isinstance(source, str):
+        return source, "<string>"
+    raise TypeError(f"source must be MLIR text or a path, got {type(source).__name__}")
+
+
 def compile(source: str | os.PathLike, target: str = "cpu", **knobs: Any) -> Module:
     """Compiles a Tessel module for this machine's CPU.
 
@@ -131,15 +143,32 @@ def compile(source: str | os.PathLike, target: str = "cpu", **knobs: Any) -> Mod
     """
     if target != "cpu":
         raise ValueError(f"target {target!r}: tessel.compile builds for the host CPU ('cpu') only")
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and source.endswith(".mlir")):
-        path = os.fspath(source)
-        with open(path, encoding="utf-8") as file:
-            text, name = file.read(), path
-    elif isinstance(source, str):
-        text, name = source, "<string>"
-    else:
-        raise TypeError(f"source must be MLIR text or a path, got {type(source).__name__}")
+    text, name = _read(source)
     return Module(_tessel.compile(text, name, knobs))
+
+
+def tune(source: str | os.PathLike, entry: str, *, budget: float = 40.0, beam: int = 4, use_cache: bool = True,
+         compile_timeout: float = 60.0) -> dict:
+    """Searches ``entry``'s CPU schedule by measurement, as ``tessel tune``
+    does: a BEAM search (``beam`` schedules kept per round) timed on random
+    inputs within ``budget`` seconds (the default schedule is always
+    measured), candidates compiling longer than ``compile_timeout`` dropped.
+    The winner goes to Tessel's cache (``$TESSEL_CACHE_DIR``, else
+    ``~/.cache/tessel``), which ``compile`` (without knobs), ``tessel run``
+    and ``tessel compile`` then use; a cached answer is returned at once
+    unless ``use_cache=False``.
+
+    Returns ``tessel tune``'s JSON line as a dict: ``default_s``,
+    ``best_s``, ``candidates``, ``cached`` and ``best`` (the knobs, under
+    the CLI's names). Raises ``CompileError`` when the module does not
+    compile, ``ValueError`` for an unknown entry or bad options,
+    ``RuntimeError`` when the default schedule cannot run.
+    """
+    text, name = _read(source)
+    if isinstance(beam, bool) or not isinstance(beam, int) or beam < 1:
+        raise ValueError(f"beam must be a positive integer, got {beam!r}")
+    line = _tessel.tune(text, name, entry, (float(budget), beam, bool(use_cache), float(compile_timeout)))
+    return json.loads(line)
 
 
 def knob_names() -> list[str]:

@@ -76,3 +76,36 @@ def test_knobs_change_schedule_not_results():
         results.append(z)
     np.testing.assert_array_equal(results[0], results[1])
     assert "register_tile" in tessel.knob_names()
+
+
+def test_tune_searches_caches_and_compile_uses_it(tmp_path, monkeypatch):
+    # tessel tune's search, in process: the winner is cached and a second
+    # call answers from the cache; compile() then builds that schedule.
+    monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
+    tuned = tessel.tune(EXAMPLES / "matmul.mlir", "matmul", budget=3, beam=2)
+    assert set(tuned) == {"default_s", "best_s", "candidates", "cached", "best"}
+    assert not tuned["cached"] and tuned["candidates"] >= 1
+    assert 0 < tuned["best_s"] <= tuned["default_s"] * 1.05
+    assert "register_tile" in tuned["best"]
+    assert any(tmp_path.iterdir()), "the winner is in the cache"
+    again = tessel.tune(EXAMPLES / "matmul.mlir", "matmul", budget=3)
+    assert again["cached"] and again["best"] == tuned["best"]
+    module = tessel.compile(EXAMPLES / "matmul.mlir")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1024, 256), dtype=np.float32)
+    y = rng.standard_normal((256, 1024), dtype=np.float32)
+    z = np.zeros((1024, 1024), np.float32)
+    module.matmul(x, y, z)
+    np.testing.assert_allclose(z, x.astype(np.float64) @ y, rtol=1e-4, atol=1e-4)
+
+
+def test_tune_reports_bad_requests():
+    source = "func.func @f(%x: memref<4xf32>) {\n  return\n}\n"
+    with pytest.raises(ValueError, match="no entry @g"):
+        tessel.tune(source, "g", budget=1)
+    with pytest.raises(ValueError, match="beam"):
+        tessel.tune(source, "f", beam=0)
+    with pytest.raises(ValueError, match="budget"):
+        tessel.tune(source, "f", budget=-1)
+    with pytest.raises(tessel.CompileError, match="<string>:1:"):
+        tessel.tune("func.func @f(%x: memref<4xf32>) { garbage", "f")
