@@ -28,7 +28,7 @@
 //! - `block.atomic_rmw` / `block.atomic_cas` are loops of `memref.atomic_rmw` /
 //!   `block.atomic_cas_element`, masked by `scf.if`, old values collected.
 
-use super::predicated;
+use super::{masks, predicated};
 use crate::support::handles::{rank_of, raw_op, value_type};
 use crate::support::template::{emit, emit_line};
 use crate::{
@@ -41,6 +41,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
+use std::collections::HashSet;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "block-to-linalg",
@@ -56,14 +57,15 @@ pub const CONTRACTION: &str = "tessel.contraction";
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
+    let true_masks = masks::true_masks(module);
     template::rewrite_each(
         module,
         |name| name.starts_with("block."),
         |operation, name| {
             let op = raw_op(operation);
             match name {
-                "block.load" => load(&op, poison),
-                "block.store" => store(&op),
+                "block.load" => load(&op, poison, &true_masks),
+                "block.store" => store(&op, &true_masks),
                 "block.dot" => dot(&op),
                 "block.reduce" => reduce(&op),
                 "block.broadcast" => broadcast(&op),
@@ -164,11 +166,25 @@ fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, S
 
 pub(super) type Lowering = Result<template::Rewrite, String>;
 
-fn load(op: &Op, poison: bool) -> Lowering {
+/// Masks (value handles) known to hold everywhere: their accesses are
+/// plain ones.
+type TrueMasks = HashSet<*const std::ffi::c_void>;
+
+fn mask_is_true(op: &Op, index: usize, true_masks: &TrueMasks) -> bool {
+    true_masks.contains(&op.operands()[index].ptr)
+}
+
+fn load(op: &Op, poison: bool, true_masks: &TrueMasks) -> Lowering {
     let segments = op.segments();
-    let (offsets, has_mask, has_other) = (segments[1], segments[2] == 1, segments[3] == 1);
+    let (offsets, mut has_mask, mut has_other) = (segments[1], segments[2] == 1, segments[3] == 1);
     if segments.get(4) == Some(&1) {
         return predicated::indexed_access(op, poison);
+    }
+    let mut operands = op.operands();
+    if has_mask && mask_is_true(op, 1 + offsets, true_masks) {
+        // (`other` is never read.)
+        operands.truncate(1 + offsets);
+        (has_mask, has_other) = (false, false);
     }
     if has_mask && offsets > 0 && !window_inside(op, 1, offsets, &op.integers("sizes"), &operand_type(op, 0).shape) {
         return predicated::predicated_load(op, poison);
@@ -218,15 +234,20 @@ fn load(op: &Op, poison: bool) -> Lowering {
         join(&params),
         result = result.text
     );
-    Ok((text, op.operands()))
+    Ok((text, operands))
 }
 
-fn store(op: &Op) -> Lowering {
+fn store(op: &Op, true_masks: &TrueMasks) -> Lowering {
     let segments = op.segments();
-    let (offsets, has_mask) = (segments[2], segments[3] == 1);
+    let (offsets, mut has_mask) = (segments[2], segments[3] == 1);
     if segments.get(4) == Some(&1) {
         // Stores have no padding value to choose.
         return predicated::indexed_access(op, false);
+    }
+    let mut operands = op.operands();
+    if has_mask && mask_is_true(op, 2 + offsets, true_masks) {
+        operands.truncate(2 + offsets);
+        has_mask = false;
     }
     if has_mask && offsets > 0 && !window_inside(op, 2, offsets, &operand_type(op, 0).shape, &operand_type(op, 1).shape)
     {
@@ -251,7 +272,7 @@ fn store(op: &Op) -> Lowering {
              linalg.fill ins(%scalar : {e}) outs({target} : {target_type})\n",
             e = value.element
         );
-        return Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()));
+        return Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), operands));
     }
     if has_mask {
         // Merged where the block lives: an element-wise select over the
@@ -282,7 +303,7 @@ fn store(op: &Op) -> Lowering {
             value.text
         );
     }
-    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), operands))
 }
 
 /// The element of a splat `arith.constant` tensor, printed with its type.

@@ -1,4 +1,5 @@
 //! The block dialect's kernel bodies to tensors and linalg.
 
 pub mod block_to_linalg;
+mod masks;
 mod predicated;
