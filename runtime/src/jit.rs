@@ -4,7 +4,7 @@ use crate::HostArray;
 use melior::{StringRef, ir::Module};
 use mlir_sys::{
     MlirExecutionEngine, mlirExecutionEngineCreate, mlirExecutionEngineDestroy, mlirExecutionEngineLookup,
-    mlirExecutionEngineLookupPacked, mlirStringRefCreateFromCString,
+    mlirExecutionEngineLookupPacked, mlirExecutionEngineRegisterSymbol, mlirStringRefCreateFromCString,
 };
 use std::ffi::c_void;
 
@@ -126,6 +126,19 @@ impl Jit {
         };
         if engine.ptr.is_null() {
             return Err(JitError::Compile);
+        }
+        // Kernels allocate through a per-thread cache of freed blocks (see
+        // kernel_alloc.rs). Registered before the first lookup, which is
+        // when the module's references resolve.
+        let allocators: [(&str, *mut c_void); 3] = [
+            ("malloc", crate::kernel_alloc::kernel_malloc as *mut c_void),
+            ("aligned_alloc", crate::kernel_alloc::kernel_aligned_alloc as *mut c_void),
+            ("free", crate::kernel_alloc::kernel_free as *mut c_void),
+        ];
+        for (name, function) in allocators {
+            // SAFETY: the engine is live and nothing was looked up yet; each
+            // function has the C signature of the symbol it replaces.
+            unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), function) };
         }
         Ok(Self { engine })
     }

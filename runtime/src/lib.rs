@@ -8,6 +8,7 @@ mod array;
 pub mod hip;
 pub mod interpret;
 mod jit;
+mod kernel_alloc;
 mod print;
 
 pub use array::{ArrayError, ElementType, HostArray, compare};
