@@ -22,6 +22,12 @@ pub const GRID: &[&str] =
 
 /// Kernel bodies to linalg, contractions as register tiles.
 pub const KERNELS: &[&str] = &[
+    // Constants folded into the inlined kernels first: windows at offsets
+    // that became constants (single-trip loops unrolled, `0 * n + iota`)
+    // are recognized in bounds, masks true everywhere dropped.
+    "canonicalize",
+    "cse",
+    "tessel-true-masks",
     // Kernel bodies: block ops and element-wise tensor math to linalg.
     "block-to-linalg",
     "func.func(convert-elementwise-to-linalg)",
@@ -67,10 +73,11 @@ pub const LOOPS: &[&str] = &[
     "func.func(convert-vector-to-scf{full-unroll=true})",
     // exp/tanh as polynomials, so loops calling them vectorize.
     "tessel-fast-math",
-    "tessel-widen-bf16",
     // expm1/log1p/erf/cbrt as the C library's (upstream loses precision
-    // or cannot lower them).
+    // or cannot lower them); before bf16 conversions are rewritten, as it
+    // makes some.
     "tessel-libm-calls",
+    "tessel-widen-bf16",
     "scf-forall-to-parallel",
     "convert-scf-to-openmp",
     // Thread count and vector width, when a schedule sets them.

@@ -33,6 +33,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &transforms::tessel_strip_signedness::PASS,
     &grid::grid_to_loops::PASS,
     &grid::tessel_prefetch::PASS,
+    &cpu::tessel_true_masks::PASS,
     &block::block_to_linalg::PASS,
     &cpu::tessel_widen_operands::PASS,
     &cpu::tessel_tile::PASS,

@@ -122,29 +122,16 @@ func.func @windows_inside(%o: memref<64xf32>, %m: tensor<16xi1>, %v: tensor<16xf
   return %a, %b : tensor<16xf32>, tensor<16xf32>
 }
 
-// Masks true by construction (iota < its length, Triton's padding mask
-// when the block is exactly as long as the row; splat true) are dropped:
-// a plain load and store, no select, no read of the target.
-// CHECK-LABEL: func.func @masks_always_true
+// Accesses tessel-true-masks marked (masks true everywhere) are plain: no
+// select, no read of the store's target.
+// CHECK-LABEL: func.func @masks_marked_true
 // CHECK-NOT: arith.select
 // CHECK-NOT: scf.if
 // CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable
-// A mask true only for some lanes (iota < 15) keeps its select.
-// CHECK: arith.select
-func.func @masks_always_true(%x: memref<16xf32>, %y: memref<16xf32>, %ninf: f32) {
-  %iota = block.iota dim 0 : tensor<16xi32>
-  %c16 = arith.constant 16 : i32
-  %n = tensor.splat %c16 : tensor<16xi32>
-  %m = arith.cmpi slt, %iota, %n : tensor<16xi32>
+func.func @masks_marked_true(%x: memref<16xf32>, %y: memref<16xf32>, %m: tensor<16xi1>, %ninf: f32) {
   %c0 = arith.constant 0 : index
-  %v = block.load %x[%c0] [16] mask %m other %ninf : memref<16xf32> -> tensor<16xf32>
-  %all = arith.constant dense<true> : tensor<16xi1>
-  %both = arith.andi %m, %all : tensor<16xi1>
-  block.store %v, %y mask %both : tensor<16xf32>, memref<16xf32>
-  %c15 = arith.constant dense<15> : tensor<16xi32>
-  %some = arith.cmpi slt, %iota, %c15 : tensor<16xi32>
-  %w = block.load %x mask %some other %ninf : memref<16xf32> -> tensor<16xf32>
-  block.store %w, %y : tensor<16xf32>, memref<16xf32>
+  %v = block.load %x[%c0] [16] mask %m other %ninf {tessel.mask_true} : memref<16xf32> -> tensor<16xf32>
+  block.store %v, %y mask %m {tessel.mask_true} : tensor<16xf32>, memref<16xf32>
   return
 }
 

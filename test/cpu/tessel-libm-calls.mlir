@@ -1,6 +1,6 @@
 // tessel-libm-calls: math.expm1/log1p/erf/cbrt on f32 and f64 become calls
-// of the C library's functions (declared once), vectors lane by lane;
-// other math ops and other element types are left alone.
+// of the C library's functions (declared once), vectors lane by lane,
+// f16/bf16 through f32; other math ops are left alone.
 // Accuracy: test/accuracy.
 // RUN: tessel-opt %s --tessel-libm-calls | FileCheck %s
 
@@ -42,10 +42,20 @@ func.func @vector(%x: vector<2xf32>) -> vector<2xf32> {
   return %r : vector<2xf32>
 }
 
-// f16 is not the C library's: left for other lowerings.
+// f16 and bf16 are computed by the f32 function and rounded back.
 // CHECK-LABEL: func.func @half(
-// CHECK: math.expm1 %{{.*}} : f16
-func.func @half(%x: f16) -> f16 {
-  %r = math.expm1 %x : f16
-  return %r : f16
+// CHECK: %[[W:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[C:.*]] = call @cbrtf(%[[W]]) : (f32) -> f32
+// CHECK: arith.truncf %[[C]] : f32 to bf16
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: call @expm1f
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// Other math ops are left alone.
+// CHECK: math.sqrt
+func.func @half(%x: bf16, %y: f16) -> (bf16, f16, f32) {
+  %r = math.cbrt %x : bf16
+  %s = math.expm1 %y : f16
+  %one = arith.constant 1.0 : f32
+  %t = math.sqrt %one : f32
+  return %r, %s, %t : bf16, f16, f32
 }

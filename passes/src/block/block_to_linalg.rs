@@ -28,7 +28,7 @@
 //! - `block.atomic_rmw` / `block.atomic_cas` are loops of `memref.atomic_rmw` /
 //!   `block.atomic_cas_element`, masked by `scf.if`, old values collected.
 
-use super::{masks, predicated};
+use super::predicated;
 use crate::support::handles::{rank_of, raw_op, value_type};
 use crate::support::template::{emit, emit_line};
 use crate::{
@@ -41,7 +41,6 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use std::collections::HashSet;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "block-to-linalg",
@@ -57,15 +56,14 @@ pub const CONTRACTION: &str = "tessel.contraction";
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
-    let true_masks = masks::true_masks(module);
     template::rewrite_each(
         module,
         |name| name.starts_with("block."),
         |operation, name| {
             let op = raw_op(operation);
             match name {
-                "block.load" => load(&op, poison, &true_masks),
-                "block.store" => store(&op, &true_masks),
+                "block.load" => load(&op, poison),
+                "block.store" => store(&op),
                 "block.dot" => dot(&op),
                 "block.reduce" => reduce(&op),
                 "block.broadcast" => broadcast(&op),
@@ -166,22 +164,20 @@ fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, S
 
 pub(super) type Lowering = Result<template::Rewrite, String>;
 
-/// Masks (value handles) known to hold everywhere: their accesses are
-/// plain ones.
-type TrueMasks = HashSet<*const std::ffi::c_void>;
-
-fn mask_is_true(op: &Op, index: usize, true_masks: &TrueMasks) -> bool {
-    true_masks.contains(&op.operands()[index].ptr)
+/// Whether tessel-true-masks found the access's mask true everywhere: it
+/// is a plain one.
+fn mask_is_true(op: &Op) -> bool {
+    op.has(crate::cpu::tessel_true_masks::MASK_TRUE)
 }
 
-fn load(op: &Op, poison: bool, true_masks: &TrueMasks) -> Lowering {
+fn load(op: &Op, poison: bool) -> Lowering {
     let segments = op.segments();
     let (offsets, mut has_mask, mut has_other) = (segments[1], segments[2] == 1, segments[3] == 1);
     if segments.get(4) == Some(&1) {
         return predicated::indexed_access(op, poison);
     }
     let mut operands = op.operands();
-    if has_mask && mask_is_true(op, 1 + offsets, true_masks) {
+    if has_mask && mask_is_true(op) {
         // (`other` is never read.)
         operands.truncate(1 + offsets);
         (has_mask, has_other) = (false, false);
@@ -237,7 +233,7 @@ fn load(op: &Op, poison: bool, true_masks: &TrueMasks) -> Lowering {
     Ok((text, operands))
 }
 
-fn store(op: &Op, true_masks: &TrueMasks) -> Lowering {
+fn store(op: &Op) -> Lowering {
     let segments = op.segments();
     let (offsets, mut has_mask) = (segments[2], segments[3] == 1);
     if segments.get(4) == Some(&1) {
@@ -245,7 +241,7 @@ fn store(op: &Op, true_masks: &TrueMasks) -> Lowering {
         return predicated::indexed_access(op, false);
     }
     let mut operands = op.operands();
-    if has_mask && mask_is_true(op, 2 + offsets, true_masks) {
+    if has_mask && mask_is_true(op) {
         operands.truncate(2 + offsets);
         has_mask = false;
     }

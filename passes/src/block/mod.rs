@@ -1,5 +1,4 @@
 //! The block dialect's kernel bodies to tensors and linalg.
 
 pub mod block_to_linalg;
-mod masks;
 mod predicated;

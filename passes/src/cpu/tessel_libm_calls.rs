@@ -1,7 +1,8 @@
 //! `tessel-libm-calls`: `math.expm1`, `math.log1p`, `math.erf` and
 //! `math.cbrt` on f32/f64 (scalars, or vectors lane by lane) become calls of
 //! the C library's `expm1f`/`expm1`, `log1pf`/`log1p`, `erff`/`erf`,
-//! `cbrtf`/`cbrt`.
+//! `cbrtf`/`cbrt`; on f16/bf16 the f32 function computes them (as XLA
+//! does), rounded once.
 //!
 //! Upstream's `convert-math-to-llvm` lowers expm1 as `exp(x) - 1` and log1p
 //! as `log(1 + x)`, which lose every digit for small x (expm1(1e-30) gives
@@ -35,9 +36,27 @@ fn function(op: &str, element: &str) -> Option<String> {
         _ => return None,
     };
     match element {
-        "f32" => Some(format!("{base}f")),
+        "f32" | "f16" | "bf16" => Some(format!("{base}f")),
         "f64" => Some(base.to_string()),
         _ => None,
+    }
+}
+
+/// The element type the C function computes in for `element`.
+fn computed_in(element: &str) -> &str {
+    if element == "f64" { "f64" } else { "f32" }
+}
+
+/// `%{out} = callee(%{x})` on one element, widened and rounded back when
+/// the element is narrower than the function's.
+fn call_line(body: &mut String, callee: &str, element: &str, x: &str, out: &str) {
+    let wide = computed_in(element);
+    if wide == element {
+        emit_line!(body, "%{out} = func.call @{callee}(%{x}) : ({element}) -> {element}");
+    } else {
+        emit_line!(body, "%{out}_in = arith.extf %{x} : {element} to {wide}");
+        emit_line!(body, "%{out}_wide = func.call @{callee}(%{out}_in) : ({wide}) -> {wide}");
+        emit_line!(body, "%{out} = arith.truncf %{out}_wide : {wide} to {element}");
     }
 }
 
@@ -71,12 +90,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let ty = value_type(operands[0]);
         let Some((element, shape)) = element_and_shape(ty) else { return Ok(None) };
         let Some(callee) = function(name, &element) else { return Ok(None) };
-        let declaration = format!("func.func private @{callee}({element}) -> {element}");
+        let wide = computed_in(&element);
+        let declaration = format!("func.func private @{callee}({wide}) -> {wide}");
         template::define_symbol(context_of(raw), module_raw, &callee, &declaration)?;
         let full = print_type(ty);
         let mut body = String::new();
         let result = if shape.is_empty() {
-            emit_line!(body, "%r = func.call @{callee}(%x) : ({element}) -> {element}");
+            call_line(&mut body, &callee, &element, "x", "r");
             "%r".to_string()
         } else {
             // Lane by lane: the C functions are scalar.
@@ -85,7 +105,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             for (lane, position) in lanes.iter().enumerate() {
                 let at = position.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
                 emit_line!(body, "%a{lane} = vector.extract %x[{at}] : {element} from {full}");
-                emit_line!(body, "%c{lane} = func.call @{callee}(%a{lane}) : ({element}) -> {element}");
+                call_line(&mut body, &callee, &element, &format!("a{lane}"), &format!("c{lane}"));
                 emit_line!(body, "%v{} = vector.insert %c{lane}, %v{lane} [{at}] : {element} into {full}", lane + 1);
             }
             format!("%v{}", lanes.len())

@@ -1,4 +1,7 @@
-//! Masks that hold everywhere, for block-to-linalg.
+//! `tessel-true-masks`: marks the `block.load`s and `block.store`s whose
+//! masks hold everywhere (`tessel.mask_true`); block-to-linalg lowers them
+//! as plain accesses. CPU only: the GPU emulator does not handle every
+//! unmasked form yet.
 //!
 //! Triton-style kernels pad blocks to powers of two and mask the padding
 //! (`mask = iota < n`); when the block is exactly `n` long the mask is
@@ -13,29 +16,35 @@
 //! a `block.iota` (values 0..n-1 along its dim) and a splat integer
 //! constant that the predicate accepts at both ends of that range.
 
-use crate::support::handles::{raw_op, value_type};
+use crate::support::handles::{raw_op, set_attribute, value_type};
 use crate::support::ir::collect_operations;
+use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use std::collections::HashSet;
 
-/// The masks of `module`'s `block.load`s and `block.store`s that hold
-/// everywhere (as value handles), found before any block op is lowered (the
-/// iotas they compare are block ops too).
-pub fn true_masks(module: OperationRef) -> HashSet<*const std::ffi::c_void> {
-    collect_operations(module, |name| name == "block.load" || name == "block.store")
-        .into_iter()
-        .filter_map(|(raw, name)| {
-            let op = raw_op(raw);
-            let segments = op.segments();
-            // ref (+ value for stores), offsets, then the mask if any.
-            let first = usize::from(name == "block.store");
-            let has_mask = segments.get(first + 2) == Some(&1);
-            has_mask.then(|| op.operands()[first + 1 + segments[first + 1]])
-        })
-        .filter(|&mask| always_true(mask))
-        .map(|mask| mask.ptr)
-        .collect()
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-true-masks",
+    name: "TesselTrueMasks",
+    description: "Mark block loads and stores whose masks hold everywhere as plain accesses (CPU)",
+    anchor: "builtin.module",
+    run,
+};
+
+/// The unit attribute on an access whose mask holds everywhere.
+pub const MASK_TRUE: &str = "tessel.mask_true";
+
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    for (raw, name) in collect_operations(module, |name| name == "block.load" || name == "block.store") {
+        let op = raw_op(raw);
+        let segments = op.segments();
+        // ref (+ value for stores), offsets, then the mask if any.
+        let first = usize::from(name == "block.store");
+        if segments.get(first + 2) == Some(&1) && always_true(op.operands()[first + 1 + segments[first + 1]]) {
+            // SAFETY: a live op of the module and a unit attribute of its context
+            unsafe { set_attribute(raw, MASK_TRUE, mlirUnitAttrGet(mlirOperationGetContext(raw))) };
+        }
+    }
+    Ok(())
 }
 
 /// The defining op of `value`, when it is an op result.
@@ -119,7 +128,7 @@ fn swapped(predicate: i64) -> i64 {
 }
 
 /// Whether the i1 tensor `mask` is true everywhere, by construction.
-pub fn always_true(mask: MlirValue) -> bool {
+fn always_true(mask: MlirValue) -> bool {
     always_true_within(mask, 8)
 }
 
