@@ -243,3 +243,27 @@ def test_strided_slices_load_and_store(seed):
         index[dim] = positions
         expected[tuple(index)] = picked * 2
         np.testing.assert_array_equal(z, expected)
+
+
+@pytest.mark.parametrize("n", [200, 256])
+def test_offset_plus_arange_indices_are_windows(n):
+    # Triton-style column blocks, `i * block + arange(block)` masked past
+    # the row: read and written as windows (a partial last block for 200).
+    block = 64
+
+    def kernel(x_ref, o_ref):
+        def body(i, total):
+            cols = i * block + jnp.arange(block)
+            mask = cols < n
+            v = plgpu.load(x_ref.at[cols], mask=mask, other=0.0)
+            plgpu.store(o_ref.at[cols], v * 2, mask=mask)
+            return total + v.sum()
+
+        total = jax.lax.fori_loop(0, pl.cdiv(n, block), body, 0.0)
+        o_ref[0] = total
+
+    x = jnp.arange(n, dtype=jnp.float32)
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((n,), jnp.float32))(x)
+    expected = np.asarray(x) * 2
+    expected[0] = float(np.asarray(x).sum())
+    np.testing.assert_array_equal(out, expected)

@@ -222,3 +222,37 @@ def test_f32_to_bf16_rounds_every_bit_pattern_like_xla(seed):
     nan = np.isnan(np.asarray(expected, np.float32))
     np.testing.assert_array_equal(np.isnan(np.asarray(out, np.float32)), nan)
     np.testing.assert_array_equal(np.asarray(out).view(np.uint16)[~nan], np.asarray(expected).view(np.uint16)[~nan])
+
+
+def test_float_to_bool_sees_subnormals():
+    # Non-zero on the bits: XLA's threads flush subnormals in float compares.
+    x = jnp.asarray(np.array([0.0, -0.0, 1e-45, -1e-40, 1e-38, 1.0, np.nan, -np.inf], np.float32))
+    for dtype in (jnp.float32, jnp.bfloat16):
+        v = x.astype(dtype)
+        out = elementwise(lambda a: a.astype(jnp.bool_).astype(jnp.int32), v)
+        np.testing.assert_array_equal(out, (np.asarray(v).view(np.uint16 if dtype == jnp.bfloat16 else np.uint32)
+                                            & (0x7FFF if dtype == jnp.bfloat16 else 0x7FFFFFFF) != 0))
+
+
+def test_float_to_an_integer_power():
+    x = jnp.asarray(np.linspace(-2, 2, 16, dtype=np.float32))
+    n = jnp.asarray(np.arange(-8, 8, dtype=np.int32))
+
+    def kernel(x_ref, n_ref, o_ref):
+        o_ref[...] = lax.pow(x_ref[...], n_ref[...])
+
+    out = whole(kernel, jax.ShapeDtypeStruct(x.shape, x.dtype), x, n)
+    np.testing.assert_allclose(out, lax.pow(x, n), rtol=1e-6)
+
+
+def test_library_functions_on_bfloat16():
+    x = jnp.asarray(np.linspace(-3, 3, 64, dtype=np.float32)).astype(jnp.bfloat16)
+    for fn in (jnp.cbrt, jnp.expm1, jnp.log1p):
+        np.testing.assert_allclose(np.asarray(elementwise(fn, x), np.float32), np.asarray(fn(x), np.float32),
+                                   rtol=float(jnp.finfo(jnp.bfloat16).eps), err_msg=fn.__name__)
+
+
+def test_unsupported_dtypes_are_named():
+    x = jnp.ones((8, 128), jnp.float8_e4m3fn)
+    with pytest.raises(NotImplementedError, match="float8_e4m3fn"):
+        elementwise(lambda a: a, x)

@@ -19,9 +19,10 @@ def element(dtype) -> str:
         return "i1"
     if dtype.name == "bfloat16":
         return "bf16"
-    if dtype.kind == "f":
+    if dtype.kind == "f" and dtype.name in ("float16", "float32", "float64"):
         return {2: "f16", 4: "f32", 8: "f64"}[dtype.itemsize]
-    if dtype.kind in "iu":
+    if dtype.kind in "iu" and dtype.name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                              "uint64"):
         return f"i{8 * dtype.itemsize}"
     raise Unsupported(f"dtype {dtype} is not supported by Tessel")
 

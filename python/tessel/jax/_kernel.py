@@ -93,6 +93,11 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         self.program_axes = program_axes
         # The shape a masked access's mask broadcasts to (its result's).
         self.result_shape = None
+        # 1-D integer blocks known to be `offset + iota` (offset a scalar
+        # Value, or None for 0): index arrays of that form are windows.
+        self.contiguous: dict[str, Value | None] = {}
+        # Blocks splatted from a scalar: name -> the scalar.
+        self.splat_of: dict[str, Value] = {}
 
     # ----- values -------------------------------------------------------
     def read(self, env, atom) -> Value:
@@ -111,7 +116,10 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         if value.shape == shape:
             return value
         if len(value.shape) == 0:
-            return self.emit.op(f"tensor.splat {value.name} : {tensor_type(shape, value.dtype)}", shape, value.dtype)
+            splatted = self.emit.op(f"tensor.splat {value.name} : {tensor_type(shape, value.dtype)}", shape,
+                                    value.dtype)
+            self.splat_of[splatted.name] = value
+            return splatted
         if len(value.shape) != len(shape):
             # Leading dims added (numpy rule): reshape to the full rank first.
             value = self.reshape(value, (1,) * (len(shape) - len(value.shape)) + value.shape)
@@ -184,9 +192,16 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
             op = "arith.extf" if width[target] > width[source] else "arith.truncf"
             return self.emit.op(f"{op} {value.name} : {value.type} to {out_type}", shape, dtype)
         if dtype == np.bool_:
-            zero = self.splat(self.emit.constant(0, value.dtype), shape)
             if is_float(value.dtype):
-                return self.emit.op(f"arith.cmpf une, {value.name}, {zero.name} : {value.type}", shape, dtype)
+                # On the bits (any bit but the sign's set): XLA's threads run
+                # with denormals-are-zero, under which a float compare
+                # would call subnormals zero.
+                bits = np.dtype(f"int{8 * value.dtype.itemsize}")
+                raw = self.emit.op(f"arith.bitcast {value.name} : {value.type} to {tensor_type(shape, bits)}",
+                                   shape, bits)
+                magnitude = self.splat(self.emit.constant((1 << (8 * bits.itemsize - 1)) - 1, bits), shape)
+                value = self.emit.op(f"arith.andi {raw.name}, {magnitude.name} : {raw.type}", shape, bits)
+            zero = self.splat(self.emit.constant(0, value.dtype), shape)
             return self.emit.op(f"arith.cmpi ne, {value.name}, {zero.name} : {value.type}", shape, dtype)
         if not is_float(value.dtype) and not is_float(dtype):
             bits = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
@@ -301,8 +316,28 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         op = ops[0] if is_float(dtype) else ops[2] if is_unsigned(dtype) else ops[1]
         if op is None:
             self.fail(f"'{eqn.primitive.name}' on {dtype}")
+        if eqn.primitive.name == "pow" and not is_float(b.dtype):
+            # A float to an integer power (lax.pow allows it): the C
+            # library's pow takes integral float exponents of negative
+            # bases exactly (LLVM's powi needs a compiler runtime).
+            b = self.convert(b, dtype)
         b = Value(b.name, b.shape, dtype)
-        return self.emit.op(f"{op} {a.name}, {b.name} : {a.type}", shape, dtype)
+        result = self.emit.op(f"{op} {a.name}, {b.name} : {a.type}", shape, dtype)
+        if eqn.primitive.name == "add" and len(shape) == 1 and not is_float(dtype):
+            self.track_contiguous(result, a, b)
+        return result
+
+    def track_contiguous(self, result: Value, a: Value, b: Value) -> None:
+        """Records `result` = offset + iota when one operand is such a block
+        and the other a splatted scalar."""
+        for run, other in ((a, b), (b, a)):
+            if run.name in self.contiguous and other.name in self.splat_of:
+                scalar, offset = self.splat_of[other.name], self.contiguous[run.name]
+                if offset is not None:
+                    scalar = self.emit.op(f"arith.addi {offset.name}, {scalar.name} : {scalar.type}", (),
+                                          scalar.dtype)
+                self.contiguous[result.name] = scalar
+                return
 
     def compare(self, eqn, env) -> Value:
         shape, (a, b) = self.operands(eqn, env)

@@ -69,6 +69,12 @@ class RefRules:
             return ("scalar", self.offset(env, index))
         indices = self.read(env, index) if not isinstance(index, (np.ndarray, int)) else \
             self.emit.dense(np.asarray(index))
+        if indices.name in self.contiguous and len(indices.shape) == 1:
+            # offset + arange(n) (Triton's column indices): a window, read
+            # as one block rather than gathered element by element.
+            offset = self.contiguous[indices.name]
+            start = (self.emit.index(0), 0) if offset is None else (self.as_index(offset), None)
+            return ("slice", start, indices.shape[0])
         if indices.dtype != np.dtype(np.int32):
             indices = self.convert(indices, np.int32)
         return ("array", indices)

@@ -157,7 +157,10 @@ class ShapeRules:
         dimension = int(eqn.params["dimension"])
         base = np.int32 if is_float(dtype) or dtype.itemsize < 4 or is_unsigned(dtype) else dtype
         iota = self.emit.op(f"block.iota dim {dimension} : {tensor_type(shape, base)}", shape, base)
-        return [self.convert(iota, dtype)]
+        result = self.convert(iota, dtype)
+        if len(shape) == 1 and not is_float(dtype):
+            self.contiguous[result.name] = None
+        return [result]
 
     def reduce(self, eqn, env) -> Value:
         (x,) = [self.read(env, a) for a in eqn.invars]
