@@ -180,6 +180,11 @@ def main():
     # The hand-written analysis of the targets missed (profiles, reasons).
     with open(os.path.join(ROOT, "benchmarks", "gaps.md")) as f:
         lines += ["", f.read().rstrip()]
+    # Pallas kernels under jax.jit, measured by benchmarks/jax_pallas.py.
+    jax_section = os.path.join(ROOT, "benchmarks", "jax_pallas.md")
+    if os.path.exists(jax_section):
+        with open(jax_section) as f:
+            lines += ["", f.read().rstrip()]
     report = "\n".join(lines) + "\n"
     with open(os.path.join(ROOT, "benchmarks", "REPORT.md"), "w") as f:
         f.write(report)
