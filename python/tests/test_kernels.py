@@ -240,3 +240,21 @@ def test_dynamic_grid_sizes_are_read_at_run_time():
     for steps in (1, 4, 2):
         programs = 2 * steps * (steps + 1) * 3
         np.testing.assert_array_equal(run(jnp.int32(steps), x), x + programs * 2 * steps)
+
+
+def test_masked_swap_returns_the_stored_value_where_masked_off():
+    # JAX's masked swap: the old value where the mask holds, the stored
+    # value elsewhere (the ref keeps its old value there).
+    from jax._src.pallas import primitives as pallas_primitives
+
+    def kernel(x_ref, y_ref, m_ref, ox_ref, oy_ref):
+        oy_ref[...] = y_ref[...]
+        ox_ref[...] = pallas_primitives.swap(oy_ref, (slice(None),), x_ref[...], mask=m_ref[...])
+
+    rng = np.random.default_rng(7)
+    x, y = (jnp.asarray(rng.standard_normal((8, 16)), jnp.float32) for _ in range(2))
+    m = jnp.asarray(rng.random((8, 16)) < 0.5)
+    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    ox, oy = pl.pallas_call(kernel, out_shape=(shape, shape))(x, y, m)
+    np.testing.assert_array_equal(ox, jnp.where(m, y, x))
+    np.testing.assert_array_equal(oy, jnp.where(m, x, y))

@@ -224,14 +224,15 @@ def test_f32_to_bf16_rounds_every_bit_pattern_like_xla(seed):
     np.testing.assert_array_equal(np.asarray(out).view(np.uint16)[~nan], np.asarray(expected).view(np.uint16)[~nan])
 
 
-def test_float_to_bool_sees_subnormals():
-    # Non-zero on the bits: XLA's threads flush subnormals in float compares.
+def test_float_to_bool_treats_subnormals_as_xla_does():
+    # XLA converts bf16 on the bits (a subnormal is true) and compares
+    # other floats with zero on threads that flush subnormals (false).
     x = jnp.asarray(np.array([0.0, -0.0, 1e-45, -1e-40, 1e-38, 1.0, np.nan, -np.inf], np.float32))
     for dtype in (jnp.float32, jnp.bfloat16):
         v = x.astype(dtype)
         out = elementwise(lambda a: a.astype(jnp.bool_).astype(jnp.int32), v)
-        np.testing.assert_array_equal(out, (np.asarray(v).view(np.uint16 if dtype == jnp.bfloat16 else np.uint32)
-                                            & (0x7FFF if dtype == jnp.bfloat16 else 0x7FFFFFFF) != 0))
+        np.testing.assert_array_equal(out, jax.jit(lambda a: a.astype(jnp.bool_).astype(jnp.int32))(v),
+                                      err_msg=str(dtype))
 
 
 def test_float_to_an_integer_power():

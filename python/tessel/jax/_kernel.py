@@ -192,16 +192,18 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
             op = "arith.extf" if width[target] > width[source] else "arith.truncf"
             return self.emit.op(f"{op} {value.name} : {value.type} to {out_type}", shape, dtype)
         if dtype == np.bool_:
-            if is_float(value.dtype):
-                # On the bits (any bit but the sign's set): XLA's threads run
-                # with denormals-are-zero, under which a float compare
-                # would call subnormals zero.
+            if value.dtype.name == "bfloat16":
+                # On the bits (any bit but the sign's set), as XLA converts
+                # bf16; other floats compare with zero, which on XLA's threads
+                # (denormals-are-zero) calls subnormals zero, as XLA does.
                 bits = np.dtype(f"int{8 * value.dtype.itemsize}")
                 raw = self.emit.op(f"arith.bitcast {value.name} : {value.type} to {tensor_type(shape, bits)}",
                                    shape, bits)
                 magnitude = self.splat(self.emit.constant((1 << (8 * bits.itemsize - 1)) - 1, bits), shape)
                 value = self.emit.op(f"arith.andi {raw.name}, {magnitude.name} : {raw.type}", shape, bits)
             zero = self.splat(self.emit.constant(0, value.dtype), shape)
+            if is_float(value.dtype):
+                return self.emit.op(f"arith.cmpf une, {value.name}, {zero.name} : {value.type}", shape, dtype)
             return self.emit.op(f"arith.cmpi ne, {value.name}, {zero.name} : {value.type}", shape, dtype)
         if not is_float(value.dtype) and not is_float(dtype):
             bits = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}

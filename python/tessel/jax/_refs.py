@@ -198,6 +198,14 @@ class RefRules:
         if eqn.outvars[0] in self.used:
             zero = self.emit.constant(0, out.dtype) if mask is not None else None
             old = self.load(ref, access, tuple(out.shape), np.dtype(out.dtype), mask, zero)
+            if mask is not None:
+                # JAX's masked swap returns the old value where the mask
+                # holds and the stored value elsewhere.
+                shape = tuple(out.shape)
+                where = self.splat(mask, shape)
+                stored = self.convert(self.splat(value, shape), out.dtype)
+                old = self.emit.op(f"arith.select {where.name}, {old.name}, {stored.name} : {where.type}, {old.type}",
+                                   shape, old.dtype)
         self.store(ref, access, value, mask)
         return [old if old is not None else value]
 
