@@ -267,3 +267,16 @@ def test_offset_plus_arange_indices_are_windows(n):
     expected = np.asarray(x) * 2
     expected[0] = float(np.asarray(x).sum())
     np.testing.assert_array_equal(out, expected)
+
+
+def test_negative_index_array_entries_count_from_the_end():
+    # NumPy's rule (and the interpreter's): -1 is the last row.
+    idx = jnp.array([1, 0, 2, 2, -1, 1], jnp.int32)
+
+    def kernel(x_ref, i_ref, o_ref):
+        i = i_ref[...]
+        o_ref[...] = x_ref[i, i]
+
+    x = jnp.arange(4 * 3 * 2, dtype=jnp.float32).reshape(4, 3, 2)
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((6, 2), jnp.float32))(x, idx)
+    np.testing.assert_array_equal(out, np.asarray(x)[np.asarray(idx), np.asarray(idx)])

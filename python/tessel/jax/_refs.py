@@ -27,6 +27,10 @@ class RefRules:
             self.fail("ref transforms other than one indexer (nested .at[] or bitcasts)")
         indices = transforms[0].indices
         dims = [self.index_kind(env, index) for index in indices]
+        # Negative entries of index arrays count from the end (NumPy's and
+        # the interpreter's rule), before any clamping.
+        dims = [(kind[0], self.wrapped(kind[1], ref.shape[d]), *kind[2:])
+                if kind[0] == "array" and len(kind) == 2 else kind for d, kind in enumerate(dims)]
         arrays = [kind for kind in dims if kind[0] == "array"]
         if any(len(kind) > 2 for kind in arrays) and (len(arrays) > 1 or any(k[0] == "scalar" for k in dims)):
             # A strided slice is a gather along its dim; next to other
@@ -78,6 +82,17 @@ class RefRules:
         if indices.dtype != np.dtype(np.int32):
             indices = self.convert(indices, np.int32)
         return ("array", indices)
+
+    def wrapped(self, indices: Value, size: int) -> Value:
+        """`indices` with negative entries moved up by `size`."""
+        zero = self.splat(self.emit.constant(0, indices.dtype), indices.shape)
+        bound = self.splat(self.emit.constant(size, indices.dtype), indices.shape)
+        negative = self.emit.op(f"arith.cmpi slt, {indices.name}, {zero.name} : {indices.type}", indices.shape,
+                                np.bool_)
+        shifted = self.emit.op(f"arith.addi {indices.name}, {bound.name} : {indices.type}", indices.shape,
+                               indices.dtype)
+        return self.emit.op(f"arith.select {negative.name}, {shifted.name}, {indices.name} : {negative.type}, "
+                            f"{indices.type}", indices.shape, indices.dtype)
 
     def strided_positions(self, env, index) -> Value:
         """The i32 positions start + stride * i (i < size) of a strided
