@@ -196,11 +196,8 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
                 # On the bits (any bit but the sign's set), as XLA converts
                 # bf16; other floats compare with zero, which on XLA's threads
                 # (denormals-are-zero) calls subnormals zero, as XLA does.
-                bits = np.dtype(f"int{8 * value.dtype.itemsize}")
-                raw = self.emit.op(f"arith.bitcast {value.name} : {value.type} to {tensor_type(shape, bits)}",
-                                   shape, bits)
-                magnitude = self.splat(self.emit.constant((1 << (8 * bits.itemsize - 1)) - 1, bits), shape)
-                value = self.emit.op(f"arith.andi {raw.name}, {magnitude.name} : {raw.type}", shape, bits)
+                raw = self.bitcast(value, np.int16)
+                value = self.arith("arith.andi", raw, self.const_like(0x7FFF, raw))
             zero = self.splat(self.emit.constant(0, value.dtype), shape)
             if is_float(value.dtype):
                 return self.emit.op(f"arith.cmpf une, {value.name}, {zero.name} : {value.type}", shape, dtype)

@@ -85,14 +85,8 @@ class RefRules:
 
     def wrapped(self, indices: Value, size: int) -> Value:
         """`indices` with negative entries moved up by `size`."""
-        zero = self.splat(self.emit.constant(0, indices.dtype), indices.shape)
-        bound = self.splat(self.emit.constant(size, indices.dtype), indices.shape)
-        negative = self.emit.op(f"arith.cmpi slt, {indices.name}, {zero.name} : {indices.type}", indices.shape,
-                                np.bool_)
-        shifted = self.emit.op(f"arith.addi {indices.name}, {bound.name} : {indices.type}", indices.shape,
-                               indices.dtype)
-        return self.emit.op(f"arith.select {negative.name}, {shifted.name}, {indices.name} : {negative.type}, "
-                            f"{indices.type}", indices.shape, indices.dtype)
+        negative = self.cmp("cmpi", "slt", indices, self.const_like(0, indices))
+        return self.pick(negative, self.arith("arith.addi", indices, self.const_like(size, indices)), indices)
 
     def strided_positions(self, env, index) -> Value:
         """The i32 positions start + stride * i (i < size) of a strided
