@@ -51,8 +51,13 @@ fn addressable_bytes(shape: &[i64], bits: i64) -> Option<i64> {
 /// allocate, as messages.
 fn unallocatable_buffers(call: &GridCall, operands: &[(&str, &Vec<Operand>)]) -> Vec<String> {
     let mut messages = Vec::new();
-    // SAFETY: the call's context owns the module and outlives this pass.
-    let context = unsafe { call.operation().context().to_ref() };
+    // `to_ref` reinterprets the `ContextRef` it borrows, so that handle must
+    // outlive every use of the reference: keep it in a local, not a
+    // temporary dropped at the end of the statement.
+    let context_handle = call.operation().context();
+    // SAFETY: the call's context owns the module and outlives this pass; the
+    // handle the reference points into lives to the end of this function.
+    let context = unsafe { context_handle.to_ref() };
     for (index, text) in call.scratch_types().iter().enumerate() {
         let Some(r#type) = melior::ir::Type::parse(context, text) else { continue };
         let Ok(memref) = melior::ir::r#type::MemRefType::try_from(r#type) else { continue };

@@ -193,3 +193,46 @@ pub fn type_attribute(r#type: MlirType) -> MlirAttribute {
     // SAFETY: types and attributes are uniqued in the context.
     unsafe { mlirTypeAttrGet(r#type) }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::{fs, path::Path};
+
+    /// Every `.rs` file under `dir`, recursively.
+    fn rust_sources(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() && !path.ends_with("target") {
+                rust_sources(&path, found);
+            } else if path.extension().is_some_and(|extension| extension == "rs") {
+                found.push(path);
+            }
+        }
+    }
+
+    /// melior's `ContextRef::to_ref` hands out a reference into the
+    /// `ContextRef` itself, so calling it on a temporary (`op.context()
+    /// .to_ref()`) leaves a reference to a dead stack slot: a pass crashed
+    /// on it only when the slot was reused. Bind the handle to a local.
+    #[test]
+    fn no_context_reference_into_a_temporary_handle() {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace");
+        let mut sources = Vec::new();
+        for crate_dir in ["dialects", "passes", "lowering", "runtime", "driver", "tuner", "python"] {
+            rust_sources(&workspace.join(crate_dir), &mut sources);
+        }
+        assert!(sources.len() > 20, "found the workspace's sources");
+        let offenders: Vec<String> = sources
+            .iter()
+            .flat_map(|path| {
+                let text = fs::read_to_string(path).unwrap_or_default();
+                text.lines()
+                    .enumerate()
+                    .filter(|(_, line)| line.contains(concat!("context()", ".to_ref()")))
+                    .map(|(number, _)| format!("{}:{}", path.display(), number + 1))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(offenders.is_empty(), "to_ref on a temporary context handle at {offenders:?}");
+    }
+}
