@@ -24,7 +24,9 @@
 //!   `tessel.contraction` (loops i, j, k), accumulating into zeros or `acc`,
 //!   operands widened to the result type first.
 //! - `block.reduce` is `linalg.reduce` from the combiner's identity.
-//! - `block.broadcast` and `block.iota` are `linalg.generic`s.
+//! - `block.broadcast` and `block.iota` are `linalg.generic`s; a
+//!   `tensor.splat` is a `linalg.fill`, which element-wise fusion folds into
+//!   its consumers.
 //! - `block.atomic_rmw` / `block.atomic_cas` are loops of `memref.atomic_rmw` /
 //!   `block.atomic_cas_element`, masked by `scf.if`, old values collected.
 
@@ -58,9 +60,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
     template::rewrite_each(
         module,
-        |name| name.starts_with("block."),
+        |name| name.starts_with("block.") || name == "tensor.splat",
         |operation, name| {
             let op = raw_op(operation);
+            if name == "tensor.splat" {
+                return Ok(splat(&op));
+            }
             match name {
                 "block.load" => load(&op, poison),
                 "block.store" => store(&op),
@@ -457,6 +462,27 @@ fn reduce(op: &Op) -> Lowering {
         flags = if is_float(e) { " fastmath<reassoc>" } else { "" },
     );
     Ok((text, op.operands()))
+}
+
+/// A `tensor.splat` of a statically shaped tensor as a `linalg.fill`:
+/// element-wise fusion folds a fill into the `linalg.generic`s that read it
+/// (the scalar used in their bodies), where a splat would be materialized
+/// as a buffer and read back, element by element (softmax's `x - max` and
+/// `e / sum` read a whole row of copies of one scalar). Dynamic shapes are
+/// left alone.
+fn splat(op: &Op) -> Option<template::Rewrite> {
+    let result = result_type(op);
+    if result.shape.iter().any(|&extent| extent < 0) {
+        return None;
+    }
+    let (e, r) = (&result.element, &result.text);
+    let text = format!(
+        "func.func @template(%value: {e}) -> {r} {{\n\
+         %empty = tensor.empty() : {r}\n\
+         %filled = linalg.fill ins(%value : {e}) outs(%empty : {r}) -> {r}\n\
+         return %filled : {r}\n}}"
+    );
+    Some((text, op.operands()))
 }
 
 fn broadcast(op: &Op) -> Lowering {
