@@ -2,6 +2,7 @@
 // bufferization ops; the result still verifies and bufferizes.
 // RUN: tessel-opt %s --block-to-linalg | FileCheck %s
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries=1})' > /dev/null
+// RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),linalg-fuse-elementwise-ops)' | FileCheck %s --check-prefix=FUSED
 
 // CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -225,4 +226,24 @@ func.func @gather_scatter(%x: memref<16x8xf32>, %t: tensor<4xi32>, %m: tensor<4x
   // CHECK: memref.store
   block.store %g, %x scatter %t dim 0 mask %m : tensor<4x8xf32>, memref<16x8xf32>, tensor<4xi32>
   return %g : tensor<4x8xf32>
+}
+
+// A splat of a scalar is a fill; fusion folds the fill into the generic
+// that reads it, which then uses the scalar itself (no row of copies).
+// CHECK-LABEL: func.func @splats
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4096xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<4096xf32>)
+// CHECK-NOT: tensor.splat
+// CHECK: tensor.splat %{{.*}}[%{{.*}}] : tensor<?xf32>
+// FUSED-LABEL: func.func @splats
+// FUSED-NOT: linalg.fill
+// FUSED: linalg.generic
+// FUSED-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// FUSED-NEXT: arith.subf %[[IN]], %arg1 : f32
+func.func @splats(%x: tensor<4096xf32>, %max: f32, %n: index) -> (tensor<4096xf32>, tensor<?xf32>) {
+  %row = tensor.splat %max : tensor<4096xf32>
+  %shifted = arith.subf %x, %row : tensor<4096xf32>
+  // A dynamically shaped splat stays a splat.
+  %dynamic = tensor.splat %max[%n] : tensor<?xf32>
+  return %shifted, %dynamic : tensor<4096xf32>, tensor<?xf32>
 }
