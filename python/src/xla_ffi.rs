@@ -15,7 +15,7 @@ use std::{
     sync::{Arc, LazyLock, RwLock},
 };
 use tessel_dialects::knobs::Settings;
-use tessel_runtime::{ElementType, RawBuffer};
+use tessel_runtime::{ElementType, RawBuffer, pages};
 
 /// The FFI API version this handler is written against.
 const API_MAJOR: i32 = 0;
@@ -234,6 +234,8 @@ unsafe fn execute(frame: &CallFrame) -> Result<(), (i32, String)> {
             format!("tessel: @{} takes {} buffers, the call passed {}", kernel.entry, entry.arguments.len(), all.len()),
         ));
     }
+    let results = frame.rets.size.max(0) as usize;
+    let first_result = all.len() - results;
     let mut raw = Vec::with_capacity(all.len());
     for (index, (buffer, argument)) in all.iter().zip(&entry.arguments).enumerate() {
         // SAFETY: `dims` has `rank` entries.
@@ -246,6 +248,11 @@ unsafe fn execute(frame: &CallFrame) -> Result<(), (i32, String)> {
                     kernel.entry, argument.element, argument.shape
                 ),
             ));
+        }
+        if index >= first_result {
+            let bytes =
+                dims.iter().fold(argument.element.size(), |bytes, &extent| bytes.saturating_mul(extent as usize));
+            pages::advise_huge_pages(buffer.data.cast(), bytes);
         }
         raw.push(RawBuffer { data: buffer.data.cast(), shape: dims });
     }

@@ -9,6 +9,7 @@ pub mod hip;
 pub mod interpret;
 mod jit;
 mod kernel_alloc;
+pub mod pages;
 mod print;
 
 pub use array::{ArrayError, ElementType, HostArray, compare};
