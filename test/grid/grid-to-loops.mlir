@@ -235,3 +235,84 @@ func.func @sized(%n: index, %o: memref<8x8xf32>) {
       in_specs [] out_specs [#grid.block<[2, 4], (i, j) -> (i, j)>]
   return
 }
+
+// -----
+
+// JAX's TPU matmul: a scratch accumulator updated in place (its later
+// load, the copy to the output, reads the updated block), and the output
+// block, revisited along k and only stored, stored on k's last program.
+// CHECK-LABEL: func.func private @tpu_kernel__call0(
+// CHECK-SAME: %[[Z:[^:]*]]: memref<32x32xf32, strided<[64, 1], offset: ?>>, %[[ACC:[^:]*]]: memref<32x32xf32>, %{{.*}}: index, %{{.*}}: index, %[[K:[^:]*]]: index)
+// CHECK: block.load %[[ACC]] {tessel.in_place}
+// CHECK: block.store %{{.*}}, %[[ACC]]
+// CHECK: %[[LAST:.*]] = arith.constant 1 : index
+// CHECK: %[[AT:.*]] = arith.cmpi eq, %[[K]], %[[LAST]] : index
+// CHECK: scf.if %[[AT]] {
+// CHECK-NEXT: %[[COPY:.*]] = block.load %[[ACC]] : memref<32x32xf32>
+// CHECK-NEXT: block.store %[[COPY]], %[[Z]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @tpu_kernel(%x: memref<32x32xf32>, %y: memref<32x32xf32>, %z: memref<32x32xf32>, %acc: memref<32x32xf32>) {
+  %k = grid.program_id 2
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %k, %c0 : index
+  scf.if %first {
+    %zeros = arith.constant dense<0.0> : tensor<32x32xf32>
+    block.store %zeros, %acc : tensor<32x32xf32>, memref<32x32xf32>
+  }
+  %sum = block.load %acc : memref<32x32xf32> -> tensor<32x32xf32>
+  %a = block.load %x : memref<32x32xf32> -> tensor<32x32xf32>
+  %b = block.load %y : memref<32x32xf32> -> tensor<32x32xf32>
+  %product = block.dot %a, %b : tensor<32x32xf32>, tensor<32x32xf32> -> tensor<32x32xf32>
+  %next = arith.addf %sum, %product : tensor<32x32xf32>
+  block.store %next, %acc : tensor<32x32xf32>, memref<32x32xf32>
+  %out = block.load %acc : memref<32x32xf32> -> tensor<32x32xf32>
+  block.store %out, %z : tensor<32x32xf32>, memref<32x32xf32>
+  return
+}
+func.func @tpu(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: memref<64x64xf32>) {
+  grid.call @tpu_kernel grid [2, 2, 2]
+      ins(%x, %y : memref<64x64xf32>, memref<64x64xf32>)
+      outs(%z : memref<64x64xf32>) scratch(memref<32x32xf32>)
+      in_specs [#grid.block<[32, 32], (i, j, k) -> (i, k)>, #grid.block<[32, 32], (i, j, k) -> (k, j)>]
+      out_specs [#grid.block<[32, 32], (i, j, k) -> (i, j)>]
+  return
+}
+
+// -----
+
+// Stores the last visit does not make redundant stay at every step: an
+// output the kernel also reads, a masked (partial) store, and an output
+// revisited along an axis followed by one it depends on.
+// CHECK-LABEL: func.func private @kept_kernel__call0(
+// CHECK-NOT: scf.if
+// CHECK: return
+// CHECK-LABEL: func.func private @outer_kernel__call1(
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @kept_kernel(%x: memref<8xf32>, %o: memref<8xf32>, %p: memref<8xf32>) {
+  %v = block.load %x : memref<8xf32> -> tensor<8xf32>
+  %old = block.load %o : memref<8xf32> -> tensor<8xf32>
+  %sum = arith.addf %old, %v : tensor<8xf32>
+  block.store %sum, %o : tensor<8xf32>, memref<8xf32>
+  %i = block.iota dim 0 : tensor<8xi32>
+  %four = arith.constant dense<4> : tensor<8xi32>
+  %m = arith.cmpi slt, %i, %four : tensor<8xi32>
+  block.store %v, %p mask %m : tensor<8xf32>, memref<8xf32>
+  return
+}
+func.func @kept(%x: memref<32xf32>, %o: memref<8xf32>, %p: memref<8xf32>) {
+  grid.call @kept_kernel grid [4] ins(%x : memref<32xf32>) outs(%o, %p : memref<8xf32>, memref<8xf32>)
+      in_specs [#grid.block<[8], (k) -> (k)>] out_specs [#grid.block<[8], (k) -> (0)>, #grid.block<[8], (k) -> (0)>]
+  return
+}
+func.func @outer_kernel(%x: memref<8xf32>, %o: memref<8xf32>) {
+  %v = block.load %x : memref<8xf32> -> tensor<8xf32>
+  block.store %v, %o : tensor<8xf32>, memref<8xf32>
+  return
+}
+func.func @outer(%x: memref<4x16xf32>, %o: memref<16xf32>) {
+  grid.call @outer_kernel grid [4, 2] ins(%x : memref<4x16xf32>) outs(%o : memref<16xf32>)
+      in_specs [#grid.block<[squeezed, 8], (k, j) -> (k, j)>] out_specs [#grid.block<[8], (k, j) -> (j)>]
+  return
+}

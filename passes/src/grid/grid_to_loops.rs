@@ -31,7 +31,10 @@ use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
     grid::grid_verify_specs::infer_semantics,
-    grid::in_place::{self, Aliasing},
+    grid::{
+        in_place::{self, Aliasing},
+        last_visit,
+    },
     support::ir::{ShapedKind, collect_operations, join, print_type, shaped_type_text},
     support::template,
 };
@@ -548,7 +551,41 @@ fn lower_call(
         })
         .collect();
     let clone = specialize_kernel(context, module, kernel, &specialized, &call_types, &grid)?;
-    in_place::mark_loads(clone, &refs);
+    // Scratch buffers (the kernel arguments after the arrays) are each
+    // program's own: they alias nothing.
+    let scratch_refs = scratch.iter().map(|_| Aliasing { no_output_alias: true, exclusive: true });
+    in_place::mark_loads(clone, &refs.iter().copied().chain(scratch_refs).collect::<Vec<_>>());
+    // Outputs revisited along the trailing arbitrary axes: stores only the
+    // last visit needs (see last_visit.rs). Kernel arguments: scalars,
+    // refs, scratch, program ids, dynamic sizes.
+    let first_program_id = arrays.len() + scratch.len();
+    let extent_argument = |axis: usize| match grid[axis] {
+        DYNAMIC => last_visit::Extent::Argument(
+            first_program_id + rank + grid[..axis].iter().filter(|&&size| size == DYNAMIC).count(),
+        ),
+        size => last_visit::Extent::Static(size),
+    };
+    let revisits: Vec<last_visit::Revisit> = outputs
+        .iter()
+        .enumerate()
+        .filter(|&(index, _)| refs[first_output + index].exclusive)
+        .map(|(index, output)| last_visit::Revisit {
+            argument: first_output + index,
+            axes: if output.spec.index_function.is_some() {
+                Vec::new()
+            } else {
+                (0..rank)
+                    .rev()
+                    .take_while(|&axis| {
+                        semantics[axis] == AxisSemantics::Arbitrary
+                            && (output.spec.full || !output.spec.uses_grid_axis(axis))
+                    })
+                    .map(|axis| (first_program_id + axis, extent_argument(axis)))
+                    .collect()
+            },
+        })
+        .collect();
+    last_visit::guard_stores(context, clone, &revisits)?;
     let operand_values: Vec<MlirValue> = operands
         .iter()
         .map(|(o, _)| o.value.to_raw())

@@ -14,7 +14,7 @@
 //! Both need the ref to alias no other operand of the call.
 
 use crate::support::handles::{operation_ref, result_of};
-use crate::support::ir::ancestor_in;
+use crate::support::ir::{ancestor_in, block_operations};
 use melior::StringRef;
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
@@ -64,13 +64,45 @@ pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
             if aliasing.no_output_alias {
                 loads.iter().for_each(|&load| set_unit(load, READ_ONLY));
             }
-        } else if let [load] = loads[..]
-            && aliasing.exclusive
-            && accumulates_in_place(entry, load, &users)
+        } else if aliasing.exclusive
+            && let Some(load) = accumulating_load(entry, &loads, &users)
         {
             set_unit(load, IN_PLACE);
         }
     }
+}
+
+/// The load of an accumulator that may be updated in place: the first of
+/// `loads` at the kernel's top level, when it accumulates in place and every
+/// other load of the ref runs after its store (reading the updated block,
+/// as the TPU matmul's copy of its accumulator to the output does).
+fn accumulating_load(
+    entry: MlirBlock,
+    loads: &[MlirOperation],
+    users: &[(MlirOperation, &str)],
+) -> Option<MlirOperation> {
+    let operations = block_operations(entry);
+    let position = |op: MlirOperation| {
+        let top = ancestor_in(entry, op)?;
+        operations.iter().position(|candidate| candidate.ptr == top.ptr)
+    };
+    let &first = loads.iter().min_by_key(|&&load| position(load).unwrap_or(usize::MAX))?;
+    let later: Vec<MlirOperation> = loads.iter().copied().filter(|load| load.ptr != first.ptr).collect();
+    let rest: Vec<(MlirOperation, &str)> =
+        users.iter().copied().filter(|(op, _)| later.iter().all(|load| load.ptr != op.ptr)).collect();
+    if !accumulates_in_place(entry, first, &rest) {
+        return None;
+    }
+    // The one store after the accumulating load (accumulates_in_place
+    // checked there is exactly one).
+    let first_at = position(first)?;
+    let store_at = rest
+        .iter()
+        .filter(|(op, _)| op.ptr != first.ptr)
+        .filter_map(|(op, _)| position(*op))
+        .filter(|&at| at > first_at)
+        .min()?;
+    later.iter().all(|&load| position(load).is_some_and(|at| at > store_at)).then_some(first)
 }
 
 fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOperation, &str)]) -> bool {

@@ -4,4 +4,5 @@
 pub mod grid_to_loops;
 pub mod grid_verify_specs;
 pub mod in_place;
+pub mod last_visit;
 pub mod tessel_prefetch;
