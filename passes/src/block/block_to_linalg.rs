@@ -37,7 +37,8 @@ use crate::{
     PassDefinition, PassError,
     grid::in_place,
     support::ir::{
-        ShapedKind, constant_value, identity_map, join, map_dims, parallel_iterators, print_type, shaped_type_text,
+        ShapedKind, constant_integer, constant_value, identity_map, join, map_dims, parallel_iterators, print_type,
+        shaped_type_text,
     },
     support::template,
 };
@@ -134,14 +135,9 @@ pub(super) fn buffer_text(shape: &[i64], element: &str) -> String {
 /// element). Triton-style kernels mask power-of-two windows that often fit.
 fn window_inside(op: &Op, first: usize, count: usize, sizes: &[i64], shape: &[i64]) -> bool {
     let operands = op.operands();
-    (0..count).all(|d| {
-        let Some(attribute) = constant_value(operands[first + d]) else { return false };
-        // SAFETY: a live attribute of a constant op; read as an integer only once checked to be one
-        let offset = unsafe { mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute)) };
-        match (offset, sizes.get(d), shape.get(d)) {
-            (Some(offset), Some(&size), Some(&dim)) => offset >= 0 && dim >= 0 && size >= 0 && offset + size <= dim,
-            _ => false,
-        }
+    (0..count).all(|d| match (constant_integer(operands[first + d]), sizes.get(d), shape.get(d)) {
+        (Some(offset), Some(&size), Some(&dim)) => offset >= 0 && dim >= 0 && size >= 0 && offset + size <= dim,
+        _ => false,
     })
 }
 

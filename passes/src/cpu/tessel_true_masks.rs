@@ -17,7 +17,7 @@
 //! constant that the predicate accepts at both ends of that range.
 
 use crate::support::handles::{raw_op, set_attribute, value_type};
-use crate::support::ir::collect_operations;
+use crate::support::ir::{collect_operations, constant_integer};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
 use mlir_sys::*;
@@ -57,30 +57,11 @@ fn producer(value: MlirValue) -> Option<MlirOperation> {
 /// `tensor.splat` of an `arith.constant c`).
 fn splat_integer(value: MlirValue) -> Option<i64> {
     let op = raw_op(producer(value)?);
-    let attribute = match op.name().as_str() {
-        "arith.constant" => op.attribute("value"),
-        "tensor.splat" => {
-            let scalar = raw_op(producer(op.operands()[0])?);
-            if scalar.name() != "arith.constant" {
-                return None;
-            }
-            scalar.attribute("value")
-        }
-        _ => return None,
-    };
-    // SAFETY: a live attribute, read as the kind it is checked to be
-    unsafe {
-        if mlirAttributeIsAInteger(attribute) {
-            return Some(mlirIntegerAttrGetValueInt(attribute));
-        }
-        if mlirAttributeIsADenseElements(attribute) && mlirDenseElementsAttrIsSplat(attribute) {
-            let element = mlirDenseElementsAttrGetSplatValue(attribute);
-            if mlirAttributeIsAInteger(element) {
-                return Some(mlirIntegerAttrGetValueInt(element));
-            }
-        }
+    match op.name().as_str() {
+        "arith.constant" => constant_integer(value),
+        "tensor.splat" => constant_integer(op.operands()[0]),
+        _ => None,
     }
-    None
 }
 
 /// The largest value of a `block.iota` (its dim's size - 1).

@@ -90,6 +90,30 @@ pub fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
     }
 }
 
+/// The integer an attribute holds: an integer attribute's, or the element
+/// of a splat of integers.
+pub fn integer_of(attribute: MlirAttribute) -> Option<i64> {
+    // SAFETY: a live attribute of the context, read as the kind it is
+    // checked to be.
+    unsafe {
+        if mlirAttributeIsAInteger(attribute) {
+            return Some(mlirIntegerAttrGetValueInt(attribute));
+        }
+        if mlirAttributeIsADenseElements(attribute) && mlirDenseElementsAttrIsSplat(attribute) {
+            let element = mlirDenseElementsAttrGetSplatValue(attribute);
+            if mlirAttributeIsAInteger(element) {
+                return Some(mlirIntegerAttrGetValueInt(element));
+            }
+        }
+    }
+    None
+}
+
+/// The integer (or splat of one) `value` is an `arith.constant` of.
+pub fn constant_integer(value: MlirValue) -> Option<i64> {
+    integer_of(constant_value(value)?)
+}
+
 /// The operations of `block`, in order.
 pub fn block_operations(block: MlirBlock) -> Vec<MlirOperation> {
     let mut operations = Vec::new();
