@@ -5,6 +5,7 @@ the drifting clock treats them alike. The kernels are JAX's own
 (`jax.experimental.pallas.ops`), imported from the installed jax.
 
     .venv/bin/python benchmarks/jax_pallas.py [--repeats N] [WORKLOAD...]
+    .venv/bin/python benchmarks/jax_pallas.py --render   # after editing the notes
 
 Writes benchmarks/jax_pallas.md (included in benchmarks/REPORT.md by
 `benchmarks/run.py`, or at once with `run.py --render`) and
@@ -117,6 +118,38 @@ def empty_kernel_overhead(repeats: int) -> dict:
     return {name: seconds / calls for name, seconds in medians.items()}
 
 
+def row_softmax(x, num_threads):
+    """A row softmax over 8-row blocks, with Tessel's thread count set (or
+    left to the default when `num_threads` is None)."""
+
+    def kernel(x_ref, o_ref):
+        v = x_ref[...]
+        e = jnp.exp(v - jnp.max(v, axis=1, keepdims=True))
+        o_ref[...] = e / jnp.sum(e, axis=1, keepdims=True)
+
+    spec = pl.BlockSpec((8, x.shape[1]), lambda i: (i, 0))
+    params = tessel.jax.CompilerParams(num_threads=num_threads) if num_threads else None
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(x.shape[0] // 8,),
+                          in_specs=[spec], out_specs=spec, compiler_params=params)(x)
+
+
+def threads_under_xla(repeats: int) -> dict:
+    """Whether the default thread count (all cores) oversubscribes when XLA
+    has several independent kernel calls to run: one jitted program with
+    four independent softmaxes, Tessel's default against one thread per
+    call (what a per-call share of the cores would give if XLA ran the
+    four at once), and XLA's own."""
+    xs = [jax.random.normal(jax.random.key(i), (4096, 4096), jnp.float32) for i in range(4)]
+    contenders = {
+        "one call, default threads": lambda a, b, c, d: row_softmax(a, None),
+        "one call, 1 thread": lambda a, b, c, d: row_softmax(a, 1),
+        "four calls, default threads": lambda a, b, c, d: [row_softmax(v, None) for v in (a, b, c, d)],
+        "four calls, 1 thread each": lambda a, b, c, d: [row_softmax(v, 1) for v in (a, b, c, d)],
+        "four calls, XLA (jnp)": lambda a, b, c, d: [jax.nn.softmax(v, axis=1) for v in (a, b, c, d)],
+    }
+    return alternate({name: jax.jit(function) for name, function in contenders.items()}, xs, repeats)
+
+
 def cpu_name() -> str:
     try:
         for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
@@ -139,8 +172,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--interpret-repeats", type=int, default=1, help="interpret=True is slow: few runs")
+    parser.add_argument("--render", action="store_true",
+                        help="rewrite benchmarks/jax_pallas.md from benchmarks/jax_pallas.json (after editing notes)")
     parser.add_argument("workloads", nargs="*")
     options = parser.parse_args()
+    if options.render:
+        with open(os.path.join(ROOT, "benchmarks", "jax_pallas.json")) as f:
+            saved = json.load(f)
+        write(saved["seconds"], saved["overhead_s"], saved.get("threads_s", {}))
+        return 0
     tessel.jax.install()
     chosen = options.workloads or list(TARGETS)
     results = {}
@@ -155,11 +195,13 @@ def main() -> int:
         print(f"{name}: " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in medians.items()), flush=True)
     overhead = empty_kernel_overhead(max(5, options.repeats // 3))
     print(f"overhead: tessel {overhead['tessel'] * 1e6:.1f} us, xla {overhead['xla'] * 1e6:.1f} us per call")
-    write(results, overhead)
+    threads = threads_under_xla(max(5, options.repeats // 2))
+    print("threads: " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in threads.items()), flush=True)
+    write(results, overhead, threads)
     return 0
 
 
-def write(results: dict, overhead: dict) -> None:
+def write(results: dict, overhead: dict, threads: dict) -> None:
     lines = [
         "## Pallas under jax.jit (tessel.jax)",
         "",
@@ -186,6 +228,15 @@ def write(results: dict, overhead: dict) -> None:
         f"(XLA's own one-element add: {overhead['xla'] * 1e6:.1f} us; target <= {OVERHEAD_TARGET_US:.0f} us: "
         f"{'met' if per_call <= OVERHEAD_TARGET_US else 'missed'}).",
     ]
+    lines += [
+        "",
+        "Threads under XLA: one jitted program making four independent 4096x4096 softmax calls (8-row blocks),",
+        "Tessel's default thread count (all cores per call) against one thread per call; medians.",
+        "",
+        "| program | time |",
+        "| --- | ---: |",
+    ]
+    lines += [f"| {name} | {seconds * 1e3:.2f} ms |" for name, seconds in threads.items()]
     notes = os.path.join(ROOT, "benchmarks", "jax_pallas_notes.md")
     if os.path.exists(notes):
         with open(notes) as f:
@@ -193,8 +244,8 @@ def write(results: dict, overhead: dict) -> None:
     with open(os.path.join(ROOT, "benchmarks", "jax_pallas.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(os.path.join(ROOT, "benchmarks", "jax_pallas.json"), "w") as f:
-        json.dump({"cpu": cpu_name(), "jax": jax.__version__, "seconds": results, "overhead_s": overhead}, f,
-                  indent=1)
+        json.dump({"cpu": cpu_name(), "jax": jax.__version__, "seconds": results, "overhead_s": overhead,
+                   "threads_s": threads}, f, indent=1)
 
 
 if __name__ == "__main__":
