@@ -12,6 +12,7 @@ pub mod builders;
 mod chip;
 pub mod ffi;
 mod grid_call;
+pub mod jit_cpu;
 pub mod knobs;
 pub mod matrix_layout;
 mod raw_op;

@@ -29,6 +29,48 @@ pub enum JitError {
     Call(String),
     #[error("a program's block had no element in bounds (Pallas requires one); those programs were skipped")]
     OutOfBounds,
+    /// `TESSEL_CPU` names a CPU the JIT cannot target on this host.
+    #[error("{0}")]
+    Cpu(String),
+}
+
+/// `TESSEL_JIT_OBJECT`: where to write the JIT's object code once an entry
+/// is looked up (to read what the JIT generated, e.g. under `TESSEL_CPU`).
+fn object_dump() -> Option<String> {
+    std::env::var("TESSEL_JIT_OBJECT").ok().filter(|path| !path.is_empty())
+}
+
+/// Makes every function defined in `module` code for x86-64 `level`
+/// (`TESSEL_CPU`), through the LLVM function attributes that override the
+/// JIT's host target machine.
+fn target_level(module: &Module, level: &str) -> Result<(), JitError> {
+    use mlir_sys::*;
+    let (cpu, features) = tessel_dialects::jit_cpu::function_attributes(level);
+    // SAFETY: `module` is a live module the caller hands over for
+    // compilation: its context parses the attributes (null when they do
+    // not parse, checked), its body's ops are walked in order, and setting
+    // an attribute on one neither moves nor erases any op.
+    unsafe {
+        let context = mlirModuleGetContext(module.to_raw());
+        let parse = |text: &str| {
+            let attribute = mlirAttributeParseGet(context, StringRef::new(text).to_raw());
+            if attribute.ptr.is_null() { Err(JitError::Cpu(format!("bad attribute {text}"))) } else { Ok(attribute) }
+        };
+        let (cpu, features) = (parse(&cpu)?, parse(&features)?);
+        let mut operation = mlirBlockGetFirstOperation(mlirModuleGetBody(module.to_raw()));
+        while !operation.ptr.is_null() {
+            let name = mlirIdentifierStr(mlirOperationGetName(operation));
+            let is_function = std::slice::from_raw_parts(name.data.cast::<u8>(), name.length) == b"llvm.func";
+            let is_definition = mlirOperationGetNumRegions(operation) > 0
+                && !mlirRegionGetFirstBlock(mlirOperationGetRegion(operation, 0)).ptr.is_null();
+            if is_function && is_definition {
+                mlirOperationSetAttributeByName(operation, StringRef::new("target_cpu").to_raw(), cpu);
+                mlirOperationSetAttributeByName(operation, StringRef::new("target_features").to_raw(), features);
+            }
+            operation = mlirOperationGetNextInBlock(operation);
+        }
+    }
+    Ok(())
 }
 
 /// A buffer an entry is called on: row-major, of the entry's element type.
@@ -105,6 +147,9 @@ impl Jit {
     /// Like `new`, loading only `libraries` (shared objects) for the
     /// compiled code's external calls.
     pub fn with_libraries(module: &Module, optimization_level: usize, libraries: &[&str]) -> Result<Self, JitError> {
+        if let Some(level) = tessel_dialects::jit_cpu::requested().map_err(JitError::Cpu)? {
+            target_level(module, level)?;
+        }
         // The C API hands these to LLVM as C strings: keep them NUL-terminated.
         let paths: Vec<std::ffi::CString> =
             libraries.iter().map(|path| std::ffi::CString::new(*path).unwrap()).collect();
@@ -120,7 +165,7 @@ impl Jit {
                 optimization_level as i32,
                 libraries.len() as i32,
                 libraries.as_ptr(),
-                false,
+                object_dump().is_some(),
                 false,
             )
         };
@@ -148,6 +193,12 @@ impl Jit {
         let wrapper = format!("_mlir_ciface_{entry}");
         // SAFETY: the engine is live (owned by `self`); the name outlives the call.
         let found = unsafe { mlirExecutionEngineLookupPacked(self.engine, StringRef::new(&wrapper).to_raw()) };
+        if let Some(path) = object_dump().filter(|_| !found.is_null()) {
+            // SAFETY: the engine is live and was created with object dumps
+            // enabled (the variable is read the same way both times); the
+            // path outlives the call.
+            unsafe { mlir_sys::mlirExecutionEngineDumpToObjectFile(self.engine, StringRef::new(&path).to_raw()) };
+        }
         if found.is_null() {
             return Err(JitError::UnknownEntry(entry.to_string()));
         }

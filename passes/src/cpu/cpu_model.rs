@@ -85,8 +85,15 @@ impl CpuModel {
         }
     }
 
-    /// The CPU this process runs on.
+    /// The CPU this process's JIT-compiled code runs as: the host's, or
+    /// the x86-64 level `TESSEL_CPU` names (see `tessel_dialects::jit_cpu`;
+    /// an unusable value is reported when the JIT compiles).
     pub fn host() -> Self {
+        if let Ok(Some(level)) = tessel_dialects::jit_cpu::requested()
+            && let Some(model) = CpuModel::named(None, level)
+        {
+            return model;
+        }
         #[cfg(target_arch = "x86_64")]
         {
             CpuModel::x86(std::arch::is_x86_feature_detected!("avx512f"), std::arch::is_x86_feature_detected!("avx2"))

@@ -1,0 +1,31 @@
+// TESSEL_CPU=x86-64-v3: JIT-compiled kernels are AVX2 code (ymm registers,
+// AVX2's 16-register tiles) on any host that runs AVX2, so an AVX-512
+// machine exercises the AVX2 path; TESSEL_JIT_OBJECT writes the code the
+// JIT generated. Levels the host cannot run, or CPU names that are not
+// x86-64 levels, are errors.
+// SNAPSHOT-FILTER: \s*-?[0-9]+\.[0-9]+(e[-+]?[0-9]+)?\s* =>  <float>
+// RUN: env TESSEL_CPU=x86-64-v3 TESSEL_JIT_OBJECT=%t.v3.o tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
+// RUN: llvm-objdump -d %t.v3.o > %t.v3.dis && FileCheck %s --check-prefix=AVX2 --input-file=%t.v3.dis
+// RUN: env TESSEL_CPU=znver3 tessel run %s --entry matmul 2>&1 | FileCheck %s --check-prefix=NAME; test ${PIPESTATUS[0]} -eq 1
+
+// CHECK: check: compiled code matches the interpreter
+// The register tile's FMAs on ymm registers, nothing wider.
+// AVX2: vfmadd{{[0-9a-z]*}} {{.*}}%ymm
+// AVX2-NOT: zmm
+// NAME: TESSEL_CPU=znver3: the JIT targets the host or one of x86-64, x86-64-v2, x86-64-v3, x86-64-v4
+
+func.func @matmul_kernel(%x: memref<64x32xf32>, %y: memref<32x64xf32>, %z: memref<64x64xf32>) {
+  %a = block.load %x : memref<64x32xf32> -> tensor<64x32xf32>
+  %b = block.load %y : memref<32x64xf32> -> tensor<32x64xf32>
+  %c = block.dot %a, %b : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+  block.store %c, %z : tensor<64x64xf32>, memref<64x64xf32>
+  return
+}
+
+func.func @matmul(%x: memref<128x32xf32>, %y: memref<32x128xf32>, %z: memref<128x128xf32>) {
+  grid.call @matmul_kernel grid [2, 2]
+      ins(%x, %y : memref<128x32xf32>, memref<32x128xf32>) outs(%z : memref<128x128xf32>)
+      in_specs [#grid.block<[64, 32], (i, j) -> (i, 0)>, #grid.block<[32, 64], (i, j) -> (0, j)>]
+      out_specs [#grid.block<[64, 64], (i, j) -> (i, j)>]
+  return
+}
