@@ -132,6 +132,41 @@ pub enum ChipOption {
     Gfx1100,
 }
 
+/// `--cpu LEVEL` of `run` and `tune`: code compiled in process for an
+/// x86-64 level the host runs (as `TESSEL_CPU`, which it sets).
+#[derive(clap::Args, Debug, Default)]
+pub struct JitCpuOption {
+    /// Generate code for this x86-64 level instead of the host's CPU:
+    /// x86-64, x86-64-v2, x86-64-v3 (AVX2) or x86-64-v4 (AVX-512); the host
+    /// must run it (default: TESSEL_CPU, else the host).
+    #[arg(long, value_name = "LEVEL")]
+    cpu: Option<String>,
+}
+
+impl JitCpuOption {
+    /// Checks the level and makes it the JIT's for this process. Call it
+    /// first in a command, while the process has one thread.
+    pub fn select(&self) -> Result<(), DriverError> {
+        use tessel_dialects::jit_cpu;
+        let Some(level) = self.cpu.as_deref() else { return Ok(()) };
+        if !jit_cpu::LEVELS.contains(&level) {
+            return Err(DriverError::Usage(format!(
+                "--cpu {level}: run and tune generate code for the host or one of {} (tessel compile --cpu \
+                 takes any CPU)",
+                jit_cpu::LEVELS.join(", ")
+            )));
+        }
+        if !jit_cpu::host_runs(level) {
+            return Err(DriverError::Usage(format!("--cpu {level}: this host cannot run {level} code")));
+        }
+        // SAFETY: commands call this before they start any thread (the
+        // JIT, OpenMP and the tuner's workers come later), so nothing reads
+        // the environment concurrently.
+        unsafe { std::env::set_var(jit_cpu::VARIABLE, level) };
+        Ok(())
+    }
+}
+
 /// Options of the ROCm path.
 #[derive(clap::Args, Debug, Default)]
 pub struct GpuOptions {

@@ -45,6 +45,8 @@ pub struct RunOptions {
     schedule: crate::ScheduleOptions,
     #[command(flatten)]
     gpu: crate::GpuOptions,
+    #[command(flatten)]
+    jit_cpu: crate::JitCpuOption,
 }
 
 /// Devices `tessel run` can run on.
@@ -82,6 +84,7 @@ fn parse_arg(text: &str) -> Result<(usize, ArgSource), DriverError> {
 }
 
 pub fn run(options: RunOptions) -> Result<(), DriverError> {
+    options.jit_cpu.select()?;
     let sources = options.args.iter().map(|text| parse_arg(text)).collect::<Result<Vec<_>, _>>()?;
     run_checked(&options, sources)
 }

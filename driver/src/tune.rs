@@ -33,9 +33,12 @@ pub struct TuneOptions {
     target: crate::compile::Target,
     #[command(flatten)]
     gpu: crate::GpuOptions,
+    #[command(flatten)]
+    jit_cpu: crate::JitCpuOption,
 }
 
 pub fn tune(options: TuneOptions) -> Result<(), DriverError> {
+    options.jit_cpu.select()?;
     tune_checked(&options)
 }
 

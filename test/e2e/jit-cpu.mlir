@@ -7,12 +7,18 @@
 // RUN: env TESSEL_CPU=x86-64-v3 TESSEL_JIT_OBJECT=%t.v3.o tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
 // RUN: llvm-objdump -d %t.v3.o > %t.v3.dis && FileCheck %s --check-prefix=AVX2 --input-file=%t.v3.dis
 // RUN: env TESSEL_CPU=znver3 tessel run %s --entry matmul 2>&1 | FileCheck %s --check-prefix=NAME; test ${PIPESTATUS[0]} -eq 1
+// `tessel run --cpu LEVEL` (and `tune --cpu`) set the same level; other
+// names are usage errors there (`tessel compile --cpu` takes any CPU).
+// RUN: env TESSEL_JIT_OBJECT=%t.flag.o tessel run %s --entry matmul --cpu x86-64-v3 --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
+// RUN: llvm-objdump -d %t.flag.o > %t.flag.dis && FileCheck %s --check-prefix=AVX2 --input-file=%t.flag.dis
+// RUN: tessel run %s --entry matmul --cpu znver3 2>&1 | FileCheck %s --check-prefix=FLAG; test ${PIPESTATUS[0]} -eq 2
 
 // CHECK: check: compiled code matches the interpreter
 // The register tile's FMAs on ymm registers, nothing wider.
 // AVX2: vfmadd{{[0-9a-z]*}} {{.*}}%ymm
 // AVX2-NOT: zmm
 // NAME: TESSEL_CPU=znver3: the JIT targets the host or one of x86-64, x86-64-v2, x86-64-v3, x86-64-v4
+// FLAG: tessel: error: --cpu znver3: run and tune generate code for the host or one of x86-64, x86-64-v2, x86-64-v3, x86-64-v4
 
 func.func @matmul_kernel(%x: memref<64x32xf32>, %y: memref<32x64xf32>, %z: memref<64x64xf32>) {
   %a = block.load %x : memref<64x32xf32> -> tensor<64x32xf32>
