@@ -18,10 +18,28 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     // Operands stored transposed (`pl.dot(trans_a, trans_b)`): x is k x m,
     // y is n x k, and block.dot reads them marked `transposed`.
     let (ta, tb) = (rng.random_bool(0.25), rng.random_bool(0.25));
+    // JAX's TPU matmul form: the sum accumulates in a scratch block, copied
+    // to the output block at every k step (grid-to-loops keeps only the
+    // last visit's copy and updates the scratch in place).
+    let scratch = rng.random_bool(0.5);
     let description = format!(
         "matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad} \
-         transposed lhs {ta} rhs {tb}"
+         transposed lhs {ta} rhs {tb} scratch accumulator {scratch}"
     );
+    let block = format!("memref<{bm}x{bn}xf32>");
+    let (scratch_argument, scratch_operand, sum, copy_out) = if scratch {
+        (
+            format!(", %s: {block}"),
+            format!(" scratch({block})"),
+            "%s",
+            format!(
+                "%sum = block.load %s : {block} -> tensor<{bm}x{bn}xf32>\n\
+                 block.store %sum, %o : tensor<{bm}x{bn}xf32>, {block}\n"
+            ),
+        )
+    } else {
+        (String::new(), String::new(), "%o", String::new())
+    };
     let (x_shape, x_block, x_map) = if ta {
         (format!("{k}x{m}"), format!("{bk}x{bm}"), format!("[{bk}, {bm}], (i, j, k) -> (k, i)"))
     } else {
@@ -44,17 +62,17 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     );
     let text = open
         + &format!(
-            "func.func @kernel(%x: memref<{x_block}xf32>, %y: memref<{y_block}xf32>, %o: memref<{bm}x{bn}xf32>) {{\n\
+            "func.func @kernel(%x: memref<{x_block}xf32>, %y: memref<{y_block}xf32>, %o: {block}{scratch_argument}) {{\n\
          %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
          scf.if %first {{\n%z = arith.constant dense<0.0> : tensor<{bm}x{bn}xf32>\n\
-         block.store %z, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\n}}\n\
+         block.store %z, {sum} : tensor<{bm}x{bn}xf32>, {block}\n}}\n\
          %a = block.load %x : memref<{x_block}xf32> -> tensor<{x_block}xf32>\n\
          %b = block.load %y : memref<{y_block}xf32> -> tensor<{y_block}xf32>\n\
-         %acc = block.load %o : memref<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
+         %acc = block.load {sum} : {block} -> tensor<{bm}x{bn}xf32>\n\
          %c = block.dot %a{t_lhs}, %b{t_rhs} acc %acc : tensor<{x_block}xf32>, tensor<{y_block}xf32>, tensor<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
-         block.store %c, %o : tensor<{bm}x{bn}xf32>, memref<{bm}x{bn}xf32>\nreturn\n}}\n\
+         block.store %c, {sum} : tensor<{bm}x{bn}xf32>, {block}\n{copy_out}return\n}}\n\
          func.func @main(%x: memref<{x_shape}xf32>, %y: memref<{y_shape}xf32>, %o: memref<{m}x{n}xf32>) {{\n\
-         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{x_shape}xf32>, memref<{y_shape}xf32>) outs(%o : memref<{m}x{n}xf32>)\n\
+         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{x_shape}xf32>, memref<{y_shape}xf32>) outs(%o : memref<{m}x{n}xf32>){scratch_operand}\n\
          in_specs [#grid.block<{x_map}>, #grid.block<{y_map}>]\n\
          out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n"
         )
