@@ -49,13 +49,52 @@ TARGETS = [
 
 PEER_COLUMNS = ["numpy", "jax.jit", "IREE", "tinygrad BEAM=0", "tinygrad BEAM=2"]
 
+# The second code target Tessel is measured as: AVX2 code (TESSEL_CPU), on
+# hosts that run it.
+AVX2_LEVEL = "x86-64-v3"
 
-def tessel(name, inputs):
+
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return []
+
+
+def host_model():
+    """The host CPU's model name and widest vectors, for the report."""
+    name = platform.processor() or "unknown CPU"
+    try:
+        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
+            if line.startswith("Model name:"):
+                name = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    flags = cpu_flags()
+    width = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE"
+    return f"{name}, {width}"
+
+
+def runs_avx2():
+    flags = cpu_flags()
+    return all(flag in flags for flag in ["avx2", "fma", "bmi1", "bmi2", "f16c", "movbe"])
+
+
+def tessel_run(name, inputs, level=None):
+    """Median seconds of `tessel run --bench` on the example, as code for
+    the host or for x86-64 `level`."""
     args = [f"--arg={i}=random:{i + 1}" for i in range(inputs)]
     example = os.path.join(ROOT, "examples", f"{name}.mlir")
+    env = {**os.environ, "TESSEL_CPU": level} if level else None
     out = subprocess.run([TESSEL, "run", example, "--entry", name, *args, "--bench"],
-                         check=True, capture_output=True, text=True).stdout
-    run_s = json.loads(out.strip().splitlines()[-1])["median_s"]
+                         check=True, capture_output=True, text=True, env=env).stdout
+    return json.loads(out.strip().splitlines()[-1])["median_s"]
+
+
+def tessel(name, inputs):
+    example = os.path.join(ROOT, "examples", f"{name}.mlir")
+    run_s = tessel_run(name, inputs)
     # Whole compile (parse, passes, LLVM, object file) in the release build.
     with tempfile.TemporaryDirectory() as tmp:
         times = []
@@ -86,16 +125,20 @@ def peers(family, names, env=None, timeout=None):
 
 
 def probes():
-    """The machine's peaks: STREAM-style bandwidths and vector FMA rate."""
+    """The machine's peaks: STREAM-style bandwidths and vector FMA rate (and
+    the FMA rate of AVX2 code, `fma_avx2`, where the host runs it)."""
     found = {}
+    builds = [("stream", "stream", ["-march=native"]), ("fma", "fma", ["-march=native"])]
+    if runs_avx2():
+        builds.append(("fma", "fma_avx2", [f"-march={AVX2_LEVEL}", "-DCHAINS=6"]))
     with tempfile.TemporaryDirectory() as tmp:
-        for probe in ["stream", "fma"]:
-            binary = os.path.join(tmp, probe)
-            subprocess.run(["clang-22", "-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp",
+        for probe, key, flags in builds:
+            binary = os.path.join(tmp, key)
+            subprocess.run(["clang-22", "-O3", *flags, "-mprefer-vector-width=512", "-fopenmp",
                             os.path.join(ROOT, "benchmarks", "probes", f"{probe}.c"), "-o", binary], check=True)
             for line in subprocess.run([binary], check=True, capture_output=True, text=True).stdout.splitlines():
                 row = json.loads(line)
-                found[row["probe"]] = row
+                found[key if probe == "fma" else row["probe"]] = row
     return found
 
 
@@ -115,17 +158,23 @@ def main():
         with open(options.render) as f:
             saved = json.load(f)
         machine = saved["probes"]
+        host = saved.get("host", platform.node())
         measured = {n: (r["run_s"], r["compile_s"]) for n, r in saved["tessel"].items()}
+        avx2 = {n: r["run_avx2_s"] for n, r in saved["tessel"].items() if r.get("run_avx2_s")}
         others = {tuple(key.split(" | ")): value for key, value in saved["peers"].items()}
         names = [n for n in WORKLOADS if n in measured]
     else:
         names = options.workloads or list(WORKLOADS)
         machine = probes()
-        measured, others = {}, {}
-        # Workload by workload, Tessel right before its peers: the clock
-        # drifts over a session, so comparisons are made minutes apart at most.
+        host = host_model()
+        measured, others, avx2 = {}, {}, {}
+        # Workload by workload, Tessel (host code, then AVX2 code) right
+        # before its peers: the clock drifts over a session, so comparisons
+        # are made minutes apart at most.
         for name in names:
             measured[name] = tessel(name, WORKLOADS[name][0])
+            if runs_avx2():
+                avx2[name] = tessel_run(name, WORKLOADS[name][0], AVX2_LEVEL)
             others.update(peers("numpy-jax", [name]))
             others.update(peers("iree", [name]))
             others.update(peers("tinygrad", [name], env={"BEAM": "0"}))
@@ -135,7 +184,7 @@ def main():
     lines = [
         "# Tessel benchmarks",
         "",
-        f"One session on {platform.node()} ({os.cpu_count()} cores), medians (raw numbers: benchmarks/results.json). Generated by `benchmarks/run.py`.",
+        f"One session on {host} ({os.cpu_count()} cores), medians (raw numbers: benchmarks/results.json). Generated by `benchmarks/run.py`.",
         f"Machine peaks (benchmarks/probes, medians): vector FMA {machine['fma']['median_gflops']:.0f} GFLOP/s, "
         f"STREAM triad {stream['triad']:.1f} GB/s, x*y+w {stream['mul_add']:.1f} GB/s, read-only sum {stream['sum']:.1f} GB/s.",
         "",
@@ -168,15 +217,10 @@ def main():
     for name, reference, minimum in TARGETS:
         if name not in measured:
             continue
-        t = measured[name][0]
-        if reference.startswith("STREAM"):
-            achieved = WORKLOADS[name][1] / t / 1e9 / stream[reference.split()[1]]
-        else:
-            achieved = others[(name, reference)] / t if (name, reference) in others else None
-        met = "yes" if achieved is not None and achieved >= minimum else "no"
-        lines.append(f"| {name} | {reference} | {minimum:.1f}x | {ratio(achieved)} | {met} |")
+        lines.append(target_row(name, reference, minimum, measured[name][0], others, stream))
     compile_worst = max(c for _, c in measured.values())
     lines.append(f"| every example | compile time | < 1 s | {compile_worst:.2f} s | {'yes' if compile_worst < 1 else 'no'} |")
+    lines += avx2_section(names, avx2, others, machine, stream)
     # The hand-written analysis of the targets missed (profiles, reasons).
     with open(os.path.join(ROOT, "benchmarks", "gaps.md")) as f:
         lines += ["", f.read().rstrip()]
@@ -190,10 +234,60 @@ def main():
         f.write(report)
     if not options.render:
         with open(os.path.join(ROOT, "benchmarks", "results.json"), "w") as f:
-            json.dump({"tessel": {n: {"run_s": r, "compile_s": c} for n, (r, c) in measured.items()},
+            json.dump({"host": host,
+                       "tessel": {n: {"run_s": r, "compile_s": c, "run_avx2_s": avx2.get(n)}
+                                  for n, (r, c) in measured.items()},
                        "peers": {f"{w} | {p}": s for (w, p), s in others.items()}, "probes": machine}, f, indent=1)
     print(report)
     plot(names, measured, others)
+
+
+def target_row(name, reference, minimum, seconds, others, stream):
+    """A row of a targets table: Tessel's `seconds` on `name` against a peer
+    (speed-up) or a STREAM probe (fraction of its bandwidth)."""
+    if reference.startswith("STREAM"):
+        achieved = WORKLOADS[name][1] / seconds / 1e9 / stream[reference.split()[1]]
+    else:
+        achieved = others[(name, reference)] / seconds if (name, reference) in others else None
+    met = "yes" if achieved is not None and achieved >= minimum else "no"
+    return f"| {name} | {reference} | {minimum:.1f}x | {ratio(achieved)} | {met} |"
+
+
+def avx2_section(names, avx2, others, machine, stream):
+    """Tessel's AVX2 code (TESSEL_CPU=x86-64-v3) on this host: times, the
+    rate against the AVX2 FMA probe, ratios to the peers and the targets."""
+    if not avx2:
+        return ["", f"## {AVX2_LEVEL} (AVX2) code", "", "Not measured in this session (the host does not run AVX2 code, or the results predate the column)."]
+    lines = [
+        "",
+        f"## {AVX2_LEVEL} (AVX2) code on this host",
+        "",
+        f"The same workloads with `TESSEL_CPU={AVX2_LEVEL}`: AVX2 code and AVX2's 16-register tiles, measured",
+        "right after the host's code and before the peers (which keep the host's best code).",
+    ]
+    if "fma_avx2" in machine:
+        lines.append(f"The AVX2 FMA probe peaks at {machine['fma_avx2']['median_gflops']:.0f} GFLOP/s "
+                     f"(host code: {machine['fma']['median_gflops']:.0f}).")
+    lines += ["", "| workload | AVX2 code | rate | " + " | ".join(f"vs {p}" for p in PEER_COLUMNS[:3]) + " |",
+              "| --- | --- | --- | " + " | ".join("---" for _ in PEER_COLUMNS[:3]) + " |"]
+    for name in names:
+        if name not in avx2:
+            continue
+        t = avx2[name]
+        work, unit = WORKLOADS[name][1], WORKLOADS[name][2]
+        rate = work / t / 1e9
+        if unit == "GFLOP/s" and "fma_avx2" in machine:
+            rate_text = f"{rate:.1f} {unit} ({rate / machine['fma_avx2']['median_gflops']:.0%} of the AVX2 probe)"
+        else:
+            rate_text = f"{rate:.1f} {unit}"
+        cells = [ratio(others[(name, p)] / t) if (name, p) in others else "n/a" for p in PEER_COLUMNS[:3]]
+        lines.append(f"| {name} | {t * 1e3:.2f} ms | {rate_text} | " + " | ".join(cells) + " |")
+    lines += ["", "| workload | against | target | measured (AVX2 code) | met |", "| --- | --- | --- | --- | --- |"]
+    for name, reference, minimum in TARGETS:
+        if name not in avx2:
+            continue
+        lines.append(target_row(name, reference, minimum, avx2[name], others, stream))
+    return lines
 
 
 def plot(names, measured, others):

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 #define LANES 16     // one AVX-512 register of f32; narrower targets split it
+#ifndef CHAINS
 #define CHAINS 24    // independent accumulators: FMA latency times two ports, and more
+#endif               // (-DCHAINS=6 for 16-register AVX2: 12 ymm, no spills)
 #define STEPS 20000000L
 #define REPEATS 7
 
