@@ -214,6 +214,17 @@ pub const VECTOR_REGISTERS: Knob = Knob {
     help: "Vector registers of the CPU the code is for (from --cpu; register tiles must fit them)",
 };
 
+pub const VNNI: Knob = Knob {
+    flag: None,
+    cli: Cli::Derived,
+    value_name: "",
+    attribute: "tessel.vnni",
+    kind: Kind::Integer { min: 0, max: 1 },
+    default: "the host's",
+    target: Target::Cpu,
+    help: "Whether the CPU the code is for has VNNI's vpdpbusd (from --cpu; 1: 8-bit contractions use it)",
+};
+
 pub const GROUP: Knob = Knob {
     flag: Some("group"),
     cli: Cli::Value,
@@ -329,6 +340,7 @@ pub static ALL: &[&Knob] = &[
     &PAD_TILES,
     &VECTOR_BITS,
     &VECTOR_REGISTERS,
+    &VNNI,
     &GROUP,
     &GROUP_TOP,
     &POISON,

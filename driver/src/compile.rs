@@ -129,8 +129,8 @@ fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<
     Ok(emit(&module, artifact, &options.output, target)?)
 }
 
-/// Register tiles for the named CPU: its vector registers, and its vector
-/// width unless `--vector-bits` chose one.
+/// Register tiles for the named CPU: its vector registers, its vector
+/// width unless `--vector-bits` chose one, and whether it has VNNI.
 fn record_model(context: &melior::Context, module: &mut melior::ir::Module, model: CpuModel) {
     use melior::ir::operation::{OperationLike, OperationMutLike};
     let mut operation = module.as_operation_mut();
@@ -139,4 +139,5 @@ fn record_model(context: &melior::Context, module: &mut melior::ir::Module, mode
         operation.set_attribute(knobs::VECTOR_BITS.attribute, integer(model.vector_bits));
     }
     operation.set_attribute(knobs::VECTOR_REGISTERS.attribute, integer(model.vector_registers));
+    operation.set_attribute(knobs::VNNI.attribute, integer(i64::from(model.vnni)));
 }

@@ -31,9 +31,11 @@ pub const KERNELS: &[&str] = &[
     // Kernel bodies: block ops and element-wise tensor math to linalg.
     "block-to-linalg",
     "func.func(convert-elementwise-to-linalg)",
-    // Contractions: narrow operands widened once, then register
-    // tiles of FMA outer products (before element-wise fusion,
-    // which would fold producers into the contraction and hide it).
+    // Contractions: 8-bit ones in VNNI's form where the CPU has it,
+    // other narrow operands widened once, then register tiles of FMA
+    // outer products or vpdpbusd (before element-wise fusion, which
+    // would fold producers into the contraction and hide it).
+    "tessel-vnni",
     "tessel-widen-operands",
     "tessel-tile",
     "tessel-vectorize",

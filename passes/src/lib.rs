@@ -35,6 +35,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &grid::tessel_prefetch::PASS,
     &cpu::tessel_true_masks::PASS,
     &block::block_to_linalg::PASS,
+    &cpu::tessel_vnni::PASS,
     &cpu::tessel_widen_operands::PASS,
     &cpu::tessel_tile::PASS,
     &cpu::tessel_vectorize::PASS,

@@ -126,3 +126,33 @@ module attributes {tessel.register_tile = array<i64: 5, 16>, tessel.pad_tiles = 
     return %r : tensor<12x20xf32>
   }
 }
+
+// -----
+
+// VNNI's form (tessel-vnni): loops i, j, k/4, r; the tile steps k/4 one
+// at a time and keeps r (the four bytes of a vpdpbusd lane) whole; the
+// packed B panel is copied like any other; tessel.k_chunk counts k, so
+// 8 is two steps of k/4. With PADTO, the partial strip pads its rows only.
+// CHECK-LABEL: func.func @vnni(
+// CHECK: linalg.copy ins(%{{.*}} : tensor<2x16x4xi8>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<3x1x4xi8>, tensor<1x16x4xi8>) outs(%{{.*}} : tensor<3x16xi32>)
+// CHECK-SAME: tessel.vectorize
+// CHECK-SAME: tessel.vnni
+// CHECK: } {tessel.reduction_loop}
+#lhs = affine_map<(i, j, q, r) -> (i, q, r)>
+#rhs = affine_map<(i, j, q, r) -> (q, j, r)>
+#out = affine_map<(i, j, q, r) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 3, 16>, tessel.pad_tiles = 1 : i64, tessel.k_chunk = 8 : i64} {
+  func.func @vnni(%a: tensor<5x4x4xi8>, %b: tensor<4x32x4xi8>, %c: tensor<5x32xi32>) -> tensor<5x32xi32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"], tessel.contraction, tessel.vnni}
+        ins(%a, %b : tensor<5x4x4xi8>, tensor<4x32x4xi8>) outs(%c : tensor<5x32xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extui %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+    } -> tensor<5x32xi32>
+    return %r : tensor<5x32xi32>
+  }
+}

@@ -65,3 +65,98 @@ func.func @unmarked(%a: tensor<4x16xf32>, %b: tensor<16x32xf32>, %c: tensor<4x32
   } -> tensor<4x32xf32>
   return %r : tensor<4x32xf32>
 }
+
+// -----
+
+// A register tile in VNNI's form (tessel-vnni): per k/4 step, each row's
+// four A bytes are broadcast to every 32-bit lane and each 16-lane piece
+// of the row adds one vpdpbusd (the intrinsic called by its name) of them
+// and the packed B piece; the accumulator tile stays in registers.
+#lhs = affine_map<(i, j, q, r) -> (i, q, r)>
+#rhs = affine_map<(i, j, q, r) -> (q, j, r)>
+#out = affine_map<(i, j, q, r) -> (i, j)>
+// CHECK: func.func private @llvm.x86.avx512.vpdpbusd.512(vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+module attributes {tessel.vector_bits = 512 : i64} {
+  // CHECK-LABEL: func.func @vnni(
+  // CHECK-SAME: %[[A:.*]]: tensor<2x4x4xi8>, %[[B:.*]]: tensor<4x32x4xi8>, %[[C:.*]]: tensor<2x32xi32>
+  // CHECK: %[[INIT:.*]] = vector.transfer_read %[[C]]{{.*}} : tensor<2x32xi32>, vector<2x32xi32>
+  // CHECK: scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<2x32xi32>) {
+  // CHECK:   %[[BF:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<1x32x4xi8> into tensor<128xi8>
+  // CHECK:   %[[B0:.*]] = vector.transfer_read %[[BF]][%c0], {{.*}} : tensor<128xi8>, vector<64xi8>
+  // CHECK:   %[[B1:.*]] = vector.transfer_read %[[BF]][%c64], {{.*}} : tensor<128xi8>, vector<64xi8>
+  // CHECK:   %[[ROW0:.*]] = vector.extract %[[ACC]][0] : vector<32xi32> from vector<2x32xi32>
+  // CHECK:   %[[A0:.*]] = vector.transfer_read %{{.*}}[%c0, %c0, %c0], {{.*}} : tensor<2x1x4xi8>, vector<4xi8>
+  // CHECK:   %[[W0:.*]] = vector.bitcast %[[A0]] : vector<4xi8> to vector<1xi32>
+  // CHECK:   %[[S0:.*]] = vector.extract %[[W0]][0] : i32 from vector<1xi32>
+  // CHECK:   %[[L0:.*]] = vector.broadcast %[[S0]] : i32 to vector<16xi32>
+  // CHECK:   %[[Y0:.*]] = vector.bitcast %[[L0]] : vector<16xi32> to vector<64xi8>
+  // CHECK:   %[[P00:.*]] = vector.extract_strided_slice %[[ROW0]] {offsets = [0], sizes = [16], strides = [1]}
+  // CHECK:   func.call @llvm.x86.avx512.vpdpbusd.512(%[[P00]], %[[Y0]], %[[B0]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+  // CHECK:   func.call @llvm.x86.avx512.vpdpbusd.512(%{{.*}}, %[[Y0]], %[[B1]])
+  // CHECK-COUNT-2: func.call @llvm.x86.avx512.vpdpbusd.512(
+  // CHECK:   scf.yield %{{.*}} : vector<2x32xi32>
+  // CHECK: } {tessel.reduction_loop}
+  // CHECK: vector.transfer_write %{{.*}}, %[[C]]
+  func.func @vnni(%a: tensor<2x4x4xi8>, %b: tensor<4x32x4xi8>, %c: tensor<2x32xi32>) -> tensor<2x32xi32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %r = scf.for %q = %c0 to %c4 step %c1 iter_args(%acc = %c) -> (tensor<2x32xi32>) {
+      %aq = tensor.extract_slice %a[0, %q, 0] [2, 1, 4] [1, 1, 1] : tensor<2x4x4xi8> to tensor<2x1x4xi8>
+      %bq = tensor.extract_slice %b[%q, 0, 0] [1, 32, 4] [1, 1, 1] : tensor<4x32x4xi8> to tensor<1x32x4xi8>
+      %step = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"], tessel.contraction, tessel.vnni, tessel.vectorize}
+          ins(%aq, %bq : tensor<2x1x4xi8>, tensor<1x32x4xi8>) outs(%acc : tensor<2x32xi32>) {
+      ^bb0(%x: i8, %y: i8, %s: i32):
+        %xw = arith.extui %x : i8 to i32
+        %yw = arith.extsi %y : i8 to i32
+        %p = arith.muli %xw, %yw : i32
+        %t = arith.addi %s, %p : i32
+        linalg.yield %t : i32
+      } -> tensor<2x32xi32>
+      scf.yield %step : tensor<2x32xi32>
+    } {tessel.reduction_loop}
+    return %r : tensor<2x32xi32>
+  }
+}
+
+// -----
+
+// 256-bit code takes the 8-lane vpdpbusd; a tile whose columns are not a
+// multiple of 4 adds the four k as outer products of zero-extended A and
+// sign-extended B instead (no vpdpbusd fits it).
+#lhs = affine_map<(i, j, q, r) -> (i, q, r)>
+#rhs = affine_map<(i, j, q, r) -> (q, j, r)>
+#out = affine_map<(i, j, q, r) -> (i, j)>
+module attributes {tessel.vector_bits = 256 : i64} {
+  // CHECK-LABEL: func.func @vnni_ymm(
+  // CHECK-COUNT-2: {{(func\.)?}}call @llvm.x86.avx512.vpdpbusd.256({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+  // CHECK-NOT: vpdpbusd.512
+  func.func @vnni_ymm(%a: tensor<1x1x4xi8>, %b: tensor<1x16x4xi8>, %c: tensor<1x16xi32>) -> tensor<1x16xi32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"], tessel.contraction, tessel.vnni, tessel.vectorize}
+        ins(%a, %b : tensor<1x1x4xi8>, tensor<1x16x4xi8>) outs(%c : tensor<1x16xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extui %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+    } -> tensor<1x16xi32>
+    return %r : tensor<1x16xi32>
+  }
+  // CHECK-LABEL: func.func @vnni_narrow(
+  // CHECK-NOT: vpdpbusd
+  // CHECK-COUNT-4: arith.extui %{{.*}} : vector<1xi8> to vector<1xi32>
+  // CHECK-NOT: vpdpbusd
+  func.func @vnni_narrow(%a: tensor<1x1x4xi8>, %b: tensor<1x6x4xi8>, %c: tensor<1x6xi32>) -> tensor<1x6xi32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"], tessel.contraction, tessel.vnni, tessel.vectorize}
+        ins(%a, %b : tensor<1x1x4xi8>, tensor<1x6x4xi8>) outs(%c : tensor<1x6xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extui %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+    } -> tensor<1x6xi32>
+    return %r : tensor<1x6xi32>
+  }
+}

@@ -3,15 +3,22 @@
 use super::Case;
 use rand::{Rng, rngs::StdRng};
 
+/// A blocked matmul: f32, or i8 x i8 -> i32 (VNNI's vpdpbusd on CPUs that
+/// have it), the 8-bit operands scaled in the kernel (wrapping) so they
+/// span all of i8.
 pub(super) fn matmul(rng: &mut StdRng) -> Case {
+    let int8 = rng.random_bool(0.3);
+    let (input, output, zero) = if int8 { ("i8", "i32", "0") } else { ("f32", "f32", "0.0") };
     let (m, n) = (rng.random_range(1..=20usize), rng.random_range(1..=20usize));
-    let k = [4usize, 8, 12, 16][rng.random_range(0..4)];
+    let k = [4usize, 8, 12, 16, 24, 32][rng.random_range(0..if int8 { 6 } else { 4 })];
     let (bm, bn) = (rng.random_range(1..=7usize), rng.random_range(1..=7usize));
-    let bk = [2usize, 4][rng.random_range(0..2)];
+    let depths: Vec<usize> =
+        [2usize, 4, 8, 12].into_iter().filter(|&bk| k.is_multiple_of(bk) && (int8 || bk <= 4)).collect();
+    let bk = depths[rng.random_range(0..depths.len())];
     let (gm, gn, gk) = (m.div_ceil(bm), n.div_ceil(bn), k / bk);
     // A random register tile (or the host default): every schedule must
     // give the reference's bits.
-    let tiles = [None, Some((1, 1)), Some((2, 3)), Some((3, 5)), Some((4, 64)), Some((8, 32))];
+    let tiles = [None, Some((1, 1)), Some((2, 3)), Some((3, 5)), Some((4, 64)), Some((8, 32)), Some((2, 16))];
     let tile = tiles[rng.random_range(0..tiles.len())];
     let stages = rng.random_range(1..=3i64);
     let pad = rng.random_bool(0.5);
@@ -22,19 +29,23 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     // to the output block at every k step (grid-to-loops keeps only the
     // last visit's copy and updates the scratch in place).
     let scratch = rng.random_bool(0.5);
+    // 8-bit operands times a scale (random inputs are -8..7; x 16 reaches
+    // -128, x 17 wraps).
+    let scales = [1i64, 16, 17];
+    let (sa, sb) = if int8 { (scales[rng.random_range(0..3)], scales[rng.random_range(0..3)]) } else { (1, 1) };
     let description = format!(
-        "matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad} \
-         transposed lhs {ta} rhs {tb} scratch accumulator {scratch}"
+        "matmul {input} {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad} \
+         transposed lhs {ta} rhs {tb} scratch accumulator {scratch} scales {sa} {sb}"
     );
-    let block = format!("memref<{bm}x{bn}xf32>");
+    let block = format!("memref<{bm}x{bn}x{output}>");
     let (scratch_argument, scratch_operand, sum, copy_out) = if scratch {
         (
             format!(", %s: {block}"),
             format!(" scratch({block})"),
             "%s",
             format!(
-                "%sum = block.load %s : {block} -> tensor<{bm}x{bn}xf32>\n\
-                 block.store %sum, %o : tensor<{bm}x{bn}xf32>, {block}\n"
+                "%sum = block.load %s : {block} -> tensor<{bm}x{bn}x{output}>\n\
+                 block.store %sum, %o : tensor<{bm}x{bn}x{output}>, {block}\n"
             ),
         )
     } else {
@@ -50,6 +61,21 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     } else {
         (format!("{k}x{n}"), format!("{bk}x{bn}"), format!("[{bk}, {bn}], (i, j, k) -> (k, j)"))
     };
+    // Loaded as %a / %b, or as %a0 / %b0 then scaled into %a / %b.
+    let scaled = |name: &str, shape: &str, scale: i64| {
+        if scale == 1 {
+            (format!("%{name}"), String::new())
+        } else {
+            (
+                format!("%{name}0"),
+                format!(
+                    "%{name}_scale = arith.constant dense<{scale}> : tensor<{shape}x{input}>\n\
+                     %{name} = arith.muli %{name}0, %{name}_scale : tensor<{shape}x{input}>\n"
+                ),
+            )
+        }
+    };
+    let ((a_load, a_scaled), (b_load, b_scaled)) = (scaled("a", &x_block, sa), scaled("b", &y_block, sb));
     let (t_lhs, t_rhs) = (if ta { " transposed" } else { "" }, if tb { " transposed" } else { "" });
     let tile_attribute = tile.map(|(rows, columns)| format!("tessel.register_tile = array<i64: {rows}, {columns}>, "));
     let (open, close) = (
@@ -62,17 +88,18 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     );
     let text = open
         + &format!(
-            "func.func @kernel(%x: memref<{x_block}xf32>, %y: memref<{y_block}xf32>, %o: {block}{scratch_argument}) {{\n\
+            "func.func @kernel(%x: memref<{x_block}x{input}>, %y: memref<{y_block}x{input}>, %o: {block}{scratch_argument}) {{\n\
          %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
-         scf.if %first {{\n%z = arith.constant dense<0.0> : tensor<{bm}x{bn}xf32>\n\
-         block.store %z, {sum} : tensor<{bm}x{bn}xf32>, {block}\n}}\n\
-         %a = block.load %x : memref<{x_block}xf32> -> tensor<{x_block}xf32>\n\
-         %b = block.load %y : memref<{y_block}xf32> -> tensor<{y_block}xf32>\n\
-         %acc = block.load {sum} : {block} -> tensor<{bm}x{bn}xf32>\n\
-         %c = block.dot %a{t_lhs}, %b{t_rhs} acc %acc : tensor<{x_block}xf32>, tensor<{y_block}xf32>, tensor<{bm}x{bn}xf32> -> tensor<{bm}x{bn}xf32>\n\
-         block.store %c, {sum} : tensor<{bm}x{bn}xf32>, {block}\n{copy_out}return\n}}\n\
-         func.func @main(%x: memref<{x_shape}xf32>, %y: memref<{y_shape}xf32>, %o: memref<{m}x{n}xf32>) {{\n\
-         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{x_shape}xf32>, memref<{y_shape}xf32>) outs(%o : memref<{m}x{n}xf32>){scratch_operand}\n\
+         scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{bm}x{bn}x{output}>\n\
+         block.store %z, {sum} : tensor<{bm}x{bn}x{output}>, {block}\n}}\n\
+         {a_load} = block.load %x : memref<{x_block}x{input}> -> tensor<{x_block}x{input}>\n\
+         {b_load} = block.load %y : memref<{y_block}x{input}> -> tensor<{y_block}x{input}>\n\
+         {a_scaled}{b_scaled}\
+         %acc = block.load {sum} : {block} -> tensor<{bm}x{bn}x{output}>\n\
+         %c = block.dot %a{t_lhs}, %b{t_rhs} acc %acc : tensor<{x_block}x{input}>, tensor<{y_block}x{input}>, tensor<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+         block.store %c, {sum} : tensor<{bm}x{bn}x{output}>, {block}\n{copy_out}return\n}}\n\
+         func.func @main(%x: memref<{x_shape}x{input}>, %y: memref<{y_shape}x{input}>, %o: memref<{m}x{n}x{output}>) {{\n\
+         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{x_shape}x{input}>, memref<{y_shape}x{input}>) outs(%o : memref<{m}x{n}x{output}>){scratch_operand}\n\
          in_specs [#grid.block<{x_map}>, #grid.block<{y_map}>]\n\
          out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n"
         )
@@ -82,13 +109,18 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
         let mut out = vec![0.0; m * n];
         for i in 0..m {
             for j in 0..n {
-                let mut acc = 0.0f32;
+                let (mut acc, mut sum) = (0.0f32, 0i32);
                 for p in 0..k {
                     let a = if ta { x[p * m + i] } else { x[i * k + p] };
                     let b = if tb { y[j * k + p] } else { y[p * n + j] };
-                    acc = (a as f32).mul_add(b as f32, acc);
+                    if int8 {
+                        let wrap = |value: f64, scale: i64| i32::from((value as i8).wrapping_mul(scale as i8));
+                        sum = sum.wrapping_add(wrap(a, sa) * wrap(b, sb));
+                    } else {
+                        acc = (a as f32).mul_add(b as f32, acc);
+                    }
                 }
-                out[i * n + j] = acc as f64;
+                out[i * n + j] = if int8 { f64::from(sum) } else { f64::from(acc) };
             }
         }
         vec![out]

@@ -17,6 +17,10 @@ pub struct CpuModel {
     /// Vector registers (of any width the code uses: AVX-512's 32 are
     /// there for 256-bit code too).
     pub vector_registers: i64,
+    /// Whether the CPU has VNNI's `vpdpbusd` (AVX-512 VNNI, or AVX-VNNI
+    /// for 256-bit vectors): four 8-bit products summed into each 32-bit
+    /// lane, the 8-bit contractions' instruction (`tessel-vnni`).
+    pub vnni: bool,
 }
 
 /// x86 CPUs (LLVM's names) with AVX-512: 512-bit vectors, 32 registers.
@@ -61,6 +65,16 @@ const AVX_CPUS: &[&str] = &[
     "bdver4",
 ];
 
+/// The AVX-512 CPUs without VNNI's `vpdpbusd` (the others have it from
+/// Cascade Lake and Zen 4 on; the x86-64 levels never: v4 is AVX-512
+/// without VNNI).
+const AVX512_WITHOUT_VNNI: &[&str] = &["x86-64-v4", "skylake-avx512", "cannonlake"];
+
+/// The AVX2 CPUs with AVX-VNNI (256-bit `vpdpbusd`): the hybrid cores
+/// since Alder Lake.
+const AVX_WITH_VNNI: &[&str] =
+    &["alderlake", "raptorlake", "meteorlake", "arrowlake", "arrowlake-s", "lunarlake", "gracemont"];
+
 /// x86 CPUs with SSE only: 128-bit vectors, 16 registers.
 const SSE_CPUS: &[&str] = &["x86-64", "x86-64-v2", "nehalem", "westmere", "core2", "btver1", "generic"];
 
@@ -73,16 +87,22 @@ const DEFAULT_VECTORS: i64 = 4;
 
 impl CpuModel {
     /// AArch64's NEON: 128-bit vectors, 32 registers.
-    pub const NEON: CpuModel = CpuModel { vector_bits: 128, vector_registers: 32 };
+    pub const NEON: CpuModel = CpuModel { vector_bits: 128, vector_registers: 32, vnni: false };
 
     /// The model of an x86 CPU with (or without) AVX-512 and AVX2 (SSE
-    /// only: 128-bit vectors, 16 registers).
+    /// only: 128-bit vectors, 16 registers), without VNNI.
     pub fn x86(avx512: bool, avx2: bool) -> Self {
-        match (avx512, avx2) {
-            (true, _) => CpuModel { vector_bits: 512, vector_registers: 32 },
-            (false, true) => CpuModel { vector_bits: 256, vector_registers: 16 },
-            (false, false) => CpuModel { vector_bits: 128, vector_registers: 16 },
-        }
+        let (vector_bits, vector_registers) = match (avx512, avx2) {
+            (true, _) => (512, 32),
+            (false, true) => (256, 16),
+            (false, false) => (128, 16),
+        };
+        CpuModel { vector_bits, vector_registers, vnni: false }
+    }
+
+    /// This model with (or without) VNNI.
+    pub fn with_vnni(self, vnni: bool) -> Self {
+        CpuModel { vnni, ..self }
     }
 
     /// The CPU this process's JIT-compiled code runs as: the host's, or
@@ -96,7 +116,11 @@ impl CpuModel {
         }
         #[cfg(target_arch = "x86_64")]
         {
-            CpuModel::x86(std::arch::is_x86_feature_detected!("avx512f"), std::arch::is_x86_feature_detected!("avx2"))
+            use std::arch::is_x86_feature_detected as has;
+            let avx512 = has!("avx512f");
+            // 512-bit vpdpbusd needs AVX-512 VNNI; AVX-VNNI has the 256-bit one.
+            let vnni = if avx512 { has!("avx512vnni") && has!("avx512vl") } else { has!("avxvnni") };
+            CpuModel::x86(avx512, has!("avx2")).with_vnni(vnni)
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -110,8 +134,12 @@ impl CpuModel {
     pub fn named(triple: Option<&str>, cpu: &str) -> Option<Self> {
         let arch = triple.map_or("x86_64", |triple| triple.split('-').next().unwrap_or(""));
         match arch {
-            "x86_64" if AVX512_CPUS.contains(&cpu) => Some(CpuModel::x86(true, true)),
-            "x86_64" if AVX_CPUS.contains(&cpu) => Some(CpuModel::x86(false, true)),
+            "x86_64" if AVX512_CPUS.contains(&cpu) => {
+                Some(CpuModel::x86(true, true).with_vnni(!AVX512_WITHOUT_VNNI.contains(&cpu)))
+            }
+            "x86_64" if AVX_CPUS.contains(&cpu) => {
+                Some(CpuModel::x86(false, true).with_vnni(AVX_WITH_VNNI.contains(&cpu)))
+            }
             "x86_64" if SSE_CPUS.contains(&cpu) => Some(CpuModel::x86(false, false)),
             "aarch64" | "arm64" => Some(CpuModel::NEON),
             _ => None,
@@ -143,7 +171,7 @@ impl CpuModel {
 
 #[cfg(test)]
 mod tests {
-    use super::CpuModel;
+    use super::*;
 
     #[test]
     fn defaults_fit_on_every_width() {
@@ -155,7 +183,13 @@ mod tests {
         assert_eq!(avx2.default_tile(256, 32), (2, 32));
         assert_eq!(avx2.default_tile(256, 64), (2, 16));
         assert_eq!(CpuModel::named(None, "x86-64-v3"), Some(avx2));
-        assert_eq!(CpuModel::named(None, "sapphirerapids"), Some(avx512));
+        assert_eq!(CpuModel::named(None, "sapphirerapids"), Some(avx512.with_vnni(true)));
+        assert_eq!(CpuModel::named(None, "skylake-avx512"), Some(avx512));
+        assert_eq!(CpuModel::named(None, "x86-64-v4"), Some(avx512), "the levels have no VNNI");
+        assert_eq!(CpuModel::named(None, "alderlake"), Some(avx2.with_vnni(true)));
+        assert_eq!(CpuModel::named(None, "znver3"), Some(avx2));
+        assert!(AVX512_WITHOUT_VNNI.iter().all(|cpu| AVX512_CPUS.contains(cpu)));
+        assert!(AVX_WITH_VNNI.iter().all(|cpu| AVX_CPUS.contains(cpu)));
         assert_eq!(CpuModel::named(Some("aarch64-linux-gnu"), "neoverse-v2").map(|m| m.vector_registers), Some(32));
         assert_eq!(CpuModel::named(None, "no-such-cpu"), None);
         for model in [avx512, avx2, CpuModel::x86(false, false)] {

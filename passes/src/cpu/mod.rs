@@ -9,5 +9,6 @@ pub mod tessel_libm_calls;
 pub mod tessel_tile;
 pub mod tessel_true_masks;
 pub mod tessel_vectorize;
+pub mod tessel_vnni;
 pub mod tessel_widen_bf16;
 pub mod tessel_widen_operands;

@@ -45,7 +45,7 @@ use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
-    cpu::cpu_model::CpuModel,
+    cpu::{cpu_model::CpuModel, tessel_vnni::VNNI},
     support::ir::{
         collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute,
     },
@@ -100,6 +100,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let model = CpuModel {
         vector_bits,
         vector_registers: raw_op(module.to_raw()).integer_or(knobs::VECTOR_REGISTERS.attribute, host.vector_registers),
+        ..host
     };
     if model.vector_registers < 2 {
         return Err(PassError::at(module.location(), "tessel.vector_registers must be at least 2"));
@@ -146,14 +147,19 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         }
         let zeros = join(op.operands().iter().map(|&value| zero_of(value_type(value))));
         let lhs = value_type(op.operands()[0]);
-        let depth = dim_size(lhs, (rank_of(lhs) as isize - 1) as usize);
+        // VNNI's form (`tessel-vnni`) steps k four at a time, loop k/4,
+        // with a last loop r over the four kept whole.
+        let vnni = op.has(VNNI);
+        let (depth, step_k) = (dim_size(lhs, (rank_of(lhs) - 1 - i64::from(vnni)) as usize), if vnni { 4 } else { 1 });
         // 0: k in one piece.
-        let chunk = if k_chunk > 0 && fitting(depth, k_chunk) < depth { fitting(depth, k_chunk) } else { 0 };
+        let chunk_steps = k_chunk / step_k;
+        let chunk =
+            if chunk_steps > 0 && fitting(depth, chunk_steps) < depth { fitting(depth, chunk_steps) } else { 0 };
         // 16-bit operands keep single steps: their unrolled contractions
         // lower to vector ops LLVM's x86 backend cannot legalize.
         let narrow = element_bits(element_type(lhs)) < 32;
         let unroll = if narrow { 1 } else { fitting(if chunk > 0 { chunk } else { depth }, k_unroll) };
-        let key = (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns);
+        let key = (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni);
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
     }
@@ -161,13 +167,17 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         return Ok(());
     }
     let mut body = String::new();
-    for (index, (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns)) in tiles.iter().enumerate() {
-        // Tile sizes over the contraction's loops (batch,) i, j, k.
-        let sizes = |batch: &str, i: i64, j: i64, k: i64| {
-            if *rank == 3 { format!("{batch}, {i}, {j}, {k}") } else { format!("{i}, {j}, {k}") }
+    for (index, (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni)) in tiles.iter().enumerate() {
+        // Tile sizes over the contraction's loops (batch,) i, j, k (VNNI's
+        // form: (batch,) i, j, k/4, r, r never tiled).
+        let sizes_with = |batch: &str, i: i64, j: i64, k: i64, r: &str| {
+            let quad = if *vnni { format!(", {r}") } else { String::new() };
+            if *rank == 3 { format!("{batch}, {i}, {j}, {k}{quad}") } else { format!("{i}, {j}, {k}{quad}") }
         };
+        let sizes = |batch: &str, i: i64, j: i64, k: i64| sizes_with(batch, i, j, k, "0");
         let (panel, strip, step) = (sizes("0", 0, *n, 0), sizes("1", *m, 0, 0), sizes("0", 0, 0, *unroll));
-        let dims = if *rank == 3 { "0, 1, 2, 3" } else { "0, 1, 2" };
+        let loops = *rank as usize + 1 + usize::from(*vnni);
+        let dims = join((0..loops).map(|d| d.to_string()));
         let any = "!transform.any_op";
         let (strip_loops, strip_types) = if *rank == 3 {
             (format!("%batch{index}, %rows{index}"), format!("{any}, {any}, {any}"))
@@ -193,7 +203,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         // A partial panel or strip (PADTO) is padded to the full tile with
         // zeros (its extra results are computed and dropped: the copy
         // back writes only the real ones).
-        let multiple = |i: i64, j: i64| format!(" pad_to_multiple_of [{}]", sizes("1", i, j, 1));
+        let multiple = |i: i64, j: i64| format!(" pad_to_multiple_of [{}]", sizes_with("1", i, j, 1, "1"));
         let (panel_multiple, panel_back) =
             if *pad_columns { (multiple(1, *n), "linalg.copy") } else { (String::new(), "none") };
         emit!(

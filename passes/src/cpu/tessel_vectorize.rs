@@ -9,15 +9,28 @@
 //! target. Finally the accumulator tile's
 //! read and write are hoisted out of the k loop marked
 //! `tessel.reduction_loop`, so it stays in registers for the whole loop.
+//!
+//! Tiles of 8-bit contractions in VNNI's form (`tessel-vnni`) become
+//! `vpdpbusd`s by template instead (`tessel_vnni::register_tile`), their
+//! accumulator hoisted the same way.
 
+use crate::support::handles::context_of;
 use crate::support::handles::{raw_op, value_type};
-use crate::{PassDefinition, PassError, support::ir::print_type, support::template, support::transform};
+use crate::{
+    PassDefinition, PassError,
+    cpu::cpu_model::CpuModel,
+    cpu::tessel_vnni::{self, VNNI},
+    support::ir::print_type,
+    support::template,
+    support::transform,
+};
 use melior::ir::{OperationRef, operation::OperationLike};
+use tessel_dialects::knobs;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-vectorize",
     name: "TesselVectorize",
-    description: "Vectorize register tiles marked by tessel-tile into FMA outer products",
+    description: "Vectorize register tiles marked by tessel-tile into FMA outer products (VNNI's form: vpdpbusd)",
     anchor: "builtin.module",
     run,
 };
@@ -38,6 +51,28 @@ fn script() -> String {
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    // Tiles in VNNI's form: vpdpbusd by template (`tessel-vnni`).
+    let vector_bits = knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), CpuModel::host().vector_bits);
+    let mut intrinsics = Vec::new();
+    template::rewrite_each(
+        module,
+        |name| name == "linalg.generic",
+        |raw, _| {
+            let op = raw_op(raw);
+            if !(op.has(VNNI) && op.has("tessel.vectorize")) {
+                return Ok(None);
+            }
+            let operands = op.operands();
+            let [a, b, c] = [0, 1, 2].map(|index| value_type(operands[index]));
+            let (template, intrinsic) = tessel_vnni::register_tile(a, b, c, vector_bits);
+            intrinsics.extend(intrinsic);
+            Ok(Some((template, operands)))
+        },
+    )?;
+    for intrinsic in intrinsics {
+        template::define_symbol(context_of(module.to_raw()), module.to_raw(), &intrinsic.name, &intrinsic.declaration)
+            .map_err(|error| PassError::at(module.location(), error))?;
+    }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&script())) {
         return Err(PassError::at(module.location(), error.0));
     }

@@ -55,10 +55,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             let extend = if float { "arith.extf" } else { "arith.extsi" };
             let (multiply, add) = if float { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
             // Only block.dot's widening multiply-add, as block-to-linalg writes it.
-            let body: Vec<String> = crate::support::ir::block_operations(op.region_block(0))
-                .into_iter()
-                .map(|nested| raw_op(nested).name())
-                .collect();
+            let body = crate::support::ir::body_names(raw);
             if body != [extend, extend, multiply, add, "linalg.yield"] {
                 return Ok(None);
             }

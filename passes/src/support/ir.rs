@@ -114,6 +114,13 @@ pub fn constant_integer(value: MlirValue) -> Option<i64> {
     integer_of(constant_value(value)?)
 }
 
+/// The names of the operations in the first block of `op`'s first region
+/// (a `linalg.generic`'s body), in order.
+pub fn body_names(op: MlirOperation) -> Vec<String> {
+    let op = raw_op(op);
+    block_operations(op.region_block(0)).into_iter().map(|nested| raw_op(nested).name()).collect()
+}
+
 /// The operations of `block`, in order.
 pub fn block_operations(block: MlirBlock) -> Vec<MlirOperation> {
     let mut operations = Vec::new();

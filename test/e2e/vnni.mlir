@@ -1,0 +1,66 @@
+// 8-bit contractions (i8 x i8 -> i32 block.dot) on VNNI: on CPUs with
+// vpdpbusd (AVX-512 VNNI, AVX-VNNI) the register tile is vpdpbusds of
+// biased A and packed B (tessel-vnni), exact: the results match the
+// interpreter's bit for bit, operands spanning all of i8 (-128 and 127
+// included). Without VNNI (skylake-avx512, the x86-64 levels) the
+// operands are widened to i32 instead.
+// RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
+// RUN: tessel run %s --entry narrow --arg 0=random:3 --arg 1=random:4 --check | FileCheck %s
+// RUN: env TESSEL_JIT_OBJECT=%t.v3.o tessel run %s --entry matmul --cpu x86-64-v3 --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
+// RUN: llvm-objdump -d %t.v3.o > %t.v3.dis && FileCheck %s --check-prefix=NOVNNI --input-file=%t.v3.dis
+// RUN: tessel compile %s --target cpu --cpu znver4 --emit asm -o %t.zen4.s && FileCheck %s --check-prefix=ZMM --input-file=%t.zen4.s
+// RUN: tessel compile %s --target cpu --cpu alderlake --emit asm -o %t.adl.s && FileCheck %s --check-prefix=YMM --input-file=%t.adl.s
+// RUN: tessel compile %s --target cpu --cpu skylake-avx512 --emit asm -o %t.skx.s && FileCheck %s --check-prefix=NOVNNI --input-file=%t.skx.s
+
+// CHECK: check: compiled code matches the interpreter
+// ZMM: vpdpbusd {{.*}}%zmm{{[0-9]+}}, %zmm{{[0-9]+}}, %zmm{{[0-9]+}}
+// YMM: vpdpbusd {{.*}}%ymm{{[0-9]+}}, %ymm{{[0-9]+}}, %ymm{{[0-9]+}}
+// YMM-NOT: zmm
+// NOVNNI-NOT: vpdpbusd
+
+// x * 16 spans -128..112, x * 16 + 15 spans -113..127 (the random
+// inputs are -8..7): two contractions cover both extremes of each operand.
+func.func @matmul_kernel(%x: memref<32x64xi8>, %y: memref<64x48xi8>, %z: memref<32x48xi32>) {
+  %a = block.load %x : memref<32x64xi8> -> tensor<32x64xi8>
+  %b = block.load %y : memref<64x48xi8> -> tensor<64x48xi8>
+  %sa = arith.constant dense<16> : tensor<32x64xi8>
+  %oa = arith.constant dense<15> : tensor<32x64xi8>
+  %sb = arith.constant dense<16> : tensor<64x48xi8>
+  %ob = arith.constant dense<15> : tensor<64x48xi8>
+  %a16 = arith.muli %a, %sa : tensor<32x64xi8>
+  %a16o = arith.addi %a16, %oa : tensor<32x64xi8>
+  %b16 = arith.muli %b, %sb : tensor<64x48xi8>
+  %b16o = arith.addi %b16, %ob : tensor<64x48xi8>
+  %c1 = block.dot %a16, %b16o : tensor<32x64xi8>, tensor<64x48xi8> -> tensor<32x48xi32>
+  %c = block.dot %a16o, %b16 acc %c1 : tensor<32x64xi8>, tensor<64x48xi8>, tensor<32x48xi32> -> tensor<32x48xi32>
+  block.store %c, %z : tensor<32x48xi32>, memref<32x48xi32>
+  return
+}
+
+func.func @matmul(%x: memref<64x128xi8>, %y: memref<128x96xi8>, %z: memref<64x96xi32>) {
+  grid.call @matmul_kernel grid [2, 2, 2]
+      ins(%x, %y : memref<64x128xi8>, memref<128x96xi8>) outs(%z : memref<64x96xi32>)
+      in_specs [#grid.block<[32, 64], (i, j, k) -> (i, k)>, #grid.block<[64, 48], (i, j, k) -> (k, j)>]
+      out_specs [#grid.block<[32, 48], (i, j, k) -> (i, j)>]
+  return
+}
+
+// Columns of a block not a multiple of 4 (no vpdpbusd lanes fit): the
+// four k of each step as outer products, still exact.
+func.func @narrow_kernel(%x: memref<5x12xi8>, %y: memref<12x6xi8>, %z: memref<5x6xi32>) {
+  %a = block.load %x : memref<5x12xi8> -> tensor<5x12xi8>
+  %b = block.load %y : memref<12x6xi8> -> tensor<12x6xi8>
+  %s = arith.constant dense<16> : tensor<12x6xi8>
+  %b16 = arith.muli %b, %s : tensor<12x6xi8>
+  %c = block.dot %a, %b16 : tensor<5x12xi8>, tensor<12x6xi8> -> tensor<5x6xi32>
+  block.store %c, %z : tensor<5x6xi32>, memref<5x6xi32>
+  return
+}
+
+func.func @narrow(%x: memref<10x12xi8>, %y: memref<12x6xi8>, %z: memref<10x6xi32>) {
+  grid.call @narrow_kernel grid [2]
+      ins(%x, %y : memref<10x12xi8>, memref<12x6xi8>) outs(%z : memref<10x6xi32>)
+      in_specs [#grid.block<[5, 12], (i) -> (i, 0)>, #grid.block<[12, 6], (i) -> (0, 0)>]
+      out_specs [#grid.block<[5, 6], (i) -> (i, 0)>]
+  return
+}
