@@ -5,6 +5,7 @@ benchmarks/report.png.
     benchmarks/setup-peers.sh              # venv in benchmarks/.peers, clang
     cargo build --release --bin tessel
     benchmarks/.peers/bin/python benchmarks/run.py [--beam-timeout S] [WORKLOAD...]
+    benchmarks/.peers/bin/python benchmarks/run.py --merge WORKLOAD...   # re-measure some, keep the rest
 
 Times are medians of repeated calls in one session (the clock drifts
 between 2.6 and 3.55 GHz on this machine: compare only within a run)."""
@@ -32,6 +33,7 @@ WORKLOADS = {
     "attention_2048": (3, 4 * 2048 * 2048 * 64, "GFLOP/s"),
     "elementwise_16m": (3, 4 * 4 * (1 << 24), "GB/s"),
     "sum_64m": (1, 4 * (1 << 26), "GB/s"),
+    "matmul_i8": (2, 2 * 1024**3, "GOP/s"),
 }
 
 # The issue's targets: (workload, reference, minimum speedup); a reference
@@ -45,9 +47,15 @@ TARGETS = [
     ("attention_2048", "jax.jit", 1.4),
     ("elementwise_16m", "STREAM mul_add", 0.9),
     ("sum_64m", "STREAM sum", 0.9),
+    # 8-bit products per second against Tessel's own f32 FLOP rate on the
+    # same shape (VNNI hosts; AVX2 code has no VNNI).
+    ("matmul_i8", "Tessel matmul_1024", 2.5),
 ]
 
 PEER_COLUMNS = ["numpy", "jax.jit", "IREE", "tinygrad BEAM=0", "tinygrad BEAM=2"]
+
+# Targets for hosts with VNNI, which x86-64-v3 code does not have.
+NEEDS_VNNI = {"matmul_i8"}
 
 # The second code target Tessel is measured as: AVX2 code (TESSEL_CPU), on
 # hosts that run it.
@@ -151,27 +159,41 @@ def main():
     parser.add_argument("--beam-timeout", type=float, default=900, help="seconds per workload for tinygrad BEAM=2")
     parser.add_argument("--render", metavar="RESULTS_JSON",
                         help="rewrite the report from a saved benchmarks/results.json (no measuring)")
+    parser.add_argument("--merge", action="store_true",
+                        help="measure only the named workloads and merge them into benchmarks/results.json "
+                             "(same host model; the other workloads and the machine probes keep their saved values)")
     parser.add_argument("workloads", nargs="*")
     options = parser.parse_args()
+    results_path = os.path.join(ROOT, "benchmarks", "results.json")
 
-    if options.render:
-        with open(options.render) as f:
+    merged = {}
+    if options.render or options.merge:
+        with open(options.render or results_path) as f:
             saved = json.load(f)
         machine = saved["probes"]
         host = saved.get("host", platform.node())
+        merged = saved.get("merged", {})
         measured = {n: (r["run_s"], r["compile_s"]) for n, r in saved["tessel"].items()}
         avx2 = {n: r["run_avx2_s"] for n, r in saved["tessel"].items() if r.get("run_avx2_s")}
         others = {tuple(key.split(" | ")): value for key, value in saved["peers"].items()}
+    if options.merge and host != host_model():
+        sys.exit(f"--merge: results.json is from {host}, this host is {host_model()}")
+    if options.render:
         names = [n for n in WORKLOADS if n in measured]
     else:
-        names = options.workloads or list(WORKLOADS)
-        machine = probes()
-        host = host_model()
-        measured, others, avx2 = {}, {}, {}
+        if not options.merge:
+            machine = probes()
+            host = host_model()
+            measured, others, avx2 = {}, {}, {}
+        todo = options.workloads or list(WORKLOADS)
+        names = [n for n in WORKLOADS if n in todo or n in measured]
         # Workload by workload, Tessel (host code, then AVX2 code) right
         # before its peers: the clock drifts over a session, so comparisons
         # are made minutes apart at most.
-        for name in names:
+        for name in todo:
+            if options.merge:
+                merged[name] = time.strftime("%Y-%m-%d")
+                others = {key: value for key, value in others.items() if key[0] != name}
             measured[name] = tessel(name, WORKLOADS[name][0])
             if runs_avx2():
                 avx2[name] = tessel_run(name, WORKLOADS[name][0], AVX2_LEVEL)
@@ -188,6 +210,8 @@ def main():
         f"Machine peaks (benchmarks/probes, medians): vector FMA {machine['fma']['median_gflops']:.0f} GFLOP/s, "
         f"STREAM triad {stream['triad']:.1f} GB/s, x*y+w {stream['mul_add']:.1f} GB/s, read-only sum {stream['sum']:.1f} GB/s.",
         "",
+        *([f"Measured later on the same host model and merged (`run.py --merge`), their ratios from their own "
+           f"session: {', '.join(f'{n} ({d})' for n, d in merged.items())}.", ""] if merged else []),
         "## Times",
         "",
         "| workload | Tessel | rate | compile | " + " | ".join(PEER_COLUMNS) + " |",
@@ -217,7 +241,8 @@ def main():
     for name, reference, minimum in TARGETS:
         if name not in measured:
             continue
-        lines.append(target_row(name, reference, minimum, measured[name][0], others, stream))
+        lines.append(target_row(name, reference, minimum, measured[name][0], others, stream,
+                                {n: r for n, (r, _) in measured.items()}))
     compile_worst = max(c for _, c in measured.values())
     lines.append(f"| every example | compile time | < 1 s | {compile_worst:.2f} s | {'yes' if compile_worst < 1 else 'no'} |")
     lines += avx2_section(names, avx2, others, machine, stream)
@@ -233,8 +258,8 @@ def main():
     with open(os.path.join(ROOT, "benchmarks", "REPORT.md"), "w") as f:
         f.write(report)
     if not options.render:
-        with open(os.path.join(ROOT, "benchmarks", "results.json"), "w") as f:
-            json.dump({"host": host,
+        with open(results_path, "w") as f:
+            json.dump({"host": host, "merged": merged,
                        "tessel": {n: {"run_s": r, "compile_s": c, "run_avx2_s": avx2.get(n)}
                                   for n, (r, c) in measured.items()},
                        "peers": {f"{w} | {p}": s for (w, p), s in others.items()}, "probes": machine}, f, indent=1)
@@ -242,11 +267,16 @@ def main():
     plot(names, measured, others)
 
 
-def target_row(name, reference, minimum, seconds, others, stream):
+def target_row(name, reference, minimum, seconds, others, stream, tessel_times):
     """A row of a targets table: Tessel's `seconds` on `name` against a peer
-    (speed-up) or a STREAM probe (fraction of its bandwidth)."""
+    (speed-up), a STREAM probe (fraction of its bandwidth) or another of
+    Tessel's workloads (ratio of the rates)."""
     if reference.startswith("STREAM"):
         achieved = WORKLOADS[name][1] / seconds / 1e9 / stream[reference.split()[1]]
+    elif reference.startswith("Tessel "):
+        other = reference.split()[1]
+        achieved = (WORKLOADS[name][1] / seconds) / (WORKLOADS[other][1] / tessel_times[other]) \
+            if other in tessel_times else None
     else:
         achieved = others[(name, reference)] / seconds if (name, reference) in others else None
     met = "yes" if achieved is not None and achieved >= minimum else "no"
@@ -284,9 +314,9 @@ def avx2_section(names, avx2, others, machine, stream):
         lines.append(f"| {name} | {t * 1e3:.2f} ms | {rate_text} | " + " | ".join(cells) + " |")
     lines += ["", "| workload | against | target | measured (AVX2 code) | met |", "| --- | --- | --- | --- | --- |"]
     for name, reference, minimum in TARGETS:
-        if name not in avx2:
+        if name not in avx2 or name in NEEDS_VNNI:
             continue
-        lines.append(target_row(name, reference, minimum, avx2[name], others, stream))
+        lines.append(target_row(name, reference, minimum, avx2[name], others, stream, avx2))
     return lines
 
 
