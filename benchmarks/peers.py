@@ -111,7 +111,8 @@ def iree(selected):
     config = runtime.Config("local-task")
     for name, (args, fn) in selected:
         stablehlo = jax.jit(lambda *a, fn=fn: fn(jnp, *a)).lower(*args).as_text(dialect="stablehlo")
-        vmfb = compiler.compile_str(stablehlo, target_backends=["llvm-cpu"], input_type="stablehlo", extra_args=IREE_FLAGS)
+        vmfb = compiler.compile_str(stablehlo, target_backends=["llvm-cpu"], input_type="stablehlo",
+                                    extra_args=IREE_FLAGS)
         context = runtime.SystemContext(config=config)
         context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
         (module,) = [m for m in context.modules.values() if "main" in m.vm_module.function_names]
