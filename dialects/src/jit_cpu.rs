@@ -37,6 +37,27 @@ pub fn host_runs(level: &str) -> bool {
     }
 }
 
+/// Why a name cannot be the JIT's CPU.
+#[derive(Debug, PartialEq, Eq)]
+pub enum LevelError {
+    /// Not one of `LEVELS`.
+    Unknown,
+    /// A level this host cannot run.
+    NotRunnable(&'static str),
+}
+
+/// What the JIT can target, for messages: "the host or one of x86-64, ...".
+pub fn choices() -> String {
+    format!("the host or one of {}", LEVELS.join(", "))
+}
+
+/// The level `name` names, if the JIT can generate code for it here (the
+/// one check behind `TESSEL_CPU` and `tessel run/tune --cpu`).
+pub fn check(name: &str) -> Result<&'static str, LevelError> {
+    let &level = LEVELS.iter().find(|&&level| level == name).ok_or(LevelError::Unknown)?;
+    if host_runs(level) { Ok(level) } else { Err(LevelError::NotRunnable(level)) }
+}
+
 /// The level `TESSEL_CPU` names (`Ok(None)` when it is unset or empty), or
 /// why it cannot be used on this host.
 pub fn requested() -> Result<Option<&'static str>, String> {
@@ -44,13 +65,10 @@ pub fn requested() -> Result<Option<&'static str>, String> {
     if name.is_empty() {
         return Ok(None);
     }
-    let Some(&level) = LEVELS.iter().find(|&&level| level == name) else {
-        return Err(format!("{VARIABLE}={name}: the JIT targets the host or one of {}", LEVELS.join(", ")));
-    };
-    if !host_runs(level) {
-        return Err(format!("{VARIABLE}={name}: this host cannot run {level} code"));
-    }
-    Ok(Some(level))
+    check(&name).map(Some).map_err(|error| match error {
+        LevelError::Unknown => format!("{VARIABLE}={name}: the JIT targets {}", choices()),
+        LevelError::NotRunnable(level) => format!("{VARIABLE}={name}: this host cannot run {level} code"),
+    })
 }
 
 /// LLVM function attributes that make a function `level` code whatever
@@ -73,6 +91,11 @@ mod tests {
         // A level implies the ones below it.
         for pair in LEVELS.windows(2) {
             assert!(!host_runs(pair[1]) || host_runs(pair[0]), "{} without {}", pair[1], pair[0]);
+        }
+        assert_eq!(check("znver3"), Err(LevelError::Unknown));
+        assert!(cfg!(not(target_arch = "x86_64")) || check("x86-64") == Ok("x86-64"));
+        for level in LEVELS {
+            assert_eq!(check(level).is_ok(), host_runs(level));
         }
     }
 

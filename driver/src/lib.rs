@@ -148,17 +148,16 @@ impl JitCpuOption {
     /// first in a command, while the process has one thread.
     pub fn select(&self) -> Result<(), DriverError> {
         use tessel_dialects::jit_cpu;
-        let Some(level) = self.cpu.as_deref() else { return Ok(()) };
-        if !jit_cpu::LEVELS.contains(&level) {
-            return Err(DriverError::Usage(format!(
-                "--cpu {level}: run and tune generate code for the host or one of {} (tessel compile --cpu \
-                 takes any CPU)",
-                jit_cpu::LEVELS.join(", ")
-            )));
-        }
-        if !jit_cpu::host_runs(level) {
-            return Err(DriverError::Usage(format!("--cpu {level}: this host cannot run {level} code")));
-        }
+        let Some(name) = self.cpu.as_deref() else { return Ok(()) };
+        let level = jit_cpu::check(name).map_err(|error| {
+            DriverError::Usage(match error {
+                jit_cpu::LevelError::Unknown => format!(
+                    "--cpu {name}: run and tune generate code for {} (tessel compile --cpu takes any CPU)",
+                    jit_cpu::choices()
+                ),
+                jit_cpu::LevelError::NotRunnable(level) => format!("--cpu {name}: this host cannot run {level} code"),
+            })
+        })?;
         // SAFETY: commands call this before they start any thread (the
         // JIT, OpenMP and the tuner's workers come later), so nothing reads
         // the environment concurrently.

@@ -72,6 +72,34 @@ pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
     }
 }
 
+/// Positions of a kernel's top-level ops; a nested op's is its top-level
+/// ancestor's.
+struct TopLevel {
+    entry: MlirBlock,
+    index: HashMap<*const std::ffi::c_void, usize>,
+}
+
+impl TopLevel {
+    fn new(entry: MlirBlock) -> Self {
+        let index = block_operations(entry)
+            .iter()
+            .enumerate()
+            .map(|(at, op)| (op.ptr as *const std::ffi::c_void, at))
+            .collect();
+        TopLevel { entry, index }
+    }
+
+    fn position(&self, op: MlirOperation) -> Option<usize> {
+        ancestor_in(self.entry, op).and_then(|top| self.index.get(&(top.ptr as *const std::ffi::c_void)).copied())
+    }
+
+    /// Whether `op` sits directly in the kernel's body.
+    fn contains(&self, op: MlirOperation) -> bool {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs)
+        unsafe { mlirOperationGetBlock(op).ptr == self.entry.ptr }
+    }
+}
+
 /// The load of an accumulator that may be updated in place: the first of
 /// `loads` at the kernel's top level, when it accumulates in place and every
 /// other load of the ref runs after its store (reading the updated block,
@@ -81,61 +109,38 @@ fn accumulating_load(
     loads: &[MlirOperation],
     users: &[(MlirOperation, &str)],
 ) -> Option<MlirOperation> {
-    let operations = block_operations(entry);
-    let position = |op: MlirOperation| {
-        let top = ancestor_in(entry, op)?;
-        operations.iter().position(|candidate| candidate.ptr == top.ptr)
-    };
-    let &first = loads.iter().min_by_key(|&&load| position(load).unwrap_or(usize::MAX))?;
+    let top = TopLevel::new(entry);
+    let &first = loads.iter().min_by_key(|&&load| top.position(load).unwrap_or(usize::MAX))?;
     let later: Vec<MlirOperation> = loads.iter().copied().filter(|load| load.ptr != first.ptr).collect();
     let rest: Vec<(MlirOperation, &str)> =
         users.iter().copied().filter(|(op, _)| later.iter().all(|load| load.ptr != op.ptr)).collect();
-    if !accumulates_in_place(entry, first, &rest) {
-        return None;
-    }
-    // The one store after the accumulating load (accumulates_in_place
-    // checked there is exactly one).
-    let first_at = position(first)?;
-    let store_at = rest
-        .iter()
-        .filter(|(op, _)| op.ptr != first.ptr)
-        .filter_map(|(op, _)| position(*op))
-        .filter(|&at| at > first_at)
-        .min()?;
-    later.iter().all(|&load| position(load).is_some_and(|at| at > store_at)).then_some(first)
+    let store_at = top.position(accumulating_store(&top, first, &rest)?)?;
+    later.iter().all(|&load| top.position(load).is_some_and(|at| at > store_at)).then_some(first)
 }
 
-fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOperation, &str)]) -> bool {
-    // Positions of the top-level ops.
-    let mut position = HashMap::new();
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
-    unsafe {
-        let mut op = mlirBlockGetFirstOperation(entry);
-        while !op.ptr.is_null() {
-            position.insert(op.ptr as *const std::ffi::c_void, position.len());
-            op = mlirOperationGetNextInBlock(op);
-        }
-    }
-    let at = |op: MlirOperation| ancestor_in(entry, op).map(|top| position[&(top.ptr as *const _)]);
+/// The one store of `acc = load r; ...; store f(acc), r` when the load
+/// accumulates in place (`users`: the ref's users, the load included).
+fn accumulating_store(top: &TopLevel, load: MlirOperation, users: &[(MlirOperation, &str)]) -> Option<MlirOperation> {
     // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     let whole = |op: MlirOperation, operands: isize| unsafe { mlirOperationGetNumOperands(op) == operands };
     // A whole-block load at top level; otherwise only whole-block stores.
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
-    if unsafe { mlirOperationGetBlock(load).ptr != entry.ptr } || !whole(load, 1) {
-        return false;
+    if !top.contains(load) || !whole(load, 1) {
+        return None;
     }
-    let load_at = at(load).expect("top level");
-    let stores: Vec<MlirOperation> = users.iter().filter(|(op, _)| op.ptr != load.ptr).map(|(op, _)| *op).collect();
+    let load_at = top.position(load)?;
     if users.iter().any(|(op, name)| op.ptr != load.ptr && (*name != "block.store" || !whole(*op, 2))) {
-        return false;
+        return None;
     }
-    let later: Vec<MlirOperation> = stores.iter().copied().filter(|&store| at(store) > Some(load_at)).collect();
-    let [store] = later[..] else { return false };
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
-    if unsafe { mlirOperationGetBlock(store).ptr != entry.ptr } {
-        return false;
+    let later: Vec<MlirOperation> = users
+        .iter()
+        .filter(|(op, _)| op.ptr != load.ptr && top.position(*op) > Some(load_at))
+        .map(|(op, _)| *op)
+        .collect();
+    let [store] = later[..] else { return None };
+    if !top.contains(store) {
+        return None;
     }
-    let store_at = at(store).expect("top level");
+    let store_at = top.position(store)?;
     // Every op that uses a value computed from the loaded one runs before
     // the store (or is the store).
     let mut seen = HashSet::new();
@@ -151,13 +156,13 @@ fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOpe
             if owner.ptr == store.ptr {
                 continue;
             }
-            let Some(top) = ancestor_in(entry, owner) else { return false };
-            if position[&(top.ptr as *const _)] >= store_at {
-                return false;
+            let ancestor = ancestor_in(top.entry, owner)?;
+            if top.position(ancestor)? >= store_at {
+                return None;
             }
             // Results of the user, and of its top-level ancestor (values
             // yielded out of regions), carry the loaded value on.
-            for op in [owner, top] {
+            for op in [owner, ancestor] {
                 if seen.insert(op.ptr as *const std::ffi::c_void) {
                     values.extend(
                         // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
@@ -169,5 +174,5 @@ fn accumulates_in_place(entry: MlirBlock, load: MlirOperation, users: &[(MlirOpe
             }
         }
     }
-    true
+    Some(store)
 }

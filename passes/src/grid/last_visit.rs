@@ -80,11 +80,9 @@ pub fn guard_stores(context: MlirContext, kernel: MlirOperation, revisits: &[Rev
         }
         emit_line!(template, "scf.if {all} {{\n}}");
         let text = format!("func.func @template({}) {{\n{template}return\n}}", join(&parameters));
-        template::inline_before(context, moved[0], &text, &bound).map_err(|error| error.0)?;
-        // The `scf.if` is the op the template left right before the moved ones.
-        let operations = block_operations(entry);
-        let at = operations.iter().position(|op| op.ptr == moved[0].ptr).expect("still in the kernel");
-        let guard = operations[at - 1];
+        let inlined = template::inline_ops_before(context, moved[0], &text, &bound).map_err(|error| error.0)?;
+        // The `scf.if` is the template's last op.
+        let &guard = inlined.operations.last().expect("the template ends with its scf.if");
         let then = region_blocks(guard)[0];
         // SAFETY: live IR of the module being rewritten (crate invariant,
         // support/handles.rs): the guard's then block has its terminator.

@@ -58,6 +58,25 @@ pub fn inline_before(
     text: &str,
     args: &[MlirValue],
 ) -> Result<Vec<MlirValue>, TemplateError> {
+    inline_ops_before(context, anchor, text, args).map(|inlined| inlined.results)
+}
+
+/// What `inline_ops_before` inlined.
+pub struct Inlined {
+    /// The values the template's `return` returned.
+    pub results: Vec<MlirValue>,
+    /// The template's top-level ops, now before the anchor, in order (its
+    /// `return` erased).
+    pub operations: Vec<MlirOperation>,
+}
+
+/// As [`inline_before`], also giving the ops it inlined.
+pub fn inline_ops_before(
+    context: MlirContext,
+    anchor: MlirOperation,
+    text: &str,
+    args: &[MlirValue],
+) -> Result<Inlined, TemplateError> {
     // SAFETY: `context` and `anchor` are live (crate invariant,
     // support/handles.rs); the parsed template module is ours: its body is
     // inlined before `anchor` with `args` bound (as many as its arguments,
@@ -77,8 +96,12 @@ pub fn inline_before(
             (0..mlirOperationGetNumOperands(terminator)).map(|i| mlirOperationGetOperand(terminator, i)).collect();
         // The template's ops take the location of what they replace.
         let location = mlirOperationGetLocation(anchor);
+        let mut operations = Vec::new();
         let mut op = mlirBlockGetFirstOperation(body);
         while !op.ptr.is_null() {
+            if op.ptr != terminator.ptr {
+                operations.push(op);
+            }
             melior::ir::OperationRef::from_raw(op).walk(melior::ir::operation::WalkOrder::PreOrder, |nested| {
                 mlirOperationSetLocation(nested.to_raw(), location);
                 melior::ir::operation::WalkResult::Advance
@@ -91,7 +114,7 @@ pub fn inline_before(
         mlirRewriterBaseEraseOp(rewriter, terminator);
         mlirIRRewriterDestroy(rewriter);
         mlirModuleDestroy(module);
-        Ok(results)
+        Ok(Inlined { results, operations })
     }
 }
 
