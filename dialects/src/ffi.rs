@@ -63,6 +63,14 @@ unsafe extern "C" {
     ) -> *mut TesselSourceDiagnostics;
     pub fn tesselSourceDiagnosticsParse(diagnostics: *mut TesselSourceDiagnostics) -> MlirOperation;
     pub fn tesselParseModule(ctx: MlirContext, text: MlirStringRef) -> MlirModule;
+    pub fn tesselInstructionTiming(
+        triple: MlirStringRef,
+        cpu: MlirStringRef,
+        features: MlirStringRef,
+        instruction: MlirStringRef,
+        latency: *mut i64,
+        reciprocal_throughput: *mut f64,
+    ) -> bool;
     pub fn tesselSourceDiagnosticsVerify(diagnostics: *mut TesselSourceDiagnostics) -> MlirLogicalResult;
     pub fn tesselSourceDiagnosticsDestroy(diagnostics: *mut TesselSourceDiagnostics);
 }

@@ -225,6 +225,18 @@ pub const VNNI: Knob = Knob {
     help: "Whether the CPU the code is for has VNNI's vpdpbusd (from --cpu; 1: 8-bit contractions use it)",
 };
 
+pub const FMA_IN_FLIGHT: Knob = Knob {
+    flag: None,
+    cli: Cli::Derived,
+    value_name: "",
+    attribute: "tessel.fma_in_flight",
+    kind: Kind::Integer { min: 1, max: 256 },
+    default: "the host's, from LLVM's scheduling model",
+    target: Target::Cpu,
+    help: "FMAs the CPU the code is for needs in flight (latency x throughput; from --cpu): register tiles have at \
+           least as many accumulators where they can",
+};
+
 pub const GROUP: Knob = Knob {
     flag: Some("group"),
     cli: Cli::Value,
@@ -341,6 +353,7 @@ pub static ALL: &[&Knob] = &[
     &VECTOR_BITS,
     &VECTOR_REGISTERS,
     &VNNI,
+    &FMA_IN_FLIGHT,
     &GROUP,
     &GROUP_TOP,
     &POISON,

@@ -14,6 +14,7 @@ pub mod ffi;
 mod grid_call;
 pub mod jit_cpu;
 pub mod knobs;
+pub mod llvm_target;
 pub mod matrix_layout;
 mod raw_op;
 pub mod source;

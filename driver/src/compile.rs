@@ -130,7 +130,8 @@ fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<
 }
 
 /// Register tiles for the named CPU: its vector registers, its vector
-/// width unless `--vector-bits` chose one, and whether it has VNNI.
+/// width unless `--vector-bits` chose one, whether it has VNNI and the FMAs
+/// it needs in flight at that width.
 fn record_model(context: &melior::Context, module: &mut melior::ir::Module, model: CpuModel) {
     use melior::ir::operation::{OperationLike, OperationMutLike};
     let mut operation = module.as_operation_mut();
@@ -140,4 +141,10 @@ fn record_model(context: &melior::Context, module: &mut melior::ir::Module, mode
     }
     operation.set_attribute(knobs::VECTOR_REGISTERS.attribute, integer(model.vector_registers));
     operation.set_attribute(knobs::VNNI.attribute, integer(i64::from(model.vnni)));
+    let vector_bits = operation
+        .attribute(knobs::VECTOR_BITS.attribute)
+        .ok()
+        .and_then(|attribute| melior::ir::attribute::IntegerAttribute::try_from(attribute).ok())
+        .map_or(model.vector_bits, |bits| bits.value());
+    operation.set_attribute(knobs::FMA_IN_FLIGHT.attribute, integer(model.fma_in_flight_at(vector_bits)));
 }

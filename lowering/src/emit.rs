@@ -50,14 +50,6 @@ unsafe extern "C" {
     fn LLVMRunPasses(module: Handle, passes: *const c_char, machine: Handle, options: Handle) -> Handle;
     fn LLVMGetErrorMessage(error: Handle) -> *mut c_char;
     fn LLVMDisposeErrorMessage(message: *mut c_char);
-    fn LLVMInitializeX86TargetInfo();
-    fn LLVMInitializeX86Target();
-    fn LLVMInitializeX86TargetMC();
-    fn LLVMInitializeX86AsmPrinter();
-    fn LLVMInitializeAArch64TargetInfo();
-    fn LLVMInitializeAArch64Target();
-    fn LLVMInitializeAArch64TargetMC();
-    fn LLVMInitializeAArch64AsmPrinter();
     fn mlirTranslateModuleToLLVMIR(module: mlir_sys::MlirOperation, context: Handle) -> Handle;
     fn LLVMCreateMemoryBufferWithMemoryRangeCopy(data: *const c_char, length: usize, name: *const c_char) -> Handle;
     fn LLVMDisposeMemoryBuffer(buffer: Handle);
@@ -67,9 +59,7 @@ unsafe extern "C" {
 /// The host CPU's name and features as LLVM sees them (what host code is
 /// compiled for; part of the tuner's cache key).
 pub fn host_cpu() -> (String, String) {
-    // SAFETY: both calls return fresh LLVM-owned strings, which `message`
-    // copies and disposes of exactly once.
-    unsafe { (message(LLVMGetHostCPUName()), message(LLVMGetHostCPUFeatures())) }
+    tessel_dialects::llvm_target::host_cpu()
 }
 
 /// LLVM bitcode as textual LLVM IR.
@@ -155,19 +145,12 @@ impl HostModule {
         let text =
             |value: Option<&str>| value.map(|value| CString::new(value).map_err(|e| EmitError::Llvm(e.to_string())));
         let (triple_name, cpu_name) = (text(target_of.triple).transpose()?, text(target_of.cpu).transpose()?);
-        // SAFETY: target initialization is idempotent; `lowered` is a live
-        // module in the LLVM dialect; every string passed is NUL-terminated
-        // and outlives the call; each LLVM object made here is disposed of
-        // once (on failure here, on success by `HostModule`'s Drop).
+        tessel_dialects::llvm_target::initialize();
+        // SAFETY: `lowered` is a live module in the LLVM dialect; every
+        // string passed is NUL-terminated and outlives the call; each LLVM
+        // object made here is disposed of once (on failure here, on success
+        // by `HostModule`'s Drop).
         unsafe {
-            LLVMInitializeX86TargetInfo();
-            LLVMInitializeX86Target();
-            LLVMInitializeX86TargetMC();
-            LLVMInitializeX86AsmPrinter();
-            LLVMInitializeAArch64TargetInfo();
-            LLVMInitializeAArch64Target();
-            LLVMInitializeAArch64TargetMC();
-            LLVMInitializeAArch64AsmPrinter();
             let context = LLVMContextCreate();
             let module = mlirTranslateModuleToLLVMIR(lowered.as_operation().to_raw(), context);
             if module.is_null() {

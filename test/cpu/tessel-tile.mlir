@@ -156,3 +156,40 @@ module attributes {tessel.register_tile = array<i64: 3, 16>, tessel.pad_tiles = 
     return %r : tensor<5x32xi32>
   }
 }
+
+// -----
+
+// Without tessel.register_tile the tile comes from the CPU's model (here
+// given whole: AVX2's 256-bit vectors and 16 registers, Haswell's 10 FMAs
+// in flight, as tessel compile --cpu haswell records them): on a 96-row
+// block, 6 rows x 2 vectors, 12 accumulators covering the FMA latency
+// (BLIS's Haswell tile); on a 64-row block no tile with 10 accumulators
+// fits, and 2 x 4 vectors (8) has the widest rows of B among the rest.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.vector_bits = 256 : i64, tessel.vector_registers = 16 : i64, tessel.fma_in_flight = 10 : i64} {
+  // CHECK-LABEL: func.func @modelled(
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x1xf32>, tensor<1x16xf32>) outs(%{{.*}} : tensor<6x16xf32>)
+  // CHECK-SAME: tessel.register_tile = array<i64: 6, 16>
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x1xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<2x32xf32>)
+  // CHECK-SAME: tessel.register_tile = array<i64: 2, 32>
+  func.func @modelled(%a: tensor<96x8xf32>, %b: tensor<8x64xf32>, %c: tensor<96x64xf32>,
+                      %d: tensor<64x8xf32>, %e: tensor<64x64xf32>) -> (tensor<96x64xf32>, tensor<64x64xf32>) {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<96x8xf32>, tensor<8x64xf32>) outs(%c : tensor<96x64xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<96x64xf32>
+    %q = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%d, %b : tensor<64x8xf32>, tensor<8x64xf32>) outs(%e : tensor<64x64xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<64x64xf32>
+    return %r, %q : tensor<96x64xf32>, tensor<64x64xf32>
+  }
+}

@@ -330,7 +330,7 @@ impl Space {
                     && let ([.., m, n], [.., rows, columns]) = (&result[..], &lhs[..])
                 {
                     let k = if transposed_lhs { rows } else { columns };
-                    let (rows, columns) = tessel_passes::default_tile(output, host_vectors().0);
+                    let (rows, columns) = tessel_passes::default_tile(output, host_vectors().0, *m, *n);
                     dots.push(Dot {
                         sizes: [*m, *n, *k],
                         input: input.to_string(),

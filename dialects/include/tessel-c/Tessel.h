@@ -87,6 +87,14 @@ tesselSourceDiagnosticsCreate(MlirContext ctx, MlirStringRef buffer,
 /* Parses the buffer into a module (null operation on failure). */
 MLIR_CAPI_EXPORTED MlirOperation
 tesselSourceDiagnosticsParse(TesselSourceDiagnostics *diagnostics);
+/* The latency (cycles) and reciprocal throughput (cycles per instruction)
+ * of `instruction` (an LLVM opcode name, e.g. VFMADD231PSZr) in LLVM's
+ * scheduling model of `cpu` on `triple`; false when the target, the CPU's
+ * model or the instruction is unknown. The target must be initialized. */
+MLIR_CAPI_EXPORTED bool tesselInstructionTiming(
+    MlirStringRef triple, MlirStringRef cpu, MlirStringRef features,
+    MlirStringRef instruction, int64_t *latency,
+    double *reciprocalThroughput);
 /* mlirModuleCreateParse, with exceptions thrown by a parser (upstream
  * bugs on malformed input) turned into a null module. */
 MLIR_CAPI_EXPORTED MlirModule tesselParseModule(MlirContext ctx,

@@ -1,13 +1,22 @@
-//! What register tiling needs to know about a CPU: its vector width and its
-//! number of vector registers, and the one rule, shared by `tessel-tile`
-//! and the tuner's space, for which register tiles fit and which is the
-//! default.
+//! What register tiling needs to know about a CPU: its vector width, its
+//! number of vector registers, how many FMAs it needs in flight, and the
+//! rules, shared by `tessel-tile` and the tuner's space, for which register
+//! tiles fit and which one a contraction gets.
 //!
 //! A register tile of `rows x vectors` accumulators lives in registers for
 //! a contraction's whole k loop; each k step also loads a row of B
 //! (`vectors` registers) and broadcasts one element of A (one more). It
 //! fits when all of these are registers at once; a tile that does not fit
 //! spills at every k step, which is never faster.
+//!
+//! The tile is derived as in BLIS's analytical model (Low et al., "Analytical
+//! Modeling Is Enough for High-Performance BLIS", ACM TOMS 2016): each
+//! accumulator is a chain of dependent FMAs, so the FMA units stay busy
+//! only with at least latency x throughput accumulators (the CPU's FMA
+//! latency and reciprocal throughput come from LLVM's scheduling model of
+//! it); among the tiles that fit the registers, and whose rows of B are
+//! whole cache lines, the one with the most FMAs per load (rows x vectors /
+//! (rows + vectors)) wins.
 
 /// A CPU as register tiling sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +30,22 @@ pub struct CpuModel {
     /// for 256-bit vectors): four 8-bit products summed into each 32-bit
     /// lane, the 8-bit contractions' instruction (`tessel-vnni`).
     pub vnni: bool,
+    /// FMAs that must be in flight to keep the FMA units busy (latency
+    /// over reciprocal throughput in LLVM's model), for 128-, 256- and
+    /// 512-bit vectors.
+    pub fma_in_flight: [i64; 3],
 }
+
+/// FMAs in flight when LLVM has no scheduling model of the CPU (a latency
+/// of 4 cycles, two FMAs a cycle).
+const DEFAULT_IN_FLIGHT: i64 = 8;
+
+/// Bytes of a cache line: a register tile's rows of B are whole lines.
+const LINE_BYTES: i64 = 64;
+
+/// Rows and vectors of register tiles the model considers at most.
+const MAX_ROWS: i64 = 16;
+const MAX_VECTORS: i64 = 8;
 
 /// x86 CPUs (LLVM's names) with AVX-512: 512-bit vectors, 32 registers.
 const AVX512_CPUS: &[&str] = &[
@@ -87,7 +111,8 @@ const DEFAULT_VECTORS: i64 = 4;
 
 impl CpuModel {
     /// AArch64's NEON: 128-bit vectors, 32 registers.
-    pub const NEON: CpuModel = CpuModel { vector_bits: 128, vector_registers: 32, vnni: false };
+    pub const NEON: CpuModel =
+        CpuModel { vector_bits: 128, vector_registers: 32, vnni: false, fma_in_flight: [DEFAULT_IN_FLIGHT; 3] };
 
     /// The model of an x86 CPU with (or without) AVX-512 and AVX2 (SSE
     /// only: 128-bit vectors, 16 registers), without VNNI.
@@ -97,12 +122,44 @@ impl CpuModel {
             (false, true) => (256, 16),
             (false, false) => (128, 16),
         };
-        CpuModel { vector_bits, vector_registers, vnni: false }
+        CpuModel { vector_bits, vector_registers, vnni: false, fma_in_flight: [DEFAULT_IN_FLIGHT; 3] }
     }
 
     /// This model with (or without) VNNI.
     pub fn with_vnni(self, vnni: bool) -> Self {
         CpuModel { vnni, ..self }
+    }
+
+    /// This model with the FMA timings of LLVM's scheduling model of `cpu`
+    /// (with `features`) on `triple`, where LLVM has one.
+    pub fn with_llvm_timings(self, triple: &str, cpu: &str, features: &str) -> Self {
+        let aarch64 = triple.starts_with("aarch64") || triple.starts_with("arm64");
+        let mut fma_in_flight = self.fma_in_flight;
+        for (index, bits) in [128, 256, 512].into_iter().enumerate() {
+            let instruction = match (aarch64, bits) {
+                (true, 128) => "FMLAv4f32",
+                (true, _) => continue,
+                (false, 128) => "VFMADD231PSr",
+                (false, 256) => "VFMADD231PSYr",
+                (false, _) => "VFMADD231PSZr",
+            };
+            if let Some((latency, reciprocal)) =
+                tessel_dialects::llvm_target::instruction_timing(triple, cpu, features, instruction)
+            {
+                fma_in_flight[index] = ((latency as f64) / reciprocal).ceil() as i64;
+            }
+        }
+        CpuModel { fma_in_flight, ..self }
+    }
+
+    /// FMAs in flight needed with `vector_bits`-wide vectors.
+    pub fn fma_in_flight_at(self, vector_bits: i64) -> i64 {
+        let index = match vector_bits {
+            ..=128 => 0,
+            129..=256 => 1,
+            _ => 2,
+        };
+        self.fma_in_flight[index]
     }
 
     /// The CPU this process's JIT-compiled code runs as: the host's, or
@@ -115,25 +172,26 @@ impl CpuModel {
             return model;
         }
         #[cfg(target_arch = "x86_64")]
-        {
+        let model = {
             use std::arch::is_x86_feature_detected as has;
             let avx512 = has!("avx512f");
             // 512-bit vpdpbusd needs AVX-512 VNNI; AVX-VNNI has the 256-bit one.
             let vnni = if avx512 { has!("avx512vnni") && has!("avx512vl") } else { has!("avxvnni") };
             CpuModel::x86(avx512, has!("avx2")).with_vnni(vnni)
-        }
+        };
         #[cfg(not(target_arch = "x86_64"))]
-        {
-            CpuModel::NEON
-        }
+        let model = CpuModel::NEON;
+        let (cpu, features) = tessel_dialects::llvm_target::host_cpu();
+        model.with_llvm_timings(&tessel_dialects::llvm_target::host_triple(), &cpu, &features)
     }
 
     /// The model of the CPU LLVM calls `cpu` on `triple` (an x86-64 triple
     /// when `None`); `None` for a CPU this table does not know. AArch64
     /// CPUs get NEON's 128-bit vectors and 32 registers.
     pub fn named(triple: Option<&str>, cpu: &str) -> Option<Self> {
-        let arch = triple.map_or("x86_64", |triple| triple.split('-').next().unwrap_or(""));
-        match arch {
+        let triple = triple.unwrap_or("x86_64-unknown-linux-gnu");
+        let arch = triple.split('-').next().unwrap_or("");
+        let model = match arch {
             "x86_64" if AVX512_CPUS.contains(&cpu) => {
                 Some(CpuModel::x86(true, true).with_vnni(!AVX512_WITHOUT_VNNI.contains(&cpu)))
             }
@@ -143,7 +201,8 @@ impl CpuModel {
             "x86_64" if SSE_CPUS.contains(&cpu) => Some(CpuModel::x86(false, false)),
             "aarch64" | "arm64" => Some(CpuModel::NEON),
             _ => None,
-        }
+        };
+        model.map(|model| model.with_llvm_timings(triple, cpu, ""))
     }
 
     /// Whether `rows x vectors` accumulators, a row of B and a broadcast of
@@ -167,11 +226,47 @@ impl CpuModel {
         let (rows, vectors) = self.default_tile_vectors();
         (rows, vectors * vector_bits / element_bits.max(8))
     }
+
+    /// The register tile of a contraction whose result block is `rows x
+    /// columns` elements of `element_bits`, in vectors of `vector_bits`:
+    /// (rows, columns) by the analytical model (module docs), among tiles
+    /// that divide the block; `default_tile` where none does.
+    pub fn register_tile(self, vector_bits: i64, element_bits: i64, rows: i64, columns: i64) -> (i64, i64) {
+        let lanes = vector_bits / element_bits.max(8);
+        let in_flight = self.fma_in_flight_at(vector_bits);
+        let whole_lines = |vectors: i64| (vectors * vector_bits / 8) % LINE_BYTES == 0;
+        let candidates = (1..=MAX_ROWS.min(rows))
+            .filter(|tile_rows| rows % tile_rows == 0)
+            .flat_map(|tile_rows| (1..=MAX_VECTORS).map(move |vectors| (tile_rows, vectors)))
+            .filter(|&(tile_rows, vectors)| {
+                lanes >= 1 && columns % (vectors * lanes) == 0 && whole_lines(vectors) && self.fits(tile_rows, vectors)
+            });
+        // Latency covered first (else as many chains as there are), then
+        // FMAs per load, then wider rows of B (vectors decide every tie).
+        let best = candidates.max_by_key(|&(tile_rows, vectors)| {
+            let accumulators = tile_rows * vectors;
+            (
+                accumulators >= in_flight,
+                accumulators.min(in_flight),
+                accumulators * 1000 / (tile_rows + vectors),
+                vectors,
+            )
+        });
+        best.map_or_else(
+            || self.default_tile(vector_bits, element_bits),
+            |(tile_rows, vectors)| (tile_rows, vectors * lanes),
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The model without its FMA timings (which LLVM supplies).
+    fn shape(model: Option<CpuModel>) -> Option<(i64, i64, bool)> {
+        model.map(|m| (m.vector_bits, m.vector_registers, m.vnni))
+    }
 
     #[test]
     fn defaults_fit_on_every_width() {
@@ -182,20 +277,66 @@ mod tests {
         assert_eq!(avx512.default_tile(256, 32), (4, 32));
         assert_eq!(avx2.default_tile(256, 32), (2, 32));
         assert_eq!(avx2.default_tile(256, 64), (2, 16));
-        assert_eq!(CpuModel::named(None, "x86-64-v3"), Some(avx2));
-        assert_eq!(CpuModel::named(None, "sapphirerapids"), Some(avx512.with_vnni(true)));
-        assert_eq!(CpuModel::named(None, "skylake-avx512"), Some(avx512));
-        assert_eq!(CpuModel::named(None, "x86-64-v4"), Some(avx512), "the levels have no VNNI");
-        assert_eq!(CpuModel::named(None, "alderlake"), Some(avx2.with_vnni(true)));
-        assert_eq!(CpuModel::named(None, "znver3"), Some(avx2));
+        assert_eq!(shape(CpuModel::named(None, "x86-64-v3")), Some((256, 16, false)));
+        assert_eq!(shape(CpuModel::named(None, "sapphirerapids")), Some((512, 32, true)));
+        assert_eq!(shape(CpuModel::named(None, "skylake-avx512")), Some((512, 32, false)));
+        assert_eq!(shape(CpuModel::named(None, "x86-64-v4")), Some((512, 32, false)), "the levels have no VNNI");
+        assert_eq!(shape(CpuModel::named(None, "alderlake")), Some((256, 16, true)));
+        assert_eq!(shape(CpuModel::named(None, "znver3")), Some((256, 16, false)));
         assert!(AVX512_WITHOUT_VNNI.iter().all(|cpu| AVX512_CPUS.contains(cpu)));
         assert!(AVX_WITH_VNNI.iter().all(|cpu| AVX_CPUS.contains(cpu)));
-        assert_eq!(CpuModel::named(Some("aarch64-linux-gnu"), "neoverse-v2").map(|m| m.vector_registers), Some(32));
+        assert_eq!(shape(CpuModel::named(Some("aarch64-linux-gnu"), "neoverse-v2")), Some((128, 32, false)));
         assert_eq!(CpuModel::named(None, "no-such-cpu"), None);
         for model in [avx512, avx2, CpuModel::x86(false, false)] {
             let (rows, vectors) = model.default_tile_vectors();
             assert!(model.fits(rows, vectors), "{model:?}: the default {rows}x{vectors} does not fit");
         }
         assert!(!avx2.fits(4, 4), "16 accumulators spill with 16 registers");
+    }
+
+    #[test]
+    fn fma_timings_come_from_llvm() {
+        let in_flight = |cpu: &str, bits: i64| CpuModel::named(None, cpu).unwrap().fma_in_flight_at(bits);
+        // Zen 4 issues one 512-bit FMA a cycle (two 256-bit ones), latency 4.
+        assert_eq!(in_flight("znver4", 512), 4);
+        assert_eq!(in_flight("znver4", 256), 8);
+        // Skylake-X: two 512-bit FMAs a cycle; Haswell: latency 5.
+        assert_eq!(in_flight("skylake-avx512", 512), 8);
+        assert_eq!(in_flight("haswell", 256), 10);
+        let neoverse = CpuModel::named(Some("aarch64-linux-gnu"), "neoverse-v2").unwrap();
+        assert!(neoverse.fma_in_flight_at(128) >= 8, "{neoverse:?}");
+    }
+
+    #[test]
+    fn register_tiles_follow_the_analytical_model() {
+        let timed = |model: CpuModel, in_flight: i64| CpuModel { fma_in_flight: [in_flight; 3], ..model };
+        let (avx512, avx2) = (CpuModel::x86(true, true), CpuModel::x86(false, true));
+        // Zen 4 and Skylake-X on 256 x 256 f32 blocks: 16 accumulators,
+        // the most FMAs per load that fit 32 registers (the measured best).
+        assert_eq!(timed(avx512, 4).register_tile(512, 32, 256, 256), (4, 64));
+        assert_eq!(timed(avx512, 8).register_tile(512, 32, 256, 256), (4, 64));
+        // AVX2's 16 registers: 8 accumulators (Haswell would want 10, no
+        // tile dividing 256 rows has them and fits), rows of B whole
+        // 64-byte lines.
+        assert_eq!(timed(avx2, 10).register_tile(256, 32, 256, 256), (2, 32));
+        assert_eq!(timed(avx2, 8).register_tile(256, 32, 256, 256), (2, 32));
+        // 96-row blocks allow six rows: 12 accumulators, BLIS's Haswell tile.
+        assert_eq!(timed(avx2, 10).register_tile(256, 32, 96, 256), (6, 16));
+        // Too few accumulators never win where enough fit.
+        let (rows, columns) = timed(avx2, 8).register_tile(256, 32, 128, 128);
+        assert!(rows * columns / 8 >= 8, "{rows}x{columns}");
+        // NEON's 32 registers: 16 accumulators of 4 lanes, rows of B a line.
+        assert_eq!(timed(CpuModel::NEON, 16).register_tile(128, 32, 256, 256), (4, 16));
+        // f64: half the lanes.
+        assert_eq!(timed(avx512, 4).register_tile(512, 64, 256, 256), (4, 32));
+        // No tile divides 20 columns: the default (the pass then shrinks it).
+        assert_eq!(timed(avx512, 4).register_tile(512, 32, 256, 20), avx512.default_tile(512, 32));
+        // Whatever the block, the model's tile fits the registers.
+        for (model, bits) in [(avx512, 512), (avx2, 256), (CpuModel::NEON, 128)] {
+            for extent in [1, 2, 3, 6, 8, 12, 16, 24, 48, 64, 96, 100, 128, 256] {
+                let (rows, columns) = timed(model, 8).register_tile(bits, 32, extent, extent);
+                assert!(model.fits(rows, (columns * 32 + bits - 1) / bits), "{model:?} {extent}: {rows}x{columns}");
+            }
+        }
     }
 }

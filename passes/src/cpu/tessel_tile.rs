@@ -13,12 +13,14 @@
 //! in place, its rows sit a whole matrix row apart and map to the same L1
 //! sets, so they would evict each other on every strip.
 //!
-//! The register tile defaults to four vectors (the host's, or of
-//! `tessel.vector_bits`) of the result element a row, and as many rows as
-//! the host's vector registers hold, at most 4 (`CpuModel`): AVX-512
-//! 4 x 64 f32 (16 accumulators, four B loads and four broadcasts per k
-//! step; measured against 8 x 32, 2 x 128 and 16 x 32 on the 2048 matmul),
-//! AVX2's 16 registers 2 x 32. A module attribute
+//! The register tile comes from the CPU's model (`CpuModel::register_tile`,
+//! BLIS's analytical model: enough accumulators to cover the FMA latency,
+//! registers for them, the most FMAs per load, tiles dividing the block;
+//! vectors of the host's width or of `tessel.vector_bits`; the FMAs in
+//! flight of the host or of `tessel.fma_in_flight`): on 256 x 256 f32
+//! blocks AVX-512 gets 4 x 64 (16 accumulators, four B loads and four
+//! broadcasts per k step; measured against 8 x 32, 2 x 128 and 16 x 32 on
+//! the 2048 matmul) and AVX2's 16 registers 2 x 32. A module attribute
 //! `tessel.register_tile = array<i64: M, N>` overrides it (the tuner's
 //! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
 //! divisors of the block's extents, so every tile is full.
@@ -68,12 +70,13 @@ pub fn host_vector_bits() -> i64 {
     CpuModel::host().vector_bits
 }
 
-/// The default register tile of a contraction into `output` elements, in
-/// vectors of `vector_bits`, on the host (`CpuModel::default_tile`).
-/// (Narrow operands arrive widened by `tessel-widen-operands`: the tile
-/// is the wide type's.)
-pub fn default_tile(output: melior::ir::Type, vector_bits: i64) -> (i64, i64) {
-    CpuModel::host().default_tile(vector_bits, element_bits(melior::ir::r#type::TypeLike::to_raw(&output)))
+/// The register tile the host's model gives a contraction into a `rows x
+/// columns` block of `output` elements, in vectors of `vector_bits`
+/// (`CpuModel::register_tile`). (Narrow operands arrive widened by
+/// `tessel-widen-operands`: the tile is the wide type's.)
+pub fn default_tile(output: melior::ir::Type, vector_bits: i64, rows: i64, columns: i64) -> (i64, i64) {
+    let bits = element_bits(melior::ir::r#type::TypeLike::to_raw(&output));
+    CpuModel::host().register_tile(vector_bits, bits, rows, columns)
 }
 
 /// The zero of a shaped type's element type, as an attribute.
@@ -97,9 +100,11 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // the registers of the CPU code is for (`tessel compile --cpu`).
     let host = CpuModel::host();
     let vector_bits = knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), host.vector_bits);
+    let in_flight = knobs::FMA_IN_FLIGHT.integer_or(raw_op(module.to_raw()), host.fma_in_flight_at(vector_bits));
     let model = CpuModel {
         vector_bits,
         vector_registers: raw_op(module.to_raw()).integer_or(knobs::VECTOR_REGISTERS.attribute, host.vector_registers),
+        fma_in_flight: [in_flight; 3],
         ..host
     };
     if model.vector_registers < 2 {
@@ -129,7 +134,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
-            _ => model.default_tile(vector_bits, element_bits(element_type(result))),
+            _ => model.register_tile(vector_bits, element_bits(element_type(result)), rows, columns),
         };
         let size = |extent: i64, wanted: i64| if pad_tiles { wanted.min(extent) } else { fitting(extent, wanted) };
         let (m, n) = (size(rows, want_m), size(columns, want_n));

@@ -1,0 +1,123 @@
+//! The LLVM targets Tessel generates CPU code for (x86-64 and AArch64), and
+//! what LLVM knows about a CPU: the host's name and features, and an
+//! instruction's latency and throughput in the CPU's scheduling model.
+//!
+//! LLVM's C API is linked already (statically, with MLIR); the few entry
+//! points used here are declared below rather than pulling in a second copy
+//! of LLVM through another crate.
+
+use std::ffi::{CStr, c_char};
+
+unsafe extern "C" {
+    fn LLVMDisposeMessage(message: *mut c_char);
+    fn LLVMGetDefaultTargetTriple() -> *mut c_char;
+    fn LLVMGetHostCPUName() -> *mut c_char;
+    fn LLVMGetHostCPUFeatures() -> *mut c_char;
+    fn LLVMInitializeX86TargetInfo();
+    fn LLVMInitializeX86Target();
+    fn LLVMInitializeX86TargetMC();
+    fn LLVMInitializeX86AsmPrinter();
+    fn LLVMInitializeAArch64TargetInfo();
+    fn LLVMInitializeAArch64Target();
+    fn LLVMInitializeAArch64TargetMC();
+    fn LLVMInitializeAArch64AsmPrinter();
+}
+
+/// Registers the x86-64 and AArch64 targets with LLVM (idempotent).
+pub fn initialize() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: LLVM's target initializers only register the targets in
+    // LLVM's registry; `Once` runs them one time.
+    ONCE.call_once(|| unsafe {
+        LLVMInitializeX86TargetInfo();
+        LLVMInitializeX86Target();
+        LLVMInitializeX86TargetMC();
+        LLVMInitializeX86AsmPrinter();
+        LLVMInitializeAArch64TargetInfo();
+        LLVMInitializeAArch64Target();
+        LLVMInitializeAArch64TargetMC();
+        LLVMInitializeAArch64AsmPrinter();
+    });
+}
+
+/// An LLVM-owned string, copied and disposed of.
+///
+/// # Safety
+/// `text` is a NUL-terminated string LLVM allocated, not used afterwards.
+unsafe fn owned(text: *mut c_char) -> String {
+    // SAFETY: as the caller promises.
+    unsafe {
+        let copy = CStr::from_ptr(text).to_string_lossy().into_owned();
+        LLVMDisposeMessage(text);
+        copy
+    }
+}
+
+/// The host CPU's name and features as LLVM sees them (what host code is
+/// compiled for).
+pub fn host_cpu() -> (String, String) {
+    // SAFETY: both calls return fresh LLVM-owned strings, copied and
+    // disposed of once.
+    unsafe { (owned(LLVMGetHostCPUName()), owned(LLVMGetHostCPUFeatures())) }
+}
+
+/// The host's target triple.
+pub fn host_triple() -> String {
+    // SAFETY: a fresh LLVM-owned string, copied and disposed of once.
+    unsafe { owned(LLVMGetDefaultTargetTriple()) }
+}
+
+/// The latency (cycles) and reciprocal throughput (cycles per
+/// instruction) of `instruction` (an LLVM opcode name such as
+/// `VFMADD231PSZr`) in LLVM's scheduling model of `cpu` (with `features`)
+/// on `triple`; `None` when LLVM has no such model or instruction.
+pub fn instruction_timing(triple: &str, cpu: &str, features: &str, instruction: &str) -> Option<(i64, f64)> {
+    // Looked up once per question: the lookup scans every opcode.
+    type Key = (String, String, String, String);
+    type Answers = Vec<(Key, Option<(i64, f64)>)>;
+    static KNOWN: std::sync::Mutex<Answers> = std::sync::Mutex::new(Vec::new());
+    let key = (triple.to_string(), cpu.to_string(), features.to_string(), instruction.to_string());
+    let mut known = KNOWN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, timing)) = known.iter().find(|(seen, _)| *seen == key) {
+        return *timing;
+    }
+    let timing = look_up_timing(triple, cpu, features, instruction);
+    known.push((key, timing));
+    timing
+}
+
+fn look_up_timing(triple: &str, cpu: &str, features: &str, instruction: &str) -> Option<(i64, f64)> {
+    initialize();
+    let text = |value: &str| melior::StringRef::new(value).to_raw();
+    let (mut latency, mut reciprocal) = (0i64, 0f64);
+    // SAFETY: the strings outlive the call (the C++ side copies what it
+    // keeps); the outputs are valid for writes; the targets are registered.
+    let found = unsafe {
+        crate::ffi::tesselInstructionTiming(
+            text(triple),
+            text(cpu),
+            text(features),
+            text(instruction),
+            &mut latency,
+            &mut reciprocal,
+        )
+    };
+    (found && latency > 0 && reciprocal > 0.0).then_some((latency, reciprocal))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fma_timings_come_from_llvm_models() {
+        let (latency, reciprocal) =
+            instruction_timing("x86_64-unknown-linux-gnu", "znver3", "", "VFMADD231PSYr").expect("Zen 3's model");
+        assert!((3..=6).contains(&latency), "{latency}");
+        assert!(reciprocal <= 1.0, "{reciprocal}");
+        assert!(instruction_timing("x86_64-unknown-linux-gnu", "skylake-avx512", "", "VFMADD231PSZr").is_some());
+        assert!(instruction_timing("aarch64-linux-gnu", "neoverse-v2", "", "FMLAv4f32").is_some());
+        assert_eq!(instruction_timing("x86_64-unknown-linux-gnu", "znver3", "", "NOT_AN_OPCODE"), None);
+        assert_eq!(instruction_timing("not-a-triple", "znver3", "", "VFMADD231PSYr"), None);
+    }
+}
