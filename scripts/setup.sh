@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian toolchain Tessel builds with (LLVM/MLIR 22, clang and
-# lld 22, CMake, Ninja, the ROCm device libraries, Python's venv). Idempotent: does nothing
-# when everything is present; uses sudo when not root.
+# lld 22, CMake, Ninja, the ROCm device libraries, Python's venv) and tests
+# with (qemu-user and the arm64 C library, to run AArch64 objects).
+# Idempotent: does nothing when everything is present; uses sudo when not root.
 set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 libpolly-22-dev
   libomp-22-dev libzstd-dev libz3-dev libxml2-dev cmake ninja-build rocm-device-libs
   libamdhip64-dev python3-venv
+  qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
 )
 
 missing=()
