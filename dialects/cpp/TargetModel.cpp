@@ -50,3 +50,39 @@ bool tesselInstructionTiming(MlirStringRef triple, MlirStringRef cpu,
   }
   return false;
 }
+
+bool tesselCompareCpuFeatures(MlirStringRef triple, MlirStringRef cpu,
+                              MlirStringRef features,
+                              void (*difference)(MlirStringRef feature,
+                                                 bool hostHas, void *data),
+                              void *data) {
+  llvm::Triple target(llvm::StringRef(triple.data, triple.length));
+  std::string error;
+  const llvm::Target *found = llvm::TargetRegistry::lookupTarget(target, error);
+  if (!found)
+    return false;
+  llvm::StringRef name(cpu.data, cpu.length);
+  // Asked of a generic subtarget first: one made for an unknown CPU warns
+  // on stderr.
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      found->createMCSubtargetInfo(target, "", ""));
+  if (!generic || !generic->isCPUStringValid(name))
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      found->createMCSubtargetInfo(target, name, ""));
+  if (!subtarget)
+    return false;
+  llvm::SmallVector<llvm::StringRef> list;
+  llvm::StringRef(features.data, features.length)
+      .split(list, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef feature : list) {
+    if (feature.size() < 2 || (feature[0] != '+' && feature[0] != '-'))
+      continue;
+    bool hostHas = feature[0] == '+';
+    llvm::StringRef bare = feature.drop_front();
+    bool cpuHas = subtarget->checkFeatures("+" + bare.str());
+    if (cpuHas != hostHas)
+      difference(MlirStringRef{bare.data(), bare.size()}, hostHas, data);
+  }
+  return true;
+}

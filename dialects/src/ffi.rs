@@ -71,6 +71,13 @@ unsafe extern "C" {
         latency: *mut i64,
         reciprocal_throughput: *mut f64,
     ) -> bool;
+    pub fn tesselCompareCpuFeatures(
+        triple: MlirStringRef,
+        cpu: MlirStringRef,
+        features: MlirStringRef,
+        difference: unsafe extern "C" fn(feature: MlirStringRef, host_has: bool, data: *mut std::ffi::c_void),
+        data: *mut std::ffi::c_void,
+    ) -> bool;
     pub fn tesselSourceDiagnosticsVerify(diagnostics: *mut TesselSourceDiagnostics) -> MlirLogicalResult;
     pub fn tesselSourceDiagnosticsDestroy(diagnostics: *mut TesselSourceDiagnostics);
 }

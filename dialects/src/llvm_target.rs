@@ -105,6 +105,64 @@ fn look_up_timing(triple: &str, cpu: &str, features: &str, instruction: &str) ->
     (found && latency > 0 && reciprocal > 0.0).then_some((latency, reciprocal))
 }
 
+/// How the CPU LLVM calls `cpu` on `triple` differs from the host (its
+/// features, `host_features` in LLVM's "+a,-b" form): the host's features
+/// it lacks, and the features it has that the host lacks (only features
+/// the host's list names). `None` when LLVM does not know the CPU.
+pub fn cpu_differences(triple: &str, cpu: &str, host_features: &str) -> Option<CpuDifferences> {
+    // Asked often (every register-tile decision under TESSEL_CPU): once
+    // per question.
+    type Answers = Vec<((String, String, String), Option<CpuDifferences>)>;
+    static KNOWN: std::sync::Mutex<Answers> = std::sync::Mutex::new(Vec::new());
+    let key = (triple.to_string(), cpu.to_string(), host_features.to_string());
+    let mut known = KNOWN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, answer)) = known.iter().find(|(seen, _)| *seen == key) {
+        return answer.clone();
+    }
+    let answer = compare_cpu(triple, cpu, host_features);
+    known.push((key, answer.clone()));
+    answer
+}
+
+fn compare_cpu(triple: &str, cpu: &str, host_features: &str) -> Option<CpuDifferences> {
+    unsafe extern "C" fn collect(feature: mlir_sys::MlirStringRef, host_has: bool, data: *mut std::ffi::c_void) {
+        // SAFETY: `data` is the `CpuDifferences` `cpu_differences` passes,
+        // alive and not otherwise borrowed during the call; `feature` points
+        // at `length` bytes of the feature list, alive during the call.
+        unsafe {
+            let differences = &mut *(data as *mut CpuDifferences);
+            let bytes = std::slice::from_raw_parts(feature.data as *const u8, feature.length);
+            let name = String::from_utf8_lossy(bytes).into_owned();
+            if host_has { differences.host_only.push(name) } else { differences.cpu_only.push(name) }
+        }
+    }
+    initialize();
+    let text = |value: &str| melior::StringRef::new(value).to_raw();
+    let mut differences = CpuDifferences::default();
+    // SAFETY: the strings outlive the call; `collect` gets a pointer to
+    // `differences`, which lives across the call and is not used otherwise
+    // until it returns.
+    let known = unsafe {
+        crate::ffi::tesselCompareCpuFeatures(
+            text(triple),
+            text(cpu),
+            text(host_features),
+            collect,
+            &mut differences as *mut CpuDifferences as *mut std::ffi::c_void,
+        )
+    };
+    known.then_some(differences)
+}
+
+/// See [`cpu_differences`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CpuDifferences {
+    /// Features the host has and the CPU lacks.
+    pub host_only: Vec<String>,
+    /// Features the CPU has and the host lacks.
+    pub cpu_only: Vec<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +177,18 @@ mod tests {
         assert!(instruction_timing("aarch64-linux-gnu", "neoverse-v2", "", "FMLAv4f32").is_some());
         assert_eq!(instruction_timing("x86_64-unknown-linux-gnu", "znver3", "", "NOT_AN_OPCODE"), None);
         assert_eq!(instruction_timing("not-a-triple", "znver3", "", "VFMADD231PSYr"), None);
+    }
+
+    #[test]
+    fn cpus_compare_by_their_features() {
+        let x86 = "x86_64-unknown-linux-gnu";
+        let features = "+avx2,+fma,-avx512f,+sse4a,-amx-tile";
+        let zen3 = cpu_differences(x86, "znver3", features).expect("LLVM knows znver3");
+        assert!(zen3.cpu_only.is_empty() && zen3.host_only.is_empty(), "{zen3:?}");
+        let haswell = cpu_differences(x86, "haswell", features).unwrap();
+        assert_eq!(haswell.host_only, ["sse4a"]);
+        let sapphire = cpu_differences(x86, "sapphirerapids", features).unwrap();
+        assert_eq!(sapphire.cpu_only, ["avx512f", "amx-tile"]);
+        assert_eq!(cpu_differences(x86, "pentium9", features), None);
     }
 }

@@ -132,36 +132,37 @@ pub enum ChipOption {
     Gfx1100,
 }
 
-/// `--cpu LEVEL` of `run` and `tune`: code compiled in process for an
-/// x86-64 level the host runs (as `TESSEL_CPU`, which it sets).
+/// `--cpu CPU` of `run` and `tune`: code compiled in process for a CPU the
+/// host runs (as `TESSEL_CPU`, which it sets).
 #[derive(clap::Args, Debug, Default)]
 pub struct JitCpuOption {
-    /// Generate code for this x86-64 level instead of the host's CPU:
-    /// x86-64, x86-64-v2, x86-64-v3 (AVX2) or x86-64-v4 (AVX-512); the host
-    /// must run it (default: TESSEL_CPU, else the host).
-    #[arg(long, value_name = "LEVEL")]
+    /// Generate code for this CPU instead of the host's: an x86-64 level
+    /// (x86-64-v3: AVX2, x86-64-v4: AVX-512) or an LLVM CPU name (haswell,
+    /// znver3, ...) whose every feature the host has (default: TESSEL_CPU,
+    /// else the host).
+    #[arg(long, value_name = "CPU")]
     cpu: Option<String>,
 }
 
 impl JitCpuOption {
-    /// Checks the level and makes it the JIT's for this process. Call it
+    /// Checks the CPU and makes it the JIT's for this process. Call it
     /// first in a command, while the process has one thread.
     pub fn select(&self) -> Result<(), DriverError> {
         use tessel_dialects::jit_cpu;
         let Some(name) = self.cpu.as_deref() else { return Ok(()) };
-        let level = jit_cpu::check(name).map_err(|error| {
+        let cpu = jit_cpu::check(name).map_err(|error| {
             DriverError::Usage(match error {
-                jit_cpu::LevelError::Unknown => format!(
+                jit_cpu::CpuError::Unknown => format!(
                     "--cpu {name}: run and tune generate code for {} (tessel compile --cpu takes any CPU)",
                     jit_cpu::choices()
                 ),
-                jit_cpu::LevelError::NotRunnable(level) => format!("--cpu {name}: this host cannot run {level} code"),
+                error => format!("--cpu {name}: {error}"),
             })
         })?;
         // SAFETY: commands call this before they start any thread (the
         // JIT, OpenMP and the tuner's workers come later), so nothing reads
         // the environment concurrently.
-        unsafe { std::env::set_var(jit_cpu::VARIABLE, level) };
+        unsafe { std::env::set_var(jit_cpu::VARIABLE, cpu) };
         Ok(())
     }
 }

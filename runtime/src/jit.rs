@@ -40,12 +40,12 @@ fn object_dump() -> Option<String> {
     std::env::var("TESSEL_JIT_OBJECT").ok().filter(|path| !path.is_empty())
 }
 
-/// Makes every function defined in `module` code for x86-64 `level`
+/// Makes every function defined in `module` code for the CPU `name`
 /// (`TESSEL_CPU`), through the LLVM function attributes that override the
 /// JIT's host target machine.
-fn target_level(module: &Module, level: &str) -> Result<(), JitError> {
+fn target_cpu(module: &Module, name: &str) -> Result<(), JitError> {
     use mlir_sys::*;
-    let (cpu, features) = tessel_dialects::jit_cpu::function_attributes(level);
+    let (cpu, features) = tessel_dialects::jit_cpu::function_attributes(name);
     // SAFETY: `module` is a live module the caller hands over for
     // compilation: its context parses the attributes (null when they do
     // not parse, checked), its body's ops are walked in order, and setting
@@ -147,8 +147,8 @@ impl Jit {
     /// Like `new`, loading only `libraries` (shared objects) for the
     /// compiled code's external calls.
     pub fn with_libraries(module: &Module, optimization_level: usize, libraries: &[&str]) -> Result<Self, JitError> {
-        if let Some(level) = tessel_dialects::jit_cpu::requested().map_err(JitError::Cpu)? {
-            target_level(module, level)?;
+        if let Some(cpu) = tessel_dialects::jit_cpu::requested().map_err(JitError::Cpu)? {
+            target_cpu(module, &cpu)?;
         }
         // The C API hands these to LLVM as C strings: keep them NUL-terminated.
         let paths: Vec<std::ffi::CString> =

@@ -51,10 +51,10 @@ pub fn default_dir() -> PathBuf {
 /// this Tessel.
 pub fn key(module_text: &str, target: &str, space: &str) -> String {
     let (cpu, features) = tessel_lowering::emit::host_cpu();
-    // Code for the x86-64 level TESSEL_CPU names is another target.
-    let level = tessel_dialects::jit_cpu::requested().ok().flatten().unwrap_or("host");
+    // Code for the CPU TESSEL_CPU names is another target.
+    let jit_cpu = tessel_dialects::jit_cpu::requested().ok().flatten().unwrap_or_else(|| "host".to_string());
     let mut hash = Sha256::new();
-    for part in [module_text, target, &cpu, &features, level, env!("CARGO_PKG_VERSION"), space] {
+    for part in [module_text, target, &cpu, &features, &jit_cpu, env!("CARGO_PKG_VERSION"), space] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }

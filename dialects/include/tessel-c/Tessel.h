@@ -95,6 +95,14 @@ MLIR_CAPI_EXPORTED bool tesselInstructionTiming(
     MlirStringRef triple, MlirStringRef cpu, MlirStringRef features,
     MlirStringRef instruction, int64_t *latency,
     double *reciprocalThroughput);
+/* Compares the CPU `cpu` on `triple` with a feature list in LLVM's form
+ * ("+avx2,-avx512f,..."): calls `difference` with each listed feature the
+ * CPU has and the list does not (`hostHas` false) or the other way round;
+ * false when LLVM does not know the target or the CPU. */
+MLIR_CAPI_EXPORTED bool tesselCompareCpuFeatures(
+    MlirStringRef triple, MlirStringRef cpu, MlirStringRef features,
+    void (*difference)(MlirStringRef feature, bool hostHas, void *data),
+    void *data);
 /* mlirModuleCreateParse, with exceptions thrown by a parser (upstream
  * bugs on malformed input) turned into a null module. */
 MLIR_CAPI_EXPORTED MlirModule tesselParseModule(MlirContext ctx,

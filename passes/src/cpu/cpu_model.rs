@@ -163,26 +163,32 @@ impl CpuModel {
     }
 
     /// The CPU this process's JIT-compiled code runs as: the host's, or
-    /// the x86-64 level `TESSEL_CPU` names (see `tessel_dialects::jit_cpu`;
-    /// an unusable value is reported when the JIT compiles).
+    /// the CPU `TESSEL_CPU` names (see `tessel_dialects::jit_cpu`; an
+    /// unusable value is reported when the JIT compiles): the host's
+    /// features as LLVM detects them, less those the named CPU lacks, and
+    /// LLVM's FMA timings for that CPU.
     pub fn host() -> Self {
-        if let Ok(Some(level)) = tessel_dialects::jit_cpu::requested()
-            && let Some(model) = CpuModel::named(None, level)
-        {
-            return model;
-        }
-        #[cfg(target_arch = "x86_64")]
-        let model = {
-            use std::arch::is_x86_feature_detected as has;
-            let avx512 = has!("avx512f");
-            // 512-bit vpdpbusd needs AVX-512 VNNI; AVX-VNNI has the 256-bit one.
-            let vnni = if avx512 { has!("avx512vnni") && has!("avx512vl") } else { has!("avxvnni") };
-            CpuModel::x86(avx512, has!("avx2")).with_vnni(vnni)
+        use tessel_dialects::{jit_cpu, llvm_target};
+        let (host_cpu, features) = llvm_target::host_cpu();
+        let triple = llvm_target::host_triple();
+        let requested = jit_cpu::requested().ok().flatten();
+        let switched_off = requested.as_deref().map(jit_cpu::switched_off).unwrap_or_default();
+        let has = |feature: &str| {
+            features.split(',').any(|listed| listed.strip_prefix('+') == Some(feature))
+                && !switched_off.iter().any(|off| off == feature)
         };
-        #[cfg(not(target_arch = "x86_64"))]
-        let model = CpuModel::NEON;
-        let (cpu, features) = tessel_dialects::llvm_target::host_cpu();
-        model.with_llvm_timings(&tessel_dialects::llvm_target::host_triple(), &cpu, &features)
+        let model = if triple.starts_with("x86_64") {
+            let avx512 = has("avx512f");
+            // 512-bit vpdpbusd needs AVX-512 VNNI; AVX-VNNI has the 256-bit one.
+            let vnni = if avx512 { has("avx512vnni") && has("avx512vl") } else { has("avxvnni") };
+            CpuModel::x86(avx512, has("avx2")).with_vnni(vnni)
+        } else {
+            CpuModel::NEON
+        };
+        match &requested {
+            Some(cpu) => model.with_llvm_timings(&triple, cpu, ""),
+            None => model.with_llvm_timings(&triple, &host_cpu, &features),
+        }
     }
 
     /// The model of the CPU LLVM calls `cpu` on `triple` (an x86-64 triple
