@@ -54,17 +54,34 @@ unsafe fn owned(text: *mut c_char) -> String {
 }
 
 /// The host CPU's name and features as LLVM sees them (what host code is
-/// compiled for).
+/// compiled for), detected once.
 pub fn host_cpu() -> (String, String) {
+    static HOST: std::sync::OnceLock<(String, String)> = std::sync::OnceLock::new();
     // SAFETY: both calls return fresh LLVM-owned strings, copied and
     // disposed of once.
-    unsafe { (owned(LLVMGetHostCPUName()), owned(LLVMGetHostCPUFeatures())) }
+    HOST.get_or_init(|| unsafe { (owned(LLVMGetHostCPUName()), owned(LLVMGetHostCPUFeatures())) }).clone()
 }
 
 /// The host's target triple.
 pub fn host_triple() -> String {
+    static TRIPLE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     // SAFETY: a fresh LLVM-owned string, copied and disposed of once.
-    unsafe { owned(LLVMGetDefaultTargetTriple()) }
+    TRIPLE.get_or_init(|| unsafe { owned(LLVMGetDefaultTargetTriple()) }).clone()
+}
+
+/// Answers already given, by question: LLVM's lookups scan every opcode or
+/// build subtargets, and the model asks the same questions over and over.
+type Answers<K, V> = std::sync::Mutex<Vec<(K, V)>>;
+
+/// The answer to `key` in `known`, asking `answer` the first time.
+fn remembered<K: PartialEq, V: Clone>(known: &Answers<K, V>, key: K, answer: impl FnOnce() -> V) -> V {
+    let mut known = known.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, value)) = known.iter().find(|(seen, _)| *seen == key) {
+        return value.clone();
+    }
+    let value = answer();
+    known.push((key, value.clone()));
+    value
 }
 
 /// The latency (cycles) and reciprocal throughput (cycles per
@@ -72,18 +89,9 @@ pub fn host_triple() -> String {
 /// `VFMADD231PSZr`) in LLVM's scheduling model of `cpu` (with `features`)
 /// on `triple`; `None` when LLVM has no such model or instruction.
 pub fn instruction_timing(triple: &str, cpu: &str, features: &str, instruction: &str) -> Option<(i64, f64)> {
-    // Looked up once per question: the lookup scans every opcode.
-    type Key = (String, String, String, String);
-    type Answers = Vec<(Key, Option<(i64, f64)>)>;
-    static KNOWN: std::sync::Mutex<Answers> = std::sync::Mutex::new(Vec::new());
-    let key = (triple.to_string(), cpu.to_string(), features.to_string(), instruction.to_string());
-    let mut known = KNOWN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, timing)) = known.iter().find(|(seen, _)| *seen == key) {
-        return *timing;
-    }
-    let timing = look_up_timing(triple, cpu, features, instruction);
-    known.push((key, timing));
-    timing
+    static KNOWN: Answers<[String; 4], Option<(i64, f64)>> = std::sync::Mutex::new(Vec::new());
+    let key = [triple, cpu, features, instruction].map(str::to_string);
+    remembered(&KNOWN, key, || look_up_timing(triple, cpu, features, instruction))
 }
 
 fn look_up_timing(triple: &str, cpu: &str, features: &str, instruction: &str) -> Option<(i64, f64)> {
@@ -110,18 +118,9 @@ fn look_up_timing(triple: &str, cpu: &str, features: &str, instruction: &str) ->
 /// it lacks, and the features it has that the host lacks (only features
 /// the host's list names). `None` when LLVM does not know the CPU.
 pub fn cpu_differences(triple: &str, cpu: &str, host_features: &str) -> Option<CpuDifferences> {
-    // Asked often (every register-tile decision under TESSEL_CPU): once
-    // per question.
-    type Answers = Vec<((String, String, String), Option<CpuDifferences>)>;
-    static KNOWN: std::sync::Mutex<Answers> = std::sync::Mutex::new(Vec::new());
-    let key = (triple.to_string(), cpu.to_string(), host_features.to_string());
-    let mut known = KNOWN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, answer)) = known.iter().find(|(seen, _)| *seen == key) {
-        return answer.clone();
-    }
-    let answer = compare_cpu(triple, cpu, host_features);
-    known.push((key, answer.clone()));
-    answer
+    static KNOWN: Answers<[String; 3], Option<CpuDifferences>> = std::sync::Mutex::new(Vec::new());
+    let key = [triple, cpu, host_features].map(str::to_string);
+    remembered(&KNOWN, key, || compare_cpu(triple, cpu, host_features))
 }
 
 fn compare_cpu(triple: &str, cpu: &str, host_features: &str) -> Option<CpuDifferences> {

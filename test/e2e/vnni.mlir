@@ -6,6 +6,7 @@
 // operands are widened to i32 instead.
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
 // RUN: tessel run %s --entry narrow --arg 0=random:3 --arg 1=random:4 --check | FileCheck %s
+// RUN: tessel run %s --entry batched --arg 0=random:5 --arg 1=random:6 --check | FileCheck %s
 // RUN: env TESSEL_JIT_OBJECT=%t.v3.o tessel run %s --entry matmul --cpu x86-64-v3 --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
 // RUN: llvm-objdump -d %t.v3.o > %t.v3.dis && FileCheck %s --check-prefix=NOVNNI --input-file=%t.v3.dis
 // RUN: tessel compile %s --target cpu --cpu znver4 --emit asm -o %t.zen4.s && FileCheck %s --check-prefix=ZMM --input-file=%t.zen4.s
@@ -62,5 +63,24 @@ func.func @narrow(%x: memref<10x12xi8>, %y: memref<12x6xi8>, %z: memref<10x6xi32
       ins(%x, %y : memref<10x12xi8>, memref<12x6xi8>) outs(%z : memref<10x6xi32>)
       in_specs [#grid.block<[5, 12], (i) -> (i, 0)>, #grid.block<[12, 6], (i) -> (0, 0)>]
       out_specs [#grid.block<[5, 6], (i) -> (i, 0)>]
+  return
+}
+
+// A batched contraction (batch loop first): each batch its own packed B.
+func.func @batched_kernel(%x: memref<2x8x16xi8>, %y: memref<2x16x32xi8>, %z: memref<2x8x32xi32>) {
+  %a = block.load %x : memref<2x8x16xi8> -> tensor<2x8x16xi8>
+  %b = block.load %y : memref<2x16x32xi8> -> tensor<2x16x32xi8>
+  %s = arith.constant dense<16> : tensor<2x8x16xi8>
+  %a16 = arith.muli %a, %s : tensor<2x8x16xi8>
+  %c = block.dot %a16, %b : tensor<2x8x16xi8>, tensor<2x16x32xi8> -> tensor<2x8x32xi32>
+  block.store %c, %z : tensor<2x8x32xi32>, memref<2x8x32xi32>
+  return
+}
+
+func.func @batched(%x: memref<4x8x16xi8>, %y: memref<4x16x32xi8>, %z: memref<4x8x32xi32>) {
+  grid.call @batched_kernel grid [2]
+      ins(%x, %y : memref<4x8x16xi8>, memref<4x16x32xi8>) outs(%z : memref<4x8x32xi32>)
+      in_specs [#grid.block<[2, 8, 16], (i) -> (i, 0, 0)>, #grid.block<[2, 16, 32], (i) -> (i, 0, 0)>]
+      out_specs [#grid.block<[2, 8, 32], (i) -> (i, 0, 0)>]
   return
 }
