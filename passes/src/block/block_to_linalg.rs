@@ -57,6 +57,16 @@ pub static PASS: PassDefinition = PassDefinition {
 /// the tiling, widening, matrix-core and staging passes recognise it.
 pub const CONTRACTION: &str = "tessel.contraction";
 
+/// The operand types (A, B, accumulator) of `op` when it is a contraction
+/// block-to-linalg wrote (marked, two inputs, one init, one result).
+pub fn contraction_operand_types(op: mlir_sys::MlirOperation) -> Option<Vec<mlir_sys::MlirType>> {
+    let op = crate::support::handles::raw_op(op);
+    if !op.has(CONTRACTION) || op.operands().len() != 3 || op.results().len() != 1 {
+        return None;
+    }
+    Some(op.operands().iter().map(|&value| crate::support::handles::value_type(value)).collect())
+}
+
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
     template::rewrite_each(

@@ -26,11 +26,11 @@
 //! the CPU has VNNI (`tessel.vnni`, else the host's `CpuModel`) and k is
 //! a multiple of 4.
 
-use crate::support::handles::{dim_size, rank_of, raw_op, value_type};
+use crate::support::handles::{dim_size, rank_of, raw_op};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
-    block::block_to_linalg::CONTRACTION,
+    block::block_to_linalg::{CONTRACTION, contraction_operand_types},
     cpu::cpu_model::CpuModel,
     support::ir::{element_name, join, print_type},
     support::template,
@@ -64,11 +64,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         module,
         |name| name == "linalg.generic",
         |raw, _| {
+            let Some(types) = contraction_operand_types(raw) else { return Ok(None) };
             let op = raw_op(raw);
-            if !op.has(CONTRACTION) || op.operands().len() != 3 || op.results().len() != 1 {
-                return Ok(None);
-            }
-            let types = op.operands().iter().map(|&value| value_type(value)).collect::<Vec<_>>();
             let elements = types.iter().map(|&t| element_name(t)).collect::<Vec<_>>();
             let body = crate::support::ir::body_names(raw);
             if elements != ["i8", "i8", "i32"]

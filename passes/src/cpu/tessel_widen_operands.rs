@@ -15,10 +15,10 @@
 //! Runs on tensors, before `tessel-tile` (CPU pipeline only: GPUs read
 //! narrow operands straight into their matrix instructions).
 
-use crate::support::handles::{attribute_text, rank_of, raw_op, value_type};
+use crate::support::handles::{attribute_text, rank_of, raw_op};
 use crate::{
     PassDefinition, PassError,
-    block::block_to_linalg::CONTRACTION,
+    block::block_to_linalg::contraction_operand_types,
     support::ir::{element_name, identity_map, parallel_iterators, print_type},
     support::template,
 };
@@ -38,11 +38,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         module,
         |name| name == "linalg.generic",
         |raw, _| {
+            let Some(types) = contraction_operand_types(raw) else { return Ok(None) };
             let op = raw_op(raw);
-            if !op.has(CONTRACTION) || op.operands().len() != 3 || op.results().len() != 1 {
-                return Ok(None);
-            }
-            let types: Vec<MlirType> = op.operands().iter().map(|&value| value_type(value)).collect();
             // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
             if types.iter().any(|&t| unsafe { !mlirTypeIsARankedTensor(t) }) {
                 return Ok(None);
