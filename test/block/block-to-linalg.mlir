@@ -247,3 +247,23 @@ func.func @splats(%x: tensor<4096xf32>, %max: f32, %n: index) -> (tensor<4096xf3
   %dynamic = tensor.splat %max[%n] : tensor<?xf32>
   return %shifted, %dynamic : tensor<4096xf32>, tensor<?xf32>
 }
+
+// A whole-ref load stored to another ref right away (JAX's `o_ref[...] =
+// acc_ref[...]`) is one copy between the refs: no snapshot buffer. A load
+// with a store to its ref in between keeps its snapshot.
+// CHECK-LABEL: func.func @copy_out
+// CHECK-SAME: %[[ACC:.*]]: memref<4x8xf32>, %[[OUT:.*]]: memref<4x8xf32, strided<[16, 1], offset: ?>>, %[[OTHER:.*]]: memref<4x8xf32>
+// CHECK-NEXT: memref.copy %[[ACC]], %[[OUT]] : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: ?>>
+// CHECK-NEXT: %[[SNAPSHOT:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK-NEXT: memref.copy %[[ACC]], %[[SNAPSHOT]]
+// CHECK: linalg.fill
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %[[OTHER]]
+func.func @copy_out(%acc: memref<4x8xf32>, %out: memref<4x8xf32, strided<[16, 1], offset: ?>>, %other: memref<4x8xf32>) {
+  %sum = block.load %acc : memref<4x8xf32> -> tensor<4x8xf32>
+  block.store %sum, %out : tensor<4x8xf32>, memref<4x8xf32, strided<[16, 1], offset: ?>>
+  %kept = block.load %acc : memref<4x8xf32> -> tensor<4x8xf32>
+  %zeros = arith.constant dense<0.0> : tensor<4x8xf32>
+  block.store %zeros, %acc : tensor<4x8xf32>, memref<4x8xf32>
+  block.store %kept, %other : tensor<4x8xf32>, memref<4x8xf32>
+  return
+}

@@ -11,6 +11,9 @@
 //! - A gather or scatter (`block.load .. gather`, `block.store .. scatter`)
 //!   is a `linalg.generic` over the block reading (writing) the ref at the
 //!   index tensor's positions, clamped into the ref (dropped outside it).
+//! - `block.store` of a whole-ref `block.load` right before it (JAX's
+//!   `o_ref[...] = acc_ref[...]`) is a `memref.copy` of the one ref into
+//!   the other: nothing runs between the snapshot and its store.
 //! - `block.store` materializes the value in the ref (or window); a mask
 //!   first merges the value with the ref's current contents; a splat
 //!   constant is a `linalg.fill`.
@@ -31,14 +34,14 @@
 //!   `block.atomic_cas_element`, masked by `scf.if`, old values collected.
 
 use super::predicated;
-use crate::support::handles::{rank_of, raw_op, value_type};
+use crate::support::handles::{context_of, location_of, next_of, rank_of, raw_op, value_type};
 use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
     grid::in_place,
     support::ir::{
-        ShapedKind, constant_integer, constant_value, identity_map, join, map_dims, parallel_iterators, print_type,
-        shaped_type_text,
+        ShapedKind, collect_operations, constant_integer, constant_value, erase, identity_map, join, map_dims,
+        parallel_iterators, print_type, shaped_type_text, uses,
     },
     support::template,
 };
@@ -67,7 +70,48 @@ pub fn contraction_operand_types(op: mlir_sys::MlirOperation) -> Option<Vec<mlir
     Some(op.operands().iter().map(|&value| crate::support::handles::value_type(value)).collect())
 }
 
+/// Whether the block op's operand segments after the first `leading` are
+/// all empty: no offsets, mask, padding or indices.
+fn plain(op: &Op, leading: usize) -> bool {
+    op.segments().iter().skip(leading).all(|&size| size == 0)
+}
+
+/// Replaces each `block.store (block.load r), s` of whole refs, the load
+/// right before the store and used only there, by `memref.copy r, s`.
+fn copies_between_refs(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    for (store, _) in collect_operations(module, |name| name == "block.store") {
+        let op = raw_op(store);
+        let value = op.operands()[0];
+        // SAFETY: live values of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
+        let Some(load) = (unsafe { mlirValueIsAOpResult(value) }).then(|| unsafe { mlirOpResultGetOwner(value) })
+        else {
+            continue;
+        };
+        let loaded = raw_op(load);
+        if loaded.name() != "block.load"
+            || !plain(&loaded, 1)
+            || !plain(&op, 2)
+            || next_of(load).ptr != store.ptr
+            || uses(value).len() != 1
+        {
+            continue;
+        }
+        let (source, target) = (loaded.operands()[0], op.operands()[1]);
+        let text = format!(
+            "func.func @template(%source: {s}, %target: {t}) {{\n\
+             memref.copy %source, %target : {s} to {t}\nreturn\n}}",
+            s = print_type(value_type(source)),
+            t = print_type(value_type(target))
+        );
+        template::replace(context_of(store), store, &text, &[source, target])
+            .map_err(|error| PassError::at(location_of(store), error.0))?;
+        erase(load);
+    }
+    Ok(())
+}
+
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    copies_between_refs(module)?;
     let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
     template::rewrite_each(
         module,
