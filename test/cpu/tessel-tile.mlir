@@ -42,11 +42,20 @@ module attributes {tessel.register_tile = array<i64: 4, 32>} {
 
   // A requested size that does not divide the block shrinks to the largest
   // divisor (9 rows: 4 -> 3; 20 columns: 32 -> 20); each kind of contraction gets
-  // its own group, and unmarked generics are left alone.
+  // its own group. The contraction's one element-wise consumer becomes its
+  // tiles' epilogue: tiled with the row strips, after each strip's k loop.
   // CHECK-LABEL: func.func @odd(
+  // CHECK: scf.for %{{.*}} = %c0 to %c9 step %c3
+  // CHECK: scf.for
   // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x1xi8>, tensor<1x20xi8>) outs(%{{.*}} : tensor<3x20xi32>)
   // CHECK-SAME: tessel.register_tile = array<i64: 3, 20>, tessel.tile_group = 1 : i64, tessel.vectorize
-  // CHECK: linalg.generic {{{.*}}} ins(%{{.*}} : tensor<9x20xi32>) outs(%{{.*}} : tensor<9x20xi32>) {{{$}}
+  // CHECK: } {tessel.reduction_loop}
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<3x20xi32>) outs(%{{.*}} : tensor<3x20xi32>)
+  // CHECK-SAME: tessel.epilogue_group = 1 : i64, tessel.vectorize
+  // CHECK: arith.addi
+  // CHECK: tensor.insert_slice %{{.*}} [3, 20]
+  // CHECK-NOT: linalg.generic
+  // CHECK: return
   func.func @odd(%a: tensor<9x5xi8>, %b: tensor<5x20xi8>, %c: tensor<9x20xi32>) -> tensor<9x20xi32> {
     %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
         ins(%a, %b : tensor<9x5xi8>, tensor<5x20xi8>) outs(%c : tensor<9x20xi32>) {
@@ -191,5 +200,92 @@ module attributes {tessel.vector_bits = 256 : i64, tessel.vector_registers = 16 
       linalg.yield %t : f32
     } -> tensor<64x64xf32>
     return %r, %q : tensor<96x64xf32>, tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// Pallas' `acc_ref[...] += jnp.dot(x, y)`: a contraction from zeros, then
+// `acc + dot` written into `acc`. The tiles compute it: the fill of the
+// dot's init becomes each tile's (zeros in registers), and the add reads
+// `acc` through its destination (updated in place), in 64-column panels
+// (B packed) and 4-row strips, after each strip's k loop.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+#id = affine_map<(i, j) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 4, 64>} {
+  // CHECK-LABEL: func.func @acc_plus_dot(
+  // CHECK-SAME: %[[A:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16x128xf32>, %[[ACC:.*]]: tensor<8x128xf32>
+  // CHECK-NOT: linalg.fill
+  // CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%[[PANELS:.*]] = %[[ACC]])
+  // CHECK: linalg.copy
+  // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4
+  // CHECK: %[[ZEROS:.*]] = linalg.fill {tessel.init_group = 0 : i64, tessel.vectorize} {{.*}} -> tensor<4x64xf32>
+  // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]])
+  // CHECK: tessel.contraction, tessel.register_tile = array<i64: 4, 64>
+  // CHECK: } {tessel.reduction_loop}
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x64xf32>) outs(%{{.*}} : tensor<4x64xf32>)
+  // CHECK-SAME: tessel.epilogue_group = 0 : i64, tessel.vectorize
+  // CHECK-NEXT: ^bb0(%[[DOT:.*]]: f32, %[[OLD:.*]]: f32):
+  // CHECK-NEXT: arith.addf %[[OLD]], %[[DOT]]
+  // CHECK-NOT: linalg.generic
+  // CHECK: return
+  func.func @acc_plus_dot(%a: tensor<8x16xf32>, %b: tensor<16x128xf32>, %acc: tensor<8x128xf32>) -> tensor<8x128xf32> {
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<8x128xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x128xf32>) -> tensor<8x128xf32>
+    %dot = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x16xf32>, tensor<16x128xf32>) outs(%init : tensor<8x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%acc, %dot : tensor<8x128xf32>, tensor<8x128xf32>) outs(%acc : tensor<8x128xf32>) {
+    ^bb0(%old: f32, %d: f32, %unused: f32):
+      %t = arith.addf %old, %d : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    return %sum : tensor<8x128xf32>
+  }
+
+  // Consumers the tiles cannot compute are left alone: a dot with two
+  // users, and one reduced by its consumer.
+  // CHECK-LABEL: func.func @not_epilogues(
+  // CHECK: } {tessel.reduction_loop}
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<8x128xf32>) outs(%{{.*}} : tensor<8x128xf32>) {
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+  // CHECK-NOT: tessel.epilogue_group
+  func.func @not_epilogues(%a: tensor<8x16xf32>, %b: tensor<16x128xf32>, %c: tensor<8x128xf32>, %row: tensor<8xf32>)
+      -> (tensor<8x128xf32>, tensor<8x128xf32>, tensor<8xf32>) {
+    %dot = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x16xf32>, tensor<16x128xf32>) outs(%c : tensor<8x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    %twice = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%dot : tensor<8x128xf32>) outs(%c : tensor<8x128xf32>) {
+    ^bb0(%d: f32, %unused: f32):
+      %t = arith.addf %d, %d : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    %dot2 = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x16xf32>, tensor<16x128xf32>) outs(%c : tensor<8x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    %sums = linalg.generic {indexing_maps = [#id, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+        ins(%dot2 : tensor<8x128xf32>) outs(%row : tensor<8xf32>) {
+    ^bb0(%d: f32, %s: f32):
+      %t = arith.addf %s, %d : f32
+      linalg.yield %t : f32
+    } -> tensor<8xf32>
+    return %dot, %twice, %sums : tensor<8x128xf32>, tensor<8x128xf32>, tensor<8xf32>
   }
 }

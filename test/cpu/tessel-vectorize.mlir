@@ -160,3 +160,51 @@ module attributes {tessel.vector_bits = 256 : i64} {
     return %r : tensor<1x6xi32>
   }
 }
+
+// -----
+
+// A tile fused with its epilogue (tessel-tile: `acc + dot`): the fill of
+// its init becomes zero accumulators in registers, and the epilogue adds
+// the finished sums to the destination tile once, after the k loop.
+// CHECK-LABEL: func.func @epilogue(
+// CHECK-SAME: %[[A:.*]]: tensor<4x16xf32>, %[[B:.*]]: tensor<16x32xf32>, %[[ACC:.*]]: tensor<4x32xf32>
+// CHECK: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<4x32xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[DOT:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]]) -> (vector<4x32xf32>)
+// CHECK: math.fma
+// CHECK: } {tessel.reduction_loop}
+// CHECK-NEXT: %[[OLD:.*]] = vector.transfer_read %[[ACC]]
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[OLD]], %[[DOT]] : vector<4x32xf32>
+// CHECK-NEXT: vector.transfer_write %[[SUM]], %[[ACC]]
+// CHECK-NOT: linalg.generic
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+#id = affine_map<(i, j) -> (i, j)>
+func.func @epilogue(%a: tensor<4x16xf32>, %b: tensor<16x32xf32>, %acc: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x32xf32>
+  %init = linalg.fill {tessel.vectorize} ins(%zero : f32) outs(%empty : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %dot = scf.for %k = %c0 to %c16 step %c1 iter_args(%sum = %init) -> (tensor<4x32xf32>) {
+    %x = tensor.extract_slice %a[0, %k] [4, 1] [1, 1] : tensor<4x16xf32> to tensor<4x1xf32>
+    %y = tensor.extract_slice %b[%k, 0] [1, 32] [1, 1] : tensor<16x32xf32> to tensor<1x32xf32>
+    %step = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction, tessel.vectorize}
+        ins(%x, %y : tensor<4x1xf32>, tensor<1x32xf32>) outs(%sum : tensor<4x32xf32>) {
+    ^bb0(%p: f32, %q: f32, %s: f32):
+      %m = arith.mulf %p, %q : f32
+      %t = arith.addf %s, %m : f32
+      linalg.yield %t : f32
+    } -> tensor<4x32xf32>
+    scf.yield %step : tensor<4x32xf32>
+  } {tessel.reduction_loop}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"], tessel.epilogue_group = 0 : i64, tessel.vectorize}
+      ins(%dot : tensor<4x32xf32>) outs(%acc : tensor<4x32xf32>) {
+  ^bb0(%d: f32, %old: f32):
+    %t = arith.addf %old, %d : f32
+    linalg.yield %t : f32
+  } -> tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}

@@ -29,13 +29,17 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     // to the output block at every k step (grid-to-loops keeps only the
     // last visit's copy and updates the scratch in place).
     let scratch = rng.random_bool(0.5);
+    // Pallas' `acc += jnp.dot(x, y)`: each k step's dot from zeros, then
+    // added to the accumulator (CPU tiles compute the add as their
+    // epilogue), rather than accumulated into it.
+    let plus_equals = rng.random_bool(0.5);
     // 8-bit operands times a scale (random inputs are -8..7; x 16 reaches
     // -128, x 17 wraps).
     let scales = [1i64, 16, 17];
     let (sa, sb) = if int8 { (scales[rng.random_range(0..3)], scales[rng.random_range(0..3)]) } else { (1, 1) };
     let description = format!(
         "matmul {input} {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad} \
-         transposed lhs {ta} rhs {tb} scratch accumulator {scratch} scales {sa} {sb}"
+         transposed lhs {ta} rhs {tb} scratch accumulator {scratch} acc += dot {plus_equals} scales {sa} {sb}"
     );
     let block = format!("memref<{bm}x{bn}x{output}>");
     let (scratch_argument, scratch_operand, sum, copy_out) = if scratch {
@@ -77,6 +81,17 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     };
     let ((a_load, a_scaled), (b_load, b_scaled)) = (scaled("a", &x_block, sa), scaled("b", &y_block, sb));
     let (t_lhs, t_rhs) = (if ta { " transposed" } else { "" }, if tb { " transposed" } else { "" });
+    let operand_types = format!("tensor<{x_block}x{input}>, tensor<{y_block}x{input}>");
+    let result = format!("tensor<{bm}x{bn}x{output}>");
+    let contraction = if plus_equals {
+        let add = if int8 { "arith.addi" } else { "arith.addf" };
+        format!(
+            "%d = block.dot %a{t_lhs}, %b{t_rhs} : {operand_types} -> {result}\n\
+             %c = {add} %acc, %d : {result}\n"
+        )
+    } else {
+        format!("%c = block.dot %a{t_lhs}, %b{t_rhs} acc %acc : {operand_types}, {result} -> {result}\n")
+    };
     let tile_attribute = tile.map(|(rows, columns)| format!("tessel.register_tile = array<i64: {rows}, {columns}>, "));
     let (open, close) = (
         format!(
@@ -96,7 +111,7 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
          {b_load} = block.load %y : memref<{y_block}x{input}> -> tensor<{y_block}x{input}>\n\
          {a_scaled}{b_scaled}\
          %acc = block.load {sum} : {block} -> tensor<{bm}x{bn}x{output}>\n\
-         %c = block.dot %a{t_lhs}, %b{t_rhs} acc %acc : tensor<{x_block}x{input}>, tensor<{y_block}x{input}>, tensor<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+         {contraction}\
          block.store %c, {sum} : tensor<{bm}x{bn}x{output}>, {block}\n{copy_out}return\n}}\n\
          func.func @main(%x: memref<{x_shape}x{input}>, %y: memref<{y_shape}x{input}>, %o: memref<{m}x{n}x{output}>) {{\n\
          grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{x_shape}x{input}>, memref<{y_shape}x{input}>) outs(%o : memref<{m}x{n}x{output}>){scratch_operand}\n\
@@ -110,12 +125,20 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
         for i in 0..m {
             for j in 0..n {
                 let (mut acc, mut sum) = (0.0f32, 0i32);
+                // `acc += dot`: each k step's dot from zero (integer sums
+                // wrap alike either way).
+                let mut step = 0.0f32;
                 for p in 0..k {
                     let a = if ta { x[p * m + i] } else { x[i * k + p] };
                     let b = if tb { y[j * k + p] } else { y[p * n + j] };
                     if int8 {
                         let wrap = |value: f64, scale: i64| i32::from((value as i8).wrapping_mul(scale as i8));
                         sum = sum.wrapping_add(wrap(a, sa) * wrap(b, sb));
+                    } else if plus_equals {
+                        step = (a as f32).mul_add(b as f32, step);
+                        if (p + 1) % bk == 0 {
+                            (acc, step) = (acc + step, 0.0);
+                        }
                     } else {
                         acc = (a as f32).mul_add(b as f32, acc);
                     }

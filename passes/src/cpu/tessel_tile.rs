@@ -37,6 +37,14 @@
 //! copied back (default: the tile shrinks to the largest divisor, which can
 //! leave partial vectors, such as 20 columns of 16-lane vectors).
 //!
+//! A contraction whose one user is an element-wise `linalg.generic`
+//! (Pallas' `acc + dot`, a bias, a scale; `contraction_epilogue.rs` says
+//! which) is tiled from that consumer instead: the consumer is tiled into
+//! panels and strips, the contraction and the fill of its init fused into
+//! them, so each tile's dot starts from zeros in registers and its
+//! epilogue writes the destination once (not with `tessel.k_chunk` or
+//! padded tiles, where a tile's dot is not finished in one piece).
+//!
 //! `tessel.k_chunk = N : i64` (the tuner's cache-blocking knob) first
 //! splits k into chunks of N steps (shrunk to a divisor of k), outermost,
 //! so the packed B panel is N x tile_n and can stay in L1; each output
@@ -47,7 +55,11 @@ use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
-    cpu::{cpu_model::CpuModel, tessel_vnni::VNNI},
+    cpu::{
+        contraction_epilogue::{self, EPILOGUE_GROUP, INIT_GROUP},
+        cpu_model::CpuModel,
+        tessel_vnni::VNNI,
+    },
     support::ir::{
         collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute,
     },
@@ -77,6 +89,24 @@ pub fn host_vector_bits() -> i64 {
 pub fn default_tile(output: melior::ir::Type, vector_bits: i64, rows: i64, columns: i64) -> (i64, i64) {
     let bits = element_bits(melior::ir::r#type::TypeLike::to_raw(&output));
     CpuModel::host().register_tile(vector_bits, bits, rows, columns)
+}
+
+/// One schedule of contractions: the rank, the register tile (m x n), the
+/// operands' zeros, the k chunk and unrolling, which of the tile's sides
+/// are padded, VNNI's form, and for a contraction fused with its
+/// epilogue, its own id and whether its init's fill is fused too.
+#[derive(PartialEq)]
+struct TileGroup {
+    rank: i64,
+    m: i64,
+    n: i64,
+    zeros: String,
+    chunk: i64,
+    unroll: i64,
+    pad_rows: bool,
+    pad_columns: bool,
+    vnni: bool,
+    fused: Option<(usize, bool)>,
 }
 
 /// The zero of a shaped type's element type, as an attribute.
@@ -120,9 +150,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if k_chunk < 0 || k_unroll < 1 {
         return Err(PassError::at(module.location(), "tessel.k_chunk and tessel.k_unroll must be positive integers"));
     }
-    // Groups of contractions tiled alike: (rank, tile rows, tile columns,
-    // operand zeros, k chunk); the tile and the group are marked on each op.
-    let mut tiles = Vec::new();
+    // Groups of contractions tiled alike; the tile and the group are marked
+    // on each op. A contraction whose tiles compute its element-wise
+    // epilogue is a group of its own (the script names its consumer).
+    let mut tiles: Vec<TileGroup> = Vec::new();
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
         let op = raw_op(raw);
         if !op.has(CONTRACTION) {
@@ -164,15 +195,39 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         // lower to vector ops LLVM's x86 backend cannot legalize.
         let narrow = element_bits(element_type(lhs)) < 32;
         let unroll = if narrow { 1 } else { fitting(if chunk > 0 { chunk } else { depth }, k_unroll) };
-        let key = (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni);
+        // An epilogue needs each tile's dot finished in one piece first.
+        let epilogue =
+            (chunk == 0 && !pad_rows && !pad_columns).then(|| contraction_epilogue::epilogue_of(raw)).flatten();
+        let fused = epilogue.as_ref().map(|epilogue| (tiles.len(), epilogue.init_fill.is_some()));
+        let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni, fused };
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
+        if let Some(epilogue) = epilogue {
+            epilogue.detach_destination().map_err(|error| PassError::at(module.location(), error))?;
+            set_i64_attribute(epilogue.consumer, EPILOGUE_GROUP, group as i64);
+            if let Some(fill) = epilogue.init_fill {
+                set_i64_attribute(fill, INIT_GROUP, group as i64);
+            }
+        }
     }
     if tiles.is_empty() {
         return Ok(());
     }
     let mut body = String::new();
-    for (index, (rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni)) in tiles.iter().enumerate() {
+    if tiles.iter().any(|group| group.fused.is_some()) {
+        // `acc + dot` written in place reads `acc` as an input beside its
+        // init; read through the init instead, the tiled epilogue updates
+        // its destination in place (bufferization would copy it).
+        emit_line!(
+            body,
+            "%unfolded = transform.structured.match ops{{[\"func.func\"]}} in %root \
+             : (!transform.any_op) -> !transform.any_op\n\
+             transform.apply_patterns to %unfolded {{\n  transform.apply_patterns.linalg.erase_unnecessary_inputs\n}} \
+             : !transform.any_op"
+        );
+    }
+    for (index, group) in tiles.iter().enumerate() {
+        let TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni, fused } = group;
         // Tile sizes over the contraction's loops (batch,) i, j, k (VNNI's
         // form: (batch,) i, j, k/4, r, r never tiled).
         let sizes_with = |batch: &str, i: i64, j: i64, k: i64, r: &str| {
@@ -211,18 +266,38 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let multiple = |i: i64, j: i64| format!(" pad_to_multiple_of [{}]", sizes_with("1", i, j, 1, "1"));
         let (panel_multiple, panel_back) =
             if *pad_columns { (multiple(1, *n), "linalg.copy") } else { (String::new(), "none") };
+        // The epilogue's loops are the contraction's without k.
+        let over_epilogue = |batch: &str, i: i64, j: i64| {
+            if *rank == 3 { format!("{batch}, {i}, {j}") } else { format!("{i}, {j}") }
+        };
+        match fused {
+            Some((_, fill)) => {
+                body.push_str(&contraction_epilogue::fuse_into_panels(index, &over_epilogue("0", 0, *n), *fill))
+            }
+            None => emit_line!(
+                body,
+                "%panel{index}, %columns{index} = transform.structured.tile_using_for %dots{index} \
+                 tile_sizes [{panel}] : ({any}) -> ({any}, {any})"
+            ),
+        }
         emit!(
             body,
-            "%panel{index}, %columns{index} = transform.structured.tile_using_for %dots{index} tile_sizes [{panel}] \
-             : ({any}) -> ({any}, {any})\n\
-             %packed{index}, %pad{index}, %copy{index} = transform.structured.pad %panel{index}{panel_multiple} {{\
+            "%packed{index}, %pad{index}, %copy{index} = transform.structured.pad %panel{index}{panel_multiple} {{\
              padding_values = [{zeros}], padding_dimensions = [{dims}], nofold_flags = [0, 1, 0], \
              copy_back_op = \"{panel_back}\"}} : ({any}) -> ({any}, {any}, {any})\n\
              %panel_copy{index} = transform.structured.rewrite_in_destination_passing_style %pad{index} \
-             : ({any}) -> {any}\n\
-             %strip{index}, {strip_loops} = transform.structured.tile_using_for %packed{index} tile_sizes [{strip}] \
-             : ({any}) -> ({strip_types})\n",
+             : ({any}) -> {any}\n",
         );
+        match fused {
+            Some((_, fill)) => {
+                body.push_str(&contraction_epilogue::fuse_into_strips(index, *rank, &over_epilogue("1", *m, 0), *fill))
+            }
+            None => emit_line!(
+                body,
+                "%strip{index}, {strip_loops} = transform.structured.tile_using_for %packed{index} \
+                 tile_sizes [{strip}] : ({any}) -> ({strip_types})"
+            ),
+        }
         let strip = if *pad_rows {
             emit!(
                 body,

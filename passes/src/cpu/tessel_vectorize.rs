@@ -38,7 +38,8 @@ pub static PASS: PassDefinition = PassDefinition {
 /// Vectorize the marked tiles; contractions to outer products to FMAs;
 /// the accumulator out of the k loop.
 fn script() -> String {
-    let vectorize = "%tiles = transform.structured.match ops{[\"linalg.generic\"]} attributes{tessel.vectorize} in %root \
+    let vectorize = "%tiles = transform.structured.match ops{[\"linalg.generic\", \"linalg.fill\"]} \
+                     attributes{tessel.vectorize} in %root \
                      : (!transform.any_op) -> !transform.any_op\n\
                      transform.structured.vectorize %tiles : !transform.any_op\n";
     let to_contractions: &[&str] = &["vector.reduction_to_contract", "vector.transfer_permutation_patterns"];

@@ -1,0 +1,176 @@
+//! Element-wise epilogues of contractions, computed by their register
+//! tiles (`tessel-tile`).
+//!
+//! Pallas accumulates a matmul as `acc_ref[...] += jnp.dot(x, y)`: a
+//! contraction from zeros into a fresh block, then an element-wise add of
+//! that block to the accumulator. Run as written, the block is zero-filled
+//! in memory, the register tiles load those zeros and store their sums,
+//! and a separate pass reads both blocks back to add them. When the
+//! contraction's one user is such an element-wise `linalg.generic`, the
+//! tiles compute it instead: the consumer is tiled into the contraction's
+//! column panels and row strips and the contraction (and a `linalg.fill`
+//! of its init) fused into each tile, so a tile's sums start from zeros in
+//! registers, run over all of k, and go through the consumer's arithmetic
+//! straight into its destination. The arithmetic is the same, in the same
+//! order (`acc + dot` still adds a finished dot product), so the bits are
+//! too.
+//!
+//! Only consumers whose body is `arith` arithmetic, all-parallel, the
+//! contraction's shape, reading the contraction through the identity map
+//! qualify; and only where the tiles cover the block exactly in one k
+//! piece (no `tessel.k_chunk`, no padded tiles), so every tile's dot is
+//! finished before its epilogue.
+
+use crate::block::block_to_linalg::CONTRACTION;
+use crate::support::handles::{context_of, dim_size, rank_of, raw_op, value_type};
+use crate::support::ir::{block_arguments, body_names, print_type, uses};
+use crate::support::template;
+use mlir_sys::*;
+
+/// The attribute marking a contraction's epilogue with its tile group.
+pub const EPILOGUE_GROUP: &str = "tessel.epilogue_group";
+/// The attribute marking the `linalg.fill` of a fused contraction's init.
+pub const INIT_GROUP: &str = "tessel.init_group";
+
+/// The consumer a contraction's tiles can compute, the fill of its init
+/// they can fold into zeros in registers, and whether the consumer also
+/// names the dot as its (unread) destination.
+pub struct Epilogue {
+    pub consumer: MlirOperation,
+    pub init_fill: Option<MlirOperation>,
+    dot_as_destination: bool,
+}
+
+impl Epilogue {
+    /// Makes the epilogue's destination a fresh tensor where it was the
+    /// dot (element-wise ops written as `dot + c` name their first operand
+    /// as destination): tiles cannot both compute the dot and update it in
+    /// place.
+    pub fn detach_destination(&self) -> Result<(), String> {
+        if !self.dot_as_destination {
+            return Ok(());
+        }
+        let user = raw_op(self.consumer);
+        let init = user.operands().len() - 1;
+        let text = format!(
+            "func.func @template() -> {t} {{\n%empty = tensor.empty() : {t}\nreturn %empty : {t}\n}}",
+            t = print_type(value_type(user.results()[0]))
+        );
+        let results =
+            template::inline_before(context_of(self.consumer), self.consumer, &text, &[]).map_err(|error| error.0)?;
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the new value has the operand's type
+        unsafe { mlirOperationSetOperand(self.consumer, init as isize, results[0]) };
+        Ok(())
+    }
+}
+
+/// `contraction`'s element-wise epilogue, if it has one the tiles can
+/// compute (see the module's conditions on the consumer).
+pub fn epilogue_of(contraction: MlirOperation) -> Option<Epilogue> {
+    let op = raw_op(contraction);
+    let result = *op.results().first()?;
+    // One user, reading the dot once (and perhaps naming it as its
+    // destination too, unread).
+    let dot_uses = uses(result);
+    let consumer = dot_uses.first()?.0;
+    let user = raw_op(consumer);
+    let inputs = user.operands().len().checked_sub(1)?;
+    let (read, written): (Vec<_>, Vec<_>) = dot_uses.iter().partition(|&&(_, position)| position < inputs);
+    let [&(_, position)] = read[..] else { return None };
+    let written = written.len();
+    if user.name() != "linalg.generic"
+        || user.has(CONTRACTION)
+        || user.results().len() != 1
+        || dot_uses.iter().any(|&(other, _)| other.ptr != consumer.ptr)
+        || written > 1
+        || (written == 1 && !uses(block_arguments(user.region_block(0))[inputs]).is_empty())
+    {
+        return None;
+    }
+    let (dot_type, out_type) = (value_type(result), value_type(user.results()[0]));
+    let rank = rank_of(dot_type);
+    if rank_of(out_type) != rank || (0..rank as usize).any(|d| dim_size(dot_type, d) != dim_size(out_type, d)) {
+        return None;
+    }
+    let iterators = crate::support::handles::attribute_text(user.attribute("iterator_types"));
+    if iterators.contains("reduction") {
+        return None;
+    }
+    let maps = user.attribute("indexing_maps");
+    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); a generic's verifier guarantees one affine map per operand
+    let identity = |index: usize| unsafe {
+        mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index as isize)))
+    };
+    if !identity(position) || !identity(inputs) {
+        return None;
+    }
+    if !body_names(consumer).iter().all(|name| name.starts_with("arith.") || name == "linalg.yield") {
+        return None;
+    }
+    let init = op.operands()[op.operands().len() - 1];
+    // SAFETY: live values of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
+    let init_fill = unsafe {
+        (mlirValueIsAOpResult(init) && uses(init).len() == 1)
+            .then(|| mlirOpResultGetOwner(init))
+            .filter(|&fill| raw_op(fill).name() == "linalg.fill")
+    };
+    Some(Epilogue { consumer, init_fill, dot_as_destination: written == 1 })
+}
+
+/// Transform steps that tile group `index`'s epilogue into column panels
+/// (`panel` sizes over its loops) and fuse the contraction (`%matched
+/// {index}`) and its init's fill into them; the fused contraction is
+/// `%panel{index}`, the panel loop `%columns{index}`.
+pub fn fuse_into_panels(index: usize, panel: &str, fill: bool) -> String {
+    let any = "!transform.any_op";
+    let mut steps = format!(
+        "%epilogue{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \
+         attributes{{{EPILOGUE_GROUP} = {index} : i64}} in %root : ({any}) -> {any}\n\
+         %epilogue_panel{index}, %epilogue_columns{index} = transform.structured.tile_using_for %epilogue{index} \
+         tile_sizes [{panel}] : ({any}) -> ({any}, {any})\n\
+         %panel{index}, %columns{index} = transform.structured.fuse_into_containing_op %matched{index} \
+         into %epilogue_columns{index} : ({any}, {any}) -> ({any}, {any})\n"
+    );
+    if fill {
+        steps.push_str(&format!(
+            "%init{index} = transform.structured.match ops{{[\"linalg.fill\"]}} \
+             attributes{{{INIT_GROUP} = {index} : i64}} in %root : ({any}) -> {any}\n\
+             %panel_init{index}, %columns_init{index} = transform.structured.fuse_into_containing_op %init{index} \
+             into %columns{index} : ({any}, {any}) -> ({any}, {any})\n"
+        ));
+    }
+    steps
+}
+
+/// Transform steps that tile group `index`'s epilogue panel into row
+/// strips (`strip` sizes over its `rank` loops) and fuse the packed
+/// contraction `%packed{index}` (and the panel's fill) into them; the fused
+/// contraction is `%strip{index}`, and the epilogue and fill tiles are
+/// marked for `tessel-vectorize`.
+pub fn fuse_into_strips(index: usize, rank: i64, strip: &str, fill: bool) -> String {
+    let any = "!transform.any_op";
+    // Slices of slices folded, so the strips' slices of the packed
+    // contraction's result lead back to it.
+    let panel_loop = if fill { format!("%columns_init{index}") } else { format!("%columns{index}") };
+    let (loops, loop_types) = if rank == 3 {
+        (format!("%epilogue_batch{index}, %epilogue_rows{index}"), format!("{any}, {any}, {any}"))
+    } else {
+        (format!("%epilogue_rows{index}"), format!("{any}, {any}"))
+    };
+    let mut steps = format!(
+        "transform.apply_patterns to {panel_loop} {{\n  transform.apply_patterns.canonicalization\n}} : {any}\n\
+         %epilogue_strip{index}, {loops} = transform.structured.tile_using_for \
+         %epilogue_panel{index} tile_sizes [{strip}] : ({any}) -> ({loop_types})\n\
+         %strip{index}, %rows_fused{index} = transform.structured.fuse_into_containing_op %packed{index} \
+         into %epilogue_rows{index} : ({any}, {any}) -> ({any}, {any})\n\
+         transform.annotate %epilogue_strip{index} \"tessel.vectorize\" : {any}\n"
+    );
+    if fill {
+        steps.push_str(&format!(
+            "%strip_init{index}, %rows_init{index} = transform.structured.fuse_into_containing_op \
+             %panel_init{index} into %rows_fused{index} : ({any}, {any}) -> ({any}, {any})\n\
+             transform.annotate %strip_init{index} \"tessel.vectorize\" : {any}\n"
+        ));
+    }
+    steps
+}
