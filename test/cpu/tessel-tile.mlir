@@ -208,7 +208,8 @@ module attributes {tessel.vector_bits = 256 : i64, tessel.vector_registers = 16 
 // Pallas' `acc_ref[...] += jnp.dot(x, y)`: a contraction from zeros, then
 // `acc + dot` written into `acc`. The tiles compute it: the fill of the
 // dot's init becomes each tile's (zeros in registers), and the add reads
-// `acc` through its destination (updated in place), in 64-column panels
+// `acc` through its destination's block argument (so bufferization updates
+// it in place; the input slice is left unread), in 64-column panels
 // (B packed) and 4-row strips, after each strip's k loop.
 #lhs = affine_map<(i, j, k) -> (i, k)>
 #rhs = affine_map<(i, j, k) -> (k, j)>
@@ -225,9 +226,9 @@ module attributes {tessel.register_tile = array<i64: 4, 64>} {
   // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]])
   // CHECK: tessel.contraction, tessel.register_tile = array<i64: 4, 64>
   // CHECK: } {tessel.reduction_loop}
-  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x64xf32>) outs(%{{.*}} : tensor<4x64xf32>)
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<4x64xf32>) outs(%{{.*}} : tensor<4x64xf32>)
   // CHECK-SAME: tessel.epilogue_group = 0 : i64, tessel.vectorize
-  // CHECK-NEXT: ^bb0(%[[DOT:.*]]: f32, %[[OLD:.*]]: f32):
+  // CHECK-NEXT: ^bb0(%{{.*}}: f32, %[[DOT:.*]]: f32, %[[OLD:.*]]: f32):
   // CHECK-NEXT: arith.addf %[[OLD]], %[[DOT]]
   // CHECK-NOT: linalg.generic
   // CHECK: return
@@ -252,14 +253,17 @@ module attributes {tessel.register_tile = array<i64: 4, 64>} {
   }
 
   // Consumers the tiles cannot compute are left alone: a dot with two
-  // users, and one reduced by its consumer.
+  // users, one reduced by its consumer, and a select on a mask (a vector
+  // of i1 loaded from memory is packed bits to LLVM, the buffer a byte per
+  // element).
   // CHECK-LABEL: func.func @not_epilogues(
   // CHECK: } {tessel.reduction_loop}
   // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<8x128xf32>) outs(%{{.*}} : tensor<8x128xf32>) {
   // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<8x128xi1>, tensor<8x128xf32>, tensor<8x128xf32>) outs(%{{.*}} : tensor<8x128xf32>) {
   // CHECK-NOT: tessel.epilogue_group
-  func.func @not_epilogues(%a: tensor<8x16xf32>, %b: tensor<16x128xf32>, %c: tensor<8x128xf32>, %row: tensor<8xf32>)
-      -> (tensor<8x128xf32>, tensor<8x128xf32>, tensor<8xf32>) {
+  func.func @not_epilogues(%a: tensor<8x16xf32>, %b: tensor<16x128xf32>, %c: tensor<8x128xf32>, %row: tensor<8xf32>,
+      %mask: tensor<8x128xi1>) -> (tensor<8x128xf32>, tensor<8x128xf32>, tensor<8xf32>, tensor<8x128xf32>) {
     %dot = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
         ins(%a, %b : tensor<8x16xf32>, tensor<16x128xf32>) outs(%c : tensor<8x128xf32>) {
     ^bb0(%x: f32, %y: f32, %s: f32):
@@ -286,6 +290,19 @@ module attributes {tessel.register_tile = array<i64: 4, 64>} {
       %t = arith.addf %s, %d : f32
       linalg.yield %t : f32
     } -> tensor<8xf32>
-    return %dot, %twice, %sums : tensor<8x128xf32>, tensor<8x128xf32>, tensor<8xf32>
+    %dot3 = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x16xf32>, tensor<16x128xf32>) outs(%c : tensor<8x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    %masked = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%mask, %dot3, %c : tensor<8x128xi1>, tensor<8x128xf32>, tensor<8x128xf32>) outs(%c : tensor<8x128xf32>) {
+    ^bb0(%keep: i1, %d: f32, %other: f32, %unused: f32):
+      %t = arith.select %keep, %d, %other : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    return %dot, %twice, %sums, %masked : tensor<8x128xf32>, tensor<8x128xf32>, tensor<8xf32>, tensor<8x128xf32>
   }
 }

@@ -33,13 +33,17 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     // added to the accumulator (CPU tiles compute the add as their
     // epilogue), rather than accumulated into it.
     let plus_equals = rng.random_bool(0.5);
+    // ... with each step's dot masked first to the block's first `limit`
+    // columns (a select on an i1 mask, as attention's causal masks).
+    let limit = (plus_equals && rng.random_bool(0.5)).then(|| rng.random_range(0..=bn));
     // 8-bit operands times a scale (random inputs are -8..7; x 16 reaches
     // -128, x 17 wraps).
     let scales = [1i64, 16, 17];
     let (sa, sb) = if int8 { (scales[rng.random_range(0..3)], scales[rng.random_range(0..3)]) } else { (1, 1) };
     let description = format!(
         "matmul {input} {m}x{k}x{n} blocks {bm}x{bk}x{bn} register tile {tile:?} stages {stages} padded tiles {pad} \
-         transposed lhs {ta} rhs {tb} scratch accumulator {scratch} acc += dot {plus_equals} scales {sa} {sb}"
+         transposed lhs {ta} rhs {tb} scratch accumulator {scratch} acc += dot {plus_equals} \
+         masked to columns {limit:?} scales {sa} {sb}"
     );
     let block = format!("memref<{bm}x{bn}x{output}>");
     let (scratch_argument, scratch_operand, sum, copy_out) = if scratch {
@@ -85,9 +89,20 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     let result = format!("tensor<{bm}x{bn}x{output}>");
     let contraction = if plus_equals {
         let add = if int8 { "arith.addi" } else { "arith.addf" };
+        let masked = match limit {
+            Some(limit) => format!(
+                "%columns = block.iota dim 1 : tensor<{bm}x{bn}xi32>\n\
+                 %limit = arith.constant dense<{limit}> : tensor<{bm}x{bn}xi32>\n\
+                 %mask = arith.cmpi slt, %columns, %limit : tensor<{bm}x{bn}xi32>\n\
+                 %nothing = arith.constant dense<{zero}> : {result}\n\
+                 %kept = arith.select %mask, %dot, %nothing : tensor<{bm}x{bn}xi1>, {result}\n"
+            ),
+            None => String::new(),
+        };
+        let step = if limit.is_some() { "%kept" } else { "%dot" };
         format!(
-            "%d = block.dot %a{t_lhs}, %b{t_rhs} : {operand_types} -> {result}\n\
-             %c = {add} %acc, %d : {result}\n"
+            "%dot = block.dot %a{t_lhs}, %b{t_rhs} : {operand_types} -> {result}\n\
+             {masked}%c = {add} %acc, {step} : {result}\n"
         )
     } else {
         format!("%c = block.dot %a{t_lhs}, %b{t_rhs} acc %acc : {operand_types}, {result} -> {result}\n")
@@ -143,7 +158,13 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
                         acc = (a as f32).mul_add(b as f32, acc);
                     }
                 }
-                out[i * n + j] = if int8 { f64::from(sum) } else { f64::from(acc) };
+                out[i * n + j] = if limit.is_some_and(|limit| j % bn >= limit) {
+                    0.0
+                } else if int8 {
+                    f64::from(sum)
+                } else {
+                    f64::from(acc)
+                };
             }
         }
         vec![out]

@@ -16,14 +16,22 @@
 //! too.
 //!
 //! Only consumers whose body is `arith` arithmetic, all-parallel, the
-//! contraction's shape, reading the contraction through the identity map
-//! qualify; and only where the tiles cover the block exactly in one k
-//! piece (no `tessel.k_chunk`, no padded tiles), so every tile's dot is
-//! finished before its epilogue.
+//! contraction's shape, reading the contraction through the identity map,
+//! with no operand of fewer than 8 bits (masks) qualify; and only where
+//! the tiles cover the block exactly in one k piece (no `tessel.k_chunk`,
+//! no padded tiles), so every tile's dot is finished before its epilogue.
+//!
+//! Two rewrites of the consumer alone prepare it: a destination that is
+//! the dot itself becomes a fresh tensor, and an input that is also the
+//! destination (`acc + dot` into `acc`) is read through the destination's
+//! block argument, so the tiles update `acc` in place. (MLIR's
+//! `erase_unnecessary_inputs` patterns do the latter, but applied to a
+//! whole kernel they changed other generics and made JAX's attention
+//! backward wrong: `test/e2e/attention-backward.mlir`.)
 
 use crate::block::block_to_linalg::CONTRACTION;
-use crate::support::handles::{context_of, dim_size, rank_of, raw_op, value_type};
-use crate::support::ir::{block_arguments, body_names, print_type, uses};
+use crate::support::handles::{context_of, dim_size, rank_of, raw_op, replace_all_uses, value_type};
+use crate::support::ir::{block_arguments, body_names, element_bits, element_type, print_type, uses};
 use crate::support::template;
 use mlir_sys::*;
 
@@ -62,6 +70,31 @@ impl Epilogue {
         unsafe { mlirOperationSetOperand(self.consumer, init as isize, results[0]) };
         Ok(())
     }
+
+    /// Makes the epilogue read an input that is also its destination
+    /// (`acc + dot` written into `acc`) through the destination's block argument:
+    /// its tiles then read the destination slice they update, and
+    /// bufferization updates it in place instead of copying `acc` first.
+    /// (All loops are parallel and the maps both the identity, so the two
+    /// arguments hold the same element.)
+    pub fn read_destination_in_place(&self) {
+        let user = raw_op(self.consumer);
+        let operands = user.operands();
+        let init = operands.len() - 1;
+        let arguments = block_arguments(user.region_block(0));
+        let maps = user.attribute("indexing_maps");
+        for (index, operand) in operands[..init].iter().enumerate() {
+            if operand.ptr == operands[init].ptr && is_identity(maps, index) {
+                replace_all_uses(arguments[index], arguments[init]);
+            }
+        }
+    }
+}
+
+/// Whether the `index`th map of an op's `indexing_maps` is the identity.
+fn is_identity(maps: MlirAttribute, index: usize) -> bool {
+    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); a generic's verifier guarantees one affine map per operand
+    unsafe { mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index as isize))) }
 }
 
 /// `contraction`'s element-wise epilogue, if it has one the tiles can
@@ -97,14 +130,16 @@ pub fn epilogue_of(contraction: MlirOperation) -> Option<Epilogue> {
         return None;
     }
     let maps = user.attribute("indexing_maps");
-    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); a generic's verifier guarantees one affine map per operand
-    let identity = |index: usize| unsafe {
-        mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index as isize)))
-    };
-    if !identity(position) || !identity(inputs) {
+    if !is_identity(maps, position) || !is_identity(maps, inputs) {
         return None;
     }
     if !body_names(consumer).iter().all(|name| name.starts_with("arith.") || name == "linalg.yield") {
+        return None;
+    }
+    // No masks or other sub-byte operands: a vector of i1 read from memory
+    // is packed bits to LLVM, while the tensor's buffer holds a byte per
+    // element (a select on a mask read whole bytes as bits).
+    if user.operands().iter().any(|&operand| element_bits(element_type(value_type(operand))) < 8) {
         return None;
     }
     let init = op.operands()[op.operands().len() - 1];

@@ -204,6 +204,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
         if let Some(epilogue) = epilogue {
             epilogue.detach_destination().map_err(|error| PassError::at(module.location(), error))?;
+            epilogue.read_destination_in_place();
             set_i64_attribute(epilogue.consumer, EPILOGUE_GROUP, group as i64);
             if let Some(fill) = epilogue.init_fill {
                 set_i64_attribute(fill, INIT_GROUP, group as i64);
@@ -214,18 +215,6 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         return Ok(());
     }
     let mut body = String::new();
-    if tiles.iter().any(|group| group.fused.is_some()) {
-        // `acc + dot` written in place reads `acc` as an input beside its
-        // init; read through the init instead, the tiled epilogue updates
-        // its destination in place (bufferization would copy it).
-        emit_line!(
-            body,
-            "%unfolded = transform.structured.match ops{{[\"func.func\"]}} in %root \
-             : (!transform.any_op) -> !transform.any_op\n\
-             transform.apply_patterns to %unfolded {{\n  transform.apply_patterns.linalg.erase_unnecessary_inputs\n}} \
-             : !transform.any_op"
-        );
-    }
     for (index, group) in tiles.iter().enumerate() {
         let TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni, fused } = group;
         // Tile sizes over the contraction's loops (batch,) i, j, k (VNNI's
