@@ -5,7 +5,9 @@
 // accumulators, masks). Regression: applying MLIR's
 // erase_unnecessary_inputs patterns to every generic of such a kernel
 // (so that `acc + dot` read `acc` through its destination) made dq, dk
-// and dv wrong; the epilogue rewrite now touches only the fused consumer.
+// and dv wrong (the causal mask's `row + iota` then read its destination,
+// which element-wise fusion mishandles); the epilogue rewrite now touches
+// only the fused consumer.
 // RUN: tessel run %s --entry mha_backward --arg 0=random:1 --arg 1=random:2 --arg 2=random:3 --arg 3=random:4 --arg 4=random:5 --arg 5=random:6 --arg 6=random:7 --check | FileCheck %s
 // RUN: tessel run %s --entry mha_backward --cpu x86-64-v3 --arg 0=random:1 --arg 1=random:2 --arg 2=random:3 --arg 3=random:4 --arg 4=random:5 --arg 5=random:6 --arg 6=random:7 --check | FileCheck %s
 // CHECK: check: compiled code matches the interpreter

@@ -26,8 +26,12 @@
 //! destination (`acc + dot` into `acc`) is read through the destination's
 //! block argument, so the tiles update `acc` in place. (MLIR's
 //! `erase_unnecessary_inputs` patterns do the latter, but applied to a
-//! whole kernel they changed other generics and made JAX's attention
-//! backward wrong: `test/e2e/attention-backward.mlir`.)
+//! whole kernel they made JAX's attention backward wrong,
+//! `test/e2e/attention-backward.mlir`: a `row + iota` generic then read
+//! its filled destination, and `linalg-fuse-elementwise-ops` fused it into
+//! the broadcast after it by making that destination an output indexed
+//! `(d0, d1) -> (d0)`, updated in place once per column. A fused
+//! epilogue's tiles are vectorized before that pass runs.)
 
 use crate::block::block_to_linalg::CONTRACTION;
 use crate::support::handles::{context_of, dim_size, rank_of, raw_op, replace_all_uses, value_type};
