@@ -35,6 +35,7 @@
 
 use super::predicated;
 use crate::support::handles::{context_of, location_of, next_of, rank_of, raw_op, value_type};
+use crate::support::ir::defining_op;
 use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
@@ -82,11 +83,7 @@ fn copies_between_refs(module: OperationRef<'static, '_>) -> Result<(), PassErro
     for (store, _) in collect_operations(module, |name| name == "block.store") {
         let op = raw_op(store);
         let value = op.operands()[0];
-        // SAFETY: live values of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-        let Some(load) = (unsafe { mlirValueIsAOpResult(value) }).then(|| unsafe { mlirOpResultGetOwner(value) })
-        else {
-            continue;
-        };
+        let Some(load) = defining_op(value) else { continue };
         let loaded = raw_op(load);
         if loaded.name() != "block.load"
             || !plain(&loaded, 1)

@@ -35,6 +35,7 @@
 
 use crate::block::block_to_linalg::CONTRACTION;
 use crate::support::handles::{context_of, dim_size, rank_of, raw_op, replace_all_uses, value_type};
+use crate::support::ir::defining_op;
 use crate::support::ir::{block_arguments, body_names, element_bits, element_type, print_type, uses};
 use crate::support::template;
 use mlir_sys::*;
@@ -147,12 +148,7 @@ pub fn epilogue_of(contraction: MlirOperation) -> Option<Epilogue> {
         return None;
     }
     let init = op.operands()[op.operands().len() - 1];
-    // SAFETY: live values of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-    let init_fill = unsafe {
-        (mlirValueIsAOpResult(init) && uses(init).len() == 1)
-            .then(|| mlirOpResultGetOwner(init))
-            .filter(|&fill| raw_op(fill).name() == "linalg.fill")
-    };
+    let init_fill = defining_op(init).filter(|&fill| uses(init).len() == 1 && raw_op(fill).name() == "linalg.fill");
     Some(Epilogue { consumer, init_fill, dot_as_destination: written == 1 })
 }
 

@@ -17,7 +17,7 @@
 //! constant that the predicate accepts at both ends of that range.
 
 use crate::support::handles::{raw_op, set_attribute, value_type};
-use crate::support::ir::{collect_operations, constant_integer};
+use crate::support::ir::{collect_operations, constant_integer, defining_op};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
 use mlir_sys::*;
@@ -47,16 +47,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     Ok(())
 }
 
-/// The defining op of `value`, when it is an op result.
-fn producer(value: MlirValue) -> Option<MlirOperation> {
-    // SAFETY: a live value of the module; its owner is asked only of an op result
-    unsafe { mlirValueIsAOpResult(value).then(|| mlirOpResultGetOwner(value)) }
-}
-
 /// The integer of a splat constant tensor (`arith.constant dense<c>` or
 /// `tensor.splat` of an `arith.constant c`).
 fn splat_integer(value: MlirValue) -> Option<i64> {
-    let op = raw_op(producer(value)?);
+    let op = raw_op(defining_op(value)?);
     match op.name().as_str() {
         "arith.constant" => constant_integer(value),
         "tensor.splat" => constant_integer(op.operands()[0]),
@@ -66,7 +60,7 @@ fn splat_integer(value: MlirValue) -> Option<i64> {
 
 /// The largest value of a `block.iota` (its dim's size - 1).
 fn iota_last(value: MlirValue) -> Option<i64> {
-    let op = raw_op(producer(value)?);
+    let op = raw_op(defining_op(value)?);
     if op.name() != "block.iota" {
         return None;
     }
@@ -114,7 +108,7 @@ fn always_true(mask: MlirValue) -> bool {
 }
 
 fn always_true_within(mask: MlirValue, depth: usize) -> bool {
-    let Some(op) = producer(mask) else { return false };
+    let Some(op) = defining_op(mask) else { return false };
     if depth == 0 {
         return false;
     }

@@ -248,12 +248,7 @@ fn sink_globals(launch: MlirOperation, body: MlirBlock) {
     let launch_ref = operation_ref(launch);
     for (op, _) in collect_operations(launch_ref, |_| true) {
         for (position, operand) in raw_op(op).operands().into_iter().enumerate() {
-            // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-            if !unsafe { mlirValueIsAOpResult(operand) } {
-                continue;
-            }
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
-            let definition = unsafe { mlirOpResultGetOwner(operand) };
+            let Some(definition) = crate::support::ir::defining_op(operand) else { continue };
             if raw_op(definition).name() != "memref.get_global" || crate::support::ir::is_inside(definition, launch) {
                 continue;
             }

@@ -8,11 +8,11 @@
 //! this pass first, so that every target computes the same bits.
 
 use crate::support::handles::{parent_of, raw_op, value_type};
+use crate::support::ir::defining_op;
 use crate::{
     PassDefinition, PassError, block::block_to_linalg::CONTRACTION, support::ir::print_type, support::template,
 };
 use melior::ir::OperationRef;
-use mlir_sys::*;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-contraction-fma",
@@ -33,12 +33,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                 return Ok(None);
             }
             let (sum, product) = (add.operands()[0], add.operands()[1]);
-            // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-            if !unsafe { mlirValueIsAOpResult(product) } {
-                return Ok(None);
-            }
-            // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-            let multiply = raw_op(unsafe { mlirOpResultGetOwner(product) });
+            let Some(multiply) = defining_op(product).map(raw_op) else { return Ok(None) };
             if multiply.name() != "arith.mulf" {
                 return Ok(None);
             }

@@ -7,8 +7,8 @@ use crate::support::template::{emit, emit_line};
 use crate::{
     gpu::per_item::PerItem,
     support::ir::{
-        any_nested, block_arguments, block_operations, collect_operations, erase, find_named, inline_template,
-        is_inside, join, move_before, region_blocks,
+        any_nested, block_arguments, block_operations, collect_operations, defining_op, erase, find_named,
+        inline_template, is_inside, join, move_before, region_blocks,
     },
 };
 use mlir_sys::*;
@@ -198,13 +198,6 @@ fn select_results_of_if(op: MlirOperation) -> Result<bool, String> {
         replace_all_uses(result, selected[0]);
     }
     Ok(true)
-}
-
-/// The op that defines `value` (`None` for a block argument).
-fn defining_op(value: MlirValue) -> Option<MlirOperation> {
-    // SAFETY: live IR of the module being rewritten (crate invariant,
-    // support/handles.rs); the owner is asked only of an op result.
-    unsafe { mlirValueIsAOpResult(value).then(|| mlirOpResultGetOwner(value)) }
 }
 
 /// Region ops whose control flow every work-item can run (on uniform

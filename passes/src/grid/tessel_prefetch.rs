@@ -22,6 +22,7 @@
 use crate::support::handles::{
     context_of, dim_size, location_of, next_of, rank_of, raw_op, result_of, shaped_element, value_type,
 };
+use crate::support::ir::defining_op;
 use crate::support::template::emit_line;
 use crate::{
     PassAlias, PassDefinition, PassError,
@@ -95,14 +96,8 @@ fn body_of(for_op: MlirOperation) -> MlirBlock {
 
 /// Defined by an op directly in `block`?
 fn defined_in(value: MlirValue, block: MlirBlock) -> Option<MlirOperation> {
-    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-    unsafe {
-        if !mlirValueIsAOpResult(value) {
-            return None;
-        }
-        let owner = mlirOpResultGetOwner(value);
-        (mlirOperationGetBlock(owner).ptr == block.ptr).then_some(owner)
-    }
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs)
+    defining_op(value).filter(|&owner| unsafe { mlirOperationGetBlock(owner) }.ptr == block.ptr)
 }
 
 /// Does `value` (an offset computed in the loop body) change with the

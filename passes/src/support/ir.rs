@@ -76,18 +76,18 @@ pub fn element_bits(element: MlirType) -> i64 {
     }
 }
 
+/// The op that defines `value` (`None` for a block argument).
+pub fn defining_op(value: MlirValue) -> Option<MlirOperation> {
+    // SAFETY: live values of the module being rewritten (crate invariant, support/handles.rs); the owner is asked only of an op result
+    unsafe { mlirValueIsAOpResult(value).then(|| mlirOpResultGetOwner(value)) }
+}
+
 /// The `value` attribute of the `arith.constant` defining `value`, if that
 /// is what defines it.
 pub fn constant_value(value: MlirValue) -> Option<MlirAttribute> {
-    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-    unsafe {
-        if !mlirValueIsAOpResult(value) {
-            return None;
-        }
-        let definition = raw_op(mlirOpResultGetOwner(value));
-        let attribute = definition.attribute("value");
-        (definition.name() == "arith.constant" && !attribute.ptr.is_null()).then_some(attribute)
-    }
+    let definition = raw_op(defining_op(value)?);
+    let attribute = definition.attribute("value");
+    (definition.name() == "arith.constant" && !attribute.ptr.is_null()).then_some(attribute)
 }
 
 /// The integer an attribute holds: an integer attribute's, or the element

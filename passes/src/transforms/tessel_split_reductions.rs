@@ -17,6 +17,7 @@
 //! unspecified). Contractions keep their k order.
 
 use crate::support::handles::{attribute_text, dim_size, rank_of, raw_op, value_type};
+use crate::support::ir::defining_op;
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
@@ -57,12 +58,7 @@ fn reassociable(op: MlirOperation) -> bool {
     let terminator = unsafe { mlirBlockGetTerminator(body) };
     let yielded = raw_op(terminator).operands();
     let [value] = yielded[..] else { return false };
-    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-    if !unsafe { mlirValueIsAOpResult(value) } {
-        return false;
-    }
-    // SAFETY: live values and uses of the module being rewritten (crate invariant, support/handles.rs); an owner is asked only of an op result
-    let combiner = raw_op(unsafe { mlirOpResultGetOwner(value) });
+    let Some(combiner) = defining_op(value).map(raw_op) else { return false };
     let name = combiner.name();
     if INTEGER_COMBINERS.contains(&name.as_str()) {
         return true;
