@@ -15,7 +15,7 @@ use std::{
     sync::{Arc, LazyLock, RwLock},
 };
 use tessel_dialects::knobs::Settings;
-use tessel_runtime::{ElementType, RawBuffer, pages};
+use tessel_runtime::{ElementType, RawBuffer, openmp, pages};
 
 /// The FFI API version this handler is written against.
 const API_MAJOR: i32 = 0;
@@ -256,6 +256,8 @@ unsafe fn execute(frame: &CallFrame) -> Result<(), (i32, String)> {
         }
         raw.push(RawBuffer { data: buffer.data.cast(), shape: dims });
     }
+    // XLA's threads run the program's next ops right after this returns.
+    openmp::spin_briefly_after_calls();
     // SAFETY: the registry keeps the engine alive; each buffer is XLA's
     // row-major device buffer of the argument's element type and shape
     // (checked above), valid for the call; aliased inputs and outputs are

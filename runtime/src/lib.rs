@@ -9,6 +9,7 @@ pub mod hip;
 pub mod interpret;
 mod jit;
 mod kernel_alloc;
+pub mod openmp;
 pub mod pages;
 mod print;
 
