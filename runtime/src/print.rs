@@ -4,6 +4,7 @@
 //! documentation's examples as text.
 
 use crate::{ElementType, HostArray};
+use half::f16;
 
 const LINE_WIDTH: usize = 75;
 const THRESHOLD: usize = 1000;
@@ -17,11 +18,19 @@ pub fn format_numpy(array: &HostArray) -> String {
     let summarize = array.len() > THRESHOLD;
     // Field widths come from the elements that are shown.
     let shown = shown_elements(&array.shape, summarize);
-    let mut texts: Vec<(usize, String)> = shown.iter().map(|&i| (i, element_text(array, i))).collect();
-    if array.element.is_float() {
+    // bfloat16 is ml_dtypes' type: numpy prints each element as its `str`,
+    // unaligned.
+    let own_style = array.element == ElementType::BF16;
+    let scientific = array.element.is_float() && !own_style && is_scientific(shown.iter().map(|&i| array.get(i)));
+    let mut texts: Vec<(usize, String)> = if scientific {
+        scientific_texts(array, &shown)
+    } else {
+        shown.iter().map(|&i| (i, element_text(array, i))).collect()
+    };
+    if array.element.is_float() && !scientific && !own_style {
         align_decimal_points(&mut texts);
     }
-    let width = texts.iter().map(|(_, t)| t.len()).max().unwrap_or(0);
+    let width = if own_style { 0 } else { texts.iter().map(|(_, t)| t.len()).max().unwrap_or(0) };
     let lookup = |i: usize| -> String {
         let text = &texts[texts.binary_search_by_key(&i, |(k, _)| *k).expect("shown")].1;
         format!("{text:>width$}")
@@ -129,12 +138,50 @@ fn element_text(array: &HostArray, i: usize) -> String {
     let value = array.get(i);
     match array.element {
         ElementType::I1 => (if value != 0.0 { "True" } else { "False" }).to_string(),
-        ElementType::F32 | ElementType::F16 | ElementType::BF16 => float_text(format!("{}", value as f32), value),
+        ElementType::F32 => float_text(format!("{}", value as f32), value),
+        ElementType::F16 => float_text(format!("{}", shortest_half(value)), value),
+        ElementType::BF16 => general_format(value),
         ElementType::F64 => float_text(format!("{value}"), value),
         // ui64 values above i64::MAX: get_int gives their bits.
         ElementType::U64 => format!("{}", array.get_int(i) as u64),
         _ => format!("{}", array.get_int(i)),
     }
+}
+
+/// C's `%g` (6 significant digits, trailing zeros dropped): how ml_dtypes
+/// prints a bfloat16, and so how numpy and JAX print bfloat16 arrays.
+fn general_format(value: f64) -> String {
+    if value.is_nan() {
+        return "nan".into();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let scientific = format!("{value:.5e}");
+    let (mantissa, exponent) = scientific.split_once('e').expect("scientific text has an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let trim = |text: &str| text.trim_end_matches('0').trim_end_matches('.').to_string();
+    if !(-4..6).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exponent.unsigned_abs())
+    } else {
+        let decimals = (5 - exponent) as usize;
+        trim(&format!("{value:.decimals$}"))
+    }
+}
+
+/// The decimal with the fewest significant digits that reads back as the
+/// f16 `value` (what numpy prints for half floats; f32's shortest
+/// text would show digits the type does not hold).
+fn shortest_half(value: f64) -> f64 {
+    let reads_back = |decimal: f64| f16::from_f64(decimal).to_f64() == value;
+    if !value.is_finite() {
+        return value;
+    }
+    (0..9)
+        .map(|digits| format!("{value:.digits$e}").parse::<f64>().unwrap_or(value))
+        .find(|&d| reads_back(d))
+        .unwrap_or(value)
 }
 
 /// numpy's default float style: the shortest text that reads back as the
@@ -156,6 +203,72 @@ fn float_text(shortest: String, value: f64) -> String {
         Some(_) => shortest,
         None => format!("{shortest}."),
     }
+}
+
+/// numpy prints a float array in scientific notation when its finite
+/// nonzero magnitudes reach 1e8, go below 1e-4 or span more than 1e3
+/// (`FloatingFormat.fillFormat`): fixed notation would show 1e-45 as 0.
+fn is_scientific(values: impl Iterator<Item = f64>) -> bool {
+    let magnitudes: Vec<f64> = values.filter(|v| v.is_finite() && *v != 0.0).map(f64::abs).collect();
+    let (Some(min), Some(max)) =
+        (magnitudes.iter().copied().reduce(f64::min), magnitudes.iter().copied().reduce(f64::max))
+    else {
+        return false;
+    };
+    max >= 1e8 || min < 1e-4 || max / min > 1e3
+}
+
+/// A float in scientific notation with `digits` fraction digits (of the
+/// exact value of the array's type, rounded), as (signed integer digit,
+/// fraction digits, exponent).
+fn scientific_parts(array: &HostArray, i: usize, digits: usize) -> (String, String, i32) {
+    let value = array.get(i);
+    let text = match array.element {
+        ElementType::F64 => format!("{value:.digits$e}"),
+        _ => format!("{:.digits$e}", value as f32),
+    };
+    let (mantissa, exponent) = text.split_once('e').expect("scientific text has an exponent");
+    let (integer, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    (integer.to_string(), fraction.to_string(), exponent.parse().expect("an integer exponent"))
+}
+
+/// Fraction digits of the shortest scientific text that reads back as the
+/// same value of the array's type, at most 8 (numpy's precision).
+fn shortest_fraction_digits(array: &HostArray, i: usize) -> usize {
+    let value = array.get(i);
+    let shortest = match array.element {
+        ElementType::F64 => format!("{value:e}"),
+        ElementType::F16 | ElementType::BF16 => format!("{:e}", shortest_half(value)),
+        _ => format!("{:e}", value as f32),
+    };
+    let mantissa = shortest.split_once('e').map_or(shortest.as_str(), |(mantissa, _)| mantissa);
+    mantissa.split_once('.').map_or(0, |(_, fraction)| fraction.len()).min(8)
+}
+
+/// numpy's scientific notation for the `shown` elements: as many fraction
+/// digits for all as the longest shortest text needs (further digits of
+/// the exact values, as numpy's `min_digits` gives); exponents signed, of
+/// at least two digits and as many as the longest; integer digits
+/// right-aligned (the caller pads nan and inf to the common width).
+fn scientific_texts(array: &HostArray, shown: &[usize]) -> Vec<(usize, String)> {
+    let finite: Vec<usize> = shown.iter().copied().filter(|&i| array.get(i).is_finite()).collect();
+    let precision = finite.iter().map(|&i| shortest_fraction_digits(array, i)).max().unwrap_or(0);
+    let parts: Vec<(usize, (String, String, i32))> =
+        finite.iter().map(|&i| (i, scientific_parts(array, i, precision))).collect();
+    let exponent_digits =
+        parts.iter().map(|(_, (_, _, e))| e.unsigned_abs().to_string().len()).max().unwrap_or(0).max(2);
+    let integer_width = parts.iter().map(|(_, (integer, _, _))| integer.len()).max().unwrap_or(0);
+    shown
+        .iter()
+        .map(|&i| match parts.iter().find(|(k, _)| *k == i) {
+            Some((_, (integer, fraction, exponent))) => {
+                let sign = if *exponent < 0 { '-' } else { '+' };
+                let magnitude = exponent.unsigned_abs();
+                (i, format!("{integer:>integer_width$}.{fraction}e{sign}{magnitude:0>exponent_digits$}"))
+            }
+            None => (i, element_text(array, i)),
+        })
+        .collect()
 }
 
 /// numpy aligns floats on the decimal point: the fractions are padded on
@@ -234,5 +347,59 @@ mod tests {
         assert_eq!(format_numpy(&array), "[1.5  2.   0.25]");
         array.set(0, 1.5547155);
         assert_eq!(format_numpy(&array), "[1.5547155 2.        0.25     ]");
+    }
+
+    #[test]
+    fn half_floats_print_their_own_shortest_digits() {
+        // print(np.array([0.29345703, -0.10913086, 2.0], np.float16)), and
+        // ml_dtypes' bfloat16 (C's %g) of [0.29296875, 3.140625].
+        assert_eq!(
+            format_numpy(&floats(ElementType::F16, &[0.29345703, -0.10913086, 2.0])),
+            "[ 0.2935  -0.10913  2.     ]"
+        );
+        let bf16s = |values: &[f64]| format_numpy(&floats(ElementType::BF16, values));
+        assert_eq!(bf16s(&[0.29296875, 3.140625]), "[0.292969 3.14062]");
+        // print(np.array([2, -0., 1e-7, 123456789, nan, -inf, 0.5], ml_dtypes.bfloat16))
+        assert_eq!(
+            bf16s(&[2.0, -0.0, 1.00117e-7, 1.23207680e8, f64::NAN, f64::NEG_INFINITY, 0.5]),
+            "[2 -0 1.00117e-07 1.23208e+08 nan -inf 0.5]"
+        );
+    }
+
+    fn floats(element: ElementType, values: &[f64]) -> HostArray {
+        let mut array = HostArray::zeros(element, &[values.len()]).unwrap();
+        for (i, v) in values.iter().enumerate() {
+            array.set(i, *v);
+        }
+        array
+    }
+
+    #[test]
+    fn tiny_huge_or_widely_spread_floats_print_in_scientific_notation_like_numpy() {
+        let f32s = |values: &[f64]| format_numpy(&floats(ElementType::F32, values));
+        // print(np.array([nan, -0., -inf, -0., -1.4e-45], np.float32))
+        assert_eq!(
+            f32s(&[f64::NAN, -0.0, f64::NEG_INFINITY, -0.0, -1.4e-45]),
+            "[    nan -0.e+00    -inf -0.e+00 -1.e-45]"
+        );
+        // print(np.array([1e-5, 1.0], np.float32)), [1.5, 2e8], [0.001, 2.5]
+        assert_eq!(f32s(&[1e-5, 1.0]), "[1.e-05 1.e+00]");
+        assert_eq!(f32s(&[1.5, 2e8]), "[1.5e+00 2.0e+08]");
+        assert_eq!(f32s(&[0.001, 2.5]), "[1.0e-03 2.5e+00]");
+        // print(np.array([nan, -0., -inf, -5e-324])): three exponent digits.
+        assert_eq!(
+            format_numpy(&floats(ElementType::F64, &[f64::NAN, -0.0, f64::NEG_INFINITY, -5e-324])),
+            "[     nan -0.e+000     -inf -5.e-324]"
+        );
+        // print(np.array([1/3, 1e-6], np.float32)), [-1.5e-5, 2, 100]
+        assert_eq!(f32s(&[1.0 / 3.0, 1e-6]), "[3.3333334e-01 1.0000000e-06]");
+        assert_eq!(f32s(&[-1.5e-5, 2.0, 100.0]), "[-1.5e-05  2.0e+00  1.0e+02]");
+        // Shorter values show further digits of their exact value, as
+        // numpy's min_digits does: print(np.array([0.4483136, 1e-4, 1.0836267], np.float32))
+        assert_eq!(f32s(&[0.4483136, 1e-4, 1.0836267]), "[4.4831359e-01 9.9999997e-05 1.0836267e+00]");
+        // f64 digits beyond 8 are rounded: print(np.array([1/3, 1e-6]))
+        assert_eq!(format_numpy(&floats(ElementType::F64, &[1.0 / 3.0, 1e-6])), "[3.33333333e-01 1.00000000e-06]");
+        // Within 1e-4..1e8 and a spread of 1e3: fixed notation.
+        assert_eq!(f32s(&[0.001, 0.5]), "[0.001 0.5  ]");
     }
 }
