@@ -45,6 +45,9 @@ pub const KERNELS: &[&str] = &[
     // Reductions as partials and a combine, when a schedule
     // asks (tinygrad's GROUP/GROUPTOP).
     "tessel-group-reductions",
+    // Float max/min reductions on integer keys (x86 has no NaN-propagating
+    // max before AVX10.2); after grouping, which splits linalg.reduce ops.
+    "tessel-minmax-as-integers",
 ];
 
 /// Tensors to buffers, with deallocation; results stored to a ref are

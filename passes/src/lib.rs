@@ -40,6 +40,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_tile::PASS,
     &cpu::tessel_vectorize::PASS,
     &cpu::tessel_group_reductions::PASS,
+    &cpu::tessel_minmax_as_integers::PASS,
     &transforms::tessel_unshare_inits::PASS,
     &transforms::tessel_expand_atomics::PASS,
     &transforms::tessel_copies_to_linalg::PASS,

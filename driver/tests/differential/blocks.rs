@@ -428,12 +428,39 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
     let kinds: &[&str] = if float { &["max", "min"] } else { &["sum", "max", "min"] };
     let picks: Vec<(&str, usize)> =
         (0..rng.random_range(2..=3usize)).map(|r| (kinds[rng.random_range(0..kinds.len())], r % 2)).collect();
-    let description = format!("{e} reductions {picks:?} of {b}x{b} blocks, {g} programs");
+    // Float blocks hold NaNs, -inf and zeros of both signs as well (made
+    // from the random inputs in the kernel): max/min must propagate NaN and
+    // order -0 below +0 (arith.maximumf/minimumf) on every path.
+    let description = format!("{e} reductions {picks:?} of {b}x{b} blocks with NaN/-inf/±0, {g} programs");
     let mut kernel = format!(
-        "func.func @kernel(%x: memref<{b}x{b}x{e}>, %doubled: memref<{b}x{b}x{e}>{}) {{\n\
-         %a = block.load %x : memref<{b}x{b}x{e}> -> tensor<{b}x{b}x{e}>\n",
+        "func.func @kernel(%x: memref<{b}x{b}x{e}>, %doubled: memref<{b}x{b}x{e}>{}) {{\n",
         (0..picks.len()).map(|r| format!(", %r{r}: memref<{b}x{e}>")).collect::<String>()
     );
+    if float {
+        let t = format!("tensor<{b}x{b}xf32>");
+        let i1 = format!("tensor<{b}x{b}xi1>");
+        write!(
+            kernel,
+            "%x0 = block.load %x : memref<{b}x{b}xf32> -> {t}\n\
+             %nan = arith.constant dense<0x7FC00000> : {t}\n\
+             %ninf = arith.constant dense<0xFF800000> : {t}\n\
+             %hi = arith.constant dense<{SPECIAL_NAN_ABOVE:?}> : {t}\n\
+             %lo = arith.constant dense<{SPECIAL_NEG_INF_BELOW:?}> : {t}\n\
+             %half = arith.constant dense<{SPECIAL_ZERO_WITHIN:?}> : {t}\n\
+             %zero = arith.constant dense<0.0> : {t}\n\
+             %abs = math.absf %x0 : {t}\n\
+             %small = arith.cmpf olt, %abs, %half : {t}\n\
+             %signed_zero = arith.mulf %x0, %zero : {t}\n\
+             %s1 = arith.select %small, %signed_zero, %x0 : {i1}, {t}\n\
+             %below = arith.cmpf olt, %x0, %lo : {t}\n\
+             %s2 = arith.select %below, %ninf, %s1 : {i1}, {t}\n\
+             %above = arith.cmpf ogt, %x0, %hi : {t}\n\
+             %a = arith.select %above, %nan, %s2 : {i1}, {t}\n"
+        )
+        .unwrap();
+    } else {
+        writeln!(kernel, "%a = block.load %x : memref<{b}x{b}x{e}> -> tensor<{b}x{b}x{e}>").unwrap();
+    }
     for (r, (kind, dim)) in picks.iter().enumerate() {
         writeln!(
             kernel,
@@ -462,7 +489,11 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
     );
     let arguments = 2 + picks.len();
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
-        let x = &inputs[0];
+        let x: Vec<f64> = if float {
+            inputs[0].iter().map(|&v| f64::from(with_specials(v as f32))).collect()
+        } else {
+            inputs[0].clone()
+        };
         let doubled = x.iter().map(|v| if float { f64::from(*v as f32 * 2.0) } else { v * 2.0 }).collect();
         let mut outputs = vec![doubled];
         for &(kind, dim) in &picks {
@@ -476,8 +507,8 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
                     });
                     out[block * b + k] = match kind {
                         "sum" => line.sum(),
-                        "max" => line.fold(f64::NEG_INFINITY, f64::max),
-                        _ => line.fold(f64::INFINITY, f64::min),
+                        "max" => line.fold(f64::NEG_INFINITY, maximum),
+                        _ => line.fold(f64::INFINITY, minimum),
                     };
                 }
             }
@@ -486,4 +517,46 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
         outputs
     };
     Case { text, inputs: 1, arguments, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
+/// Inputs (uniform in [-1, 1)) above this become NaN in float reductions.
+const SPECIAL_NAN_ABOVE: f32 = 0.9;
+/// Below this, -inf.
+const SPECIAL_NEG_INF_BELOW: f32 = -0.9;
+/// Of magnitude below this, a zero of the input's sign.
+const SPECIAL_ZERO_WITHIN: f32 = 0.5;
+
+/// What `sibling_reductions`' kernels make of a random float input.
+fn with_specials(x: f32) -> f32 {
+    if x > SPECIAL_NAN_ABOVE {
+        f32::NAN
+    } else if x < SPECIAL_NEG_INF_BELOW {
+        f32::NEG_INFINITY
+    } else if x.abs() < SPECIAL_ZERO_WITHIN {
+        x * 0.0
+    } else {
+        x
+    }
+}
+
+/// `arith.maximumf`: NaN if either is, and -0 below +0.
+fn maximum(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        if a.is_sign_negative() { b } else { a }
+    } else {
+        a.max(b)
+    }
+}
+
+/// `arith.minimumf`: NaN if either is, and -0 below +0.
+fn minimum(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else {
+        a.min(b)
+    }
 }
