@@ -507,8 +507,8 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
                     });
                     out[block * b + k] = match kind {
                         "sum" => line.sum(),
-                        "max" => line.fold(f64::NEG_INFINITY, maximum),
-                        _ => line.fold(f64::INFINITY, minimum),
+                        "max" => line.fold(f64::NEG_INFINITY, |a, b| extreme(a, b, true)),
+                        _ => line.fold(f64::INFINITY, |a, b| extreme(a, b, false)),
                     };
                 }
             }
@@ -539,24 +539,13 @@ fn with_specials(x: f32) -> f32 {
     }
 }
 
-/// `arith.maximumf`: NaN if either is, and -0 below +0.
-fn maximum(a: f64, b: f64) -> f64 {
+/// `arith.maximumf` (`largest`) or `minimumf`: NaN if either is, and -0
+/// below +0.
+fn extreme(a: f64, b: f64, largest: bool) -> f64 {
     if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        if a.is_sign_negative() { b } else { a }
-    } else {
-        a.max(b)
+        return f64::NAN;
     }
-}
-
-/// `arith.minimumf`: NaN if either is, and -0 below +0.
-fn minimum(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        if a.is_sign_negative() { a } else { b }
-    } else {
-        a.min(b)
-    }
+    // Equal values differ at most in the sign of a zero: max takes +0, min -0.
+    let a_first = if a == b { a.is_sign_negative() != largest } else { (a > b) == largest };
+    if a_first { a } else { b }
 }
