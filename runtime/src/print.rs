@@ -251,18 +251,20 @@ fn shortest_fraction_digits(array: &HostArray, i: usize) -> usize {
 /// at least two digits and as many as the longest; integer digits
 /// right-aligned (the caller pads nan and inf to the common width).
 fn scientific_texts(array: &HostArray, shown: &[usize]) -> Vec<(usize, String)> {
-    let finite: Vec<usize> = shown.iter().copied().filter(|&i| array.get(i).is_finite()).collect();
-    let precision = finite.iter().map(|&i| shortest_fraction_digits(array, i)).max().unwrap_or(0);
-    let parts: Vec<(usize, (String, String, i32))> =
-        finite.iter().map(|&i| (i, scientific_parts(array, i, precision))).collect();
+    let finite = |i: usize| array.get(i).is_finite();
+    let precision =
+        shown.iter().filter(|&&i| finite(i)).map(|&i| shortest_fraction_digits(array, i)).max().unwrap_or(0);
+    let parts: Vec<Option<(String, String, i32)>> =
+        shown.iter().map(|&i| finite(i).then(|| scientific_parts(array, i, precision))).collect();
     let exponent_digits =
-        parts.iter().map(|(_, (_, _, e))| e.unsigned_abs().to_string().len()).max().unwrap_or(0).max(2);
-    let integer_width = parts.iter().map(|(_, (integer, _, _))| integer.len()).max().unwrap_or(0);
+        parts.iter().flatten().map(|(_, _, e)| e.unsigned_abs().to_string().len()).max().unwrap_or(0).max(2);
+    let integer_width = parts.iter().flatten().map(|(integer, _, _)| integer.len()).max().unwrap_or(0);
     shown
         .iter()
-        .map(|&i| match parts.iter().find(|(k, _)| *k == i) {
-            Some((_, (integer, fraction, exponent))) => {
-                let sign = if *exponent < 0 { '-' } else { '+' };
+        .zip(parts)
+        .map(|(&i, part)| match part {
+            Some((integer, fraction, exponent)) => {
+                let sign = if exponent < 0 { '-' } else { '+' };
                 let magnitude = exponent.unsigned_abs();
                 (i, format!("{integer:>integer_width$}.{fraction}e{sign}{magnitude:0>exponent_digits$}"))
             }
