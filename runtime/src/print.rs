@@ -138,10 +138,8 @@ fn element_text(array: &HostArray, i: usize) -> String {
     let value = array.get(i);
     match array.element {
         ElementType::I1 => (if value != 0.0 { "True" } else { "False" }).to_string(),
-        ElementType::F32 => float_text(format!("{}", value as f32), value),
-        ElementType::F16 => float_text(format!("{}", shortest_half(value)), value),
         ElementType::BF16 => general_format(value),
-        ElementType::F64 => float_text(format!("{value}"), value),
+        e if e.is_float() => float_text(shortest_text(e, value, false), value),
         // ui64 values above i64::MAX: get_int gives their bits.
         ElementType::U64 => format!("{}", array.get_int(i) as u64),
         _ => format!("{}", array.get_int(i)),
@@ -182,6 +180,20 @@ fn shortest_half(value: f64) -> f64 {
         .map(|digits| format!("{value:.digits$e}").parse::<f64>().unwrap_or(value))
         .find(|&d| reads_back(d))
         .unwrap_or(value)
+}
+
+/// The shortest text (positional, or scientific as Rust's `{:e}`) that
+/// reads back as the same value of the float type `element` (f32, f16 or
+/// f64; bfloat16 prints as ml_dtypes does, `general_format`).
+fn shortest_text(element: ElementType, value: f64, scientific: bool) -> String {
+    match (element, scientific) {
+        (ElementType::F64, false) => format!("{value}"),
+        (ElementType::F64, true) => format!("{value:e}"),
+        (ElementType::F16, false) => format!("{}", shortest_half(value)),
+        (ElementType::F16, true) => format!("{:e}", shortest_half(value)),
+        (_, false) => format!("{}", value as f32),
+        (_, true) => format!("{:e}", value as f32),
+    }
 }
 
 /// numpy's default float style: the shortest text that reads back as the
@@ -236,11 +248,7 @@ fn scientific_parts(array: &HostArray, i: usize, digits: usize) -> (String, Stri
 /// same value of the array's type, at most 8 (numpy's precision).
 fn shortest_fraction_digits(array: &HostArray, i: usize) -> usize {
     let value = array.get(i);
-    let shortest = match array.element {
-        ElementType::F64 => format!("{value:e}"),
-        ElementType::F16 | ElementType::BF16 => format!("{:e}", shortest_half(value)),
-        _ => format!("{:e}", value as f32),
-    };
+    let shortest = shortest_text(array.element, value, true);
     let mantissa = shortest.split_once('e').map_or(shortest.as_str(), |(mantissa, _)| mantissa);
     mantissa.split_once('.').map_or(0, |(_, fraction)| fraction.len()).min(8)
 }

@@ -24,7 +24,9 @@
 //! quiet NaN with a positive sign (maximumf leaves the payload unspecified).
 
 use crate::support::handles::{dim_size, rank_of, raw_op, value_type};
-use crate::support::ir::{body_names, defining_op, element_bits, element_type, join, map_dims, print_type};
+use crate::support::ir::{
+    ShapedKind, body_names, defining_op, element_bits, element_type, join, map_dims, print_type, shaped_type_text,
+};
 use crate::support::template::{self, emit_line};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
@@ -115,13 +117,7 @@ fn constants(bits: i64) -> (String, String, String) {
 fn template_text(extreme: Extreme, bits: i64, float: &str, extents: &[i64], reduced: &[usize], kept: &[i64]) -> String {
     let int = format!("i{bits}");
     let (magnitude, infinity, nan) = constants(bits);
-    let shape = |dims: &[i64], element: &str| {
-        if dims.is_empty() {
-            format!("tensor<{element}>")
-        } else {
-            format!("tensor<{}x{element}>", dims.iter().map(i64::to_string).collect::<Vec<_>>().join("x"))
-        }
-    };
+    let shape = |dims: &[i64], element: &str| shaped_type_text(ShapedKind::Tensor, dims, element, None);
     let (input, out, out_int) = (shape(extents, float), shape(kept, float), shape(kept, &int));
     let rank = extents.len();
     let kept_dims: Vec<String> = (0..rank).filter(|d| !reduced.contains(d)).map(|d| format!("d{d}")).collect();
