@@ -70,6 +70,9 @@ pub const BUFFERIZE: &[&str] = &[
 
 /// Loops; parallel grid axes onto OpenMP threads.
 pub const LOOPS: &[&str] = &[
+    // Panels packed once per call where programs would repack them (the
+    // B panel of every row block), while loops are still scf loops.
+    "tessel-hoist-packing",
     // Compare-and-swaps to their atomic regions, now that deallocation
     // (which rejects such regions) is done.
     "tessel-expand-atomics",

@@ -18,7 +18,7 @@ module attributes {tessel.register_tile = array<i64: 4, 32>} {
   // CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %[[C32]] iter_args(%[[CJ:.*]] = %[[C]])
   // CHECK:   %[[BJ:.*]] = tensor.extract_slice %[[B]][0, %[[J]]] [16, 32] [1, 1]
   // CHECK:   %[[PANEL:.*]] = bufferization.alloc_tensor() : tensor<16x32xf32>
-  // CHECK:   %[[PACKED:.*]] = linalg.copy ins(%[[BJ]] : tensor<16x32xf32>) outs(%[[PANEL]] : tensor<16x32xf32>)
+  // CHECK:   %[[PACKED:.*]] = linalg.copy {tessel.packing} ins(%[[BJ]] : tensor<16x32xf32>) outs(%[[PANEL]] : tensor<16x32xf32>)
   // Row strips of the register tile.
   // CHECK:   scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[C4]]
   // CHECK:     %[[AI:.*]] = tensor.extract_slice %[[A]][%[[I]], 0] [4, 16] [1, 1]
@@ -84,7 +84,7 @@ module attributes {tessel.register_tile = array<i64: 4, 32>} {
 #out = affine_map<(b, i, j, k) -> (b, i, j)>
 module attributes {tessel.register_tile = array<i64: 2, 8>} {
   // CHECK-LABEL: func.func @batched(
-  // CHECK: linalg.copy ins(%{{.*}} : tensor<3x4x8xf32>)
+  // CHECK: linalg.copy {tessel.packing} ins(%{{.*}} : tensor<3x4x8xf32>)
   // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x1xf32>, tensor<1x1x8xf32>) outs(%{{.*}} : tensor<1x2x8xf32>)
   // CHECK-SAME: tessel.vectorize
   func.func @batched(%a: tensor<3x6x4xf32>, %b: tensor<3x4x16xf32>, %c: tensor<3x6x16xf32>) -> tensor<3x6x16xf32> {
@@ -113,7 +113,7 @@ module attributes {tessel.register_tile = array<i64: 0, 8>} {
 // back.
 // CHECK-LABEL: func.func @padded(
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c20 step %c16
-// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [8, %{{.*}}] [1, 1] : tensor<8x?xf32> into tensor<8x16xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [8, %{{.*}}] [1, 1] {tessel.packing} : tensor<8x?xf32> into tensor<8x16xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c12 step %c5
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [%{{.*}}, 8] [1, 1] : tensor<?x8xf32> into tensor<5x8xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<5x1xf32>, tensor<1x16xf32>) outs(%{{.*}} : tensor<5x16xf32>) attrs = {{{.*}}tessel.vectorize}
@@ -143,7 +143,7 @@ module attributes {tessel.register_tile = array<i64: 5, 16>, tessel.pad_tiles = 
 // packed B panel is copied like any other; tessel.k_chunk counts k, so
 // 8 is two steps of k/4. With PADTO, the partial strip pads its rows only.
 // CHECK-LABEL: func.func @vnni(
-// CHECK: linalg.copy ins(%{{.*}} : tensor<2x16x4xi8>)
+// CHECK: linalg.copy {tessel.packing} ins(%{{.*}} : tensor<2x16x4xi8>)
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<3x1x4xi8>, tensor<1x16x4xi8>) outs(%{{.*}} : tensor<3x16xi32>)
 // CHECK-SAME: tessel.vectorize
 // CHECK-SAME: tessel.vnni

@@ -6,6 +6,7 @@ pub mod cpu_model;
 pub mod tessel_cpu_target;
 pub mod tessel_fast_math;
 pub mod tessel_group_reductions;
+pub mod tessel_hoist_packing;
 pub mod tessel_libm_calls;
 pub mod tessel_minmax_as_integers;
 pub mod tessel_tile;

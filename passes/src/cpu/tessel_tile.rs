@@ -11,7 +11,10 @@
 //! The B panel (k x tile_n) is first copied into a contiguous buffer (a
 //! no-fold `tensor.pad` by nothing, rewritten as a `linalg.copy`): read
 //! in place, its rows sit a whole matrix row apart and map to the same L1
-//! sets, so they would evict each other on every strip.
+//! sets, so they would evict each other on every strip. The copy is marked
+//! `tessel.packing`: where it repeats across loops it does not vary in
+//! (one B panel per row block of the grid), `tessel-hoist-packing` makes
+//! it once per call.
 //!
 //! The register tile comes from the CPU's model (`CpuModel::register_tile`,
 //! BLIS's analytical model: enough accumulators to cover the FMA latency,
@@ -50,6 +53,7 @@
 //! so the packed B panel is N x tile_n and can stay in L1; each output
 //! still accumulates over k in order, chunk after chunk.
 
+use crate::cpu::tessel_hoist_packing::PACKING;
 use crate::support::handles::{dim_size, rank_of, raw_op, shaped_element, value_type};
 use crate::support::template::{emit, emit_line};
 use crate::{
@@ -275,7 +279,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
              padding_values = [{zeros}], padding_dimensions = [{dims}], nofold_flags = [0, 1, 0], \
              copy_back_op = \"{panel_back}\"}} : ({any}) -> ({any}, {any}, {any})\n\
              %panel_copy{index} = transform.structured.rewrite_in_destination_passing_style %pad{index} \
-             : ({any}) -> {any}\n",
+             : ({any}) -> {any}\n\
+             transform.annotate %panel_copy{index} \"{PACKING}\" : {any}\n",
         );
         match fused {
             Some((_, fill)) => {
