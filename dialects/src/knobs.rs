@@ -225,6 +225,18 @@ pub const VNNI: Knob = Knob {
     help: "Whether the CPU the code is for has VNNI's vpdpbusd (from --cpu; 1: 8-bit contractions use it)",
 };
 
+pub const PMADDWD: Knob = Knob {
+    flag: None,
+    cli: Cli::Derived,
+    value_name: "",
+    attribute: "tessel.pmaddwd",
+    kind: Kind::Integer { min: 0, max: 1 },
+    default: "the host's",
+    target: Target::Cpu,
+    help: "Whether the CPU the code is for has x86's vpmaddwd (every x86-64; from --cpu; 1: 8-bit contractions \
+           without VNNI use it)",
+};
+
 pub const FMA_IN_FLIGHT: Knob = Knob {
     flag: None,
     cli: Cli::Derived,
@@ -353,6 +365,7 @@ pub static ALL: &[&Knob] = &[
     &VECTOR_BITS,
     &VECTOR_REGISTERS,
     &VNNI,
+    &PMADDWD,
     &FMA_IN_FLIGHT,
     &GROUP,
     &GROUP_TOP,

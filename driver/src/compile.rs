@@ -130,7 +130,7 @@ fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<
 }
 
 /// Register tiles for the named CPU: its vector registers, its vector
-/// width unless `--vector-bits` chose one, whether it has VNNI and the FMAs
+/// width unless `--vector-bits` chose one, whether it has VNNI or vpmaddwd and the FMAs
 /// it needs in flight at that width.
 fn record_model(context: &melior::Context, module: &mut melior::ir::Module, model: CpuModel) {
     use melior::ir::operation::{OperationLike, OperationMutLike};
@@ -141,6 +141,7 @@ fn record_model(context: &melior::Context, module: &mut melior::ir::Module, mode
     }
     operation.set_attribute(knobs::VECTOR_REGISTERS.attribute, integer(model.vector_registers));
     operation.set_attribute(knobs::VNNI.attribute, integer(i64::from(model.vnni)));
+    operation.set_attribute(knobs::PMADDWD.attribute, integer(i64::from(model.pmaddwd)));
     let vector_bits = operation
         .attribute(knobs::VECTOR_BITS.attribute)
         .ok()

@@ -163,6 +163,87 @@ module attributes {tessel.vector_bits = 256 : i64} {
 
 // -----
 
+// A register tile in vpmaddwd's form (tessel-vnni without VNNI): per k/2
+// step, each row's two 16-bit A elements are broadcast as one 32-bit lane,
+// and each 8-lane piece of the row adds vpmaddwd's pair sums of them and
+// the packed B piece (vpmaddwd does not accumulate: an add follows); the
+// 128-bit code takes SSE2's 4-lane form.
+#lhs = affine_map<(i, j, q, r) -> (i, q, r)>
+#rhs = affine_map<(i, j, q, r) -> (q, j, r)>
+#out = affine_map<(i, j, q, r) -> (i, j)>
+// CHECK: func.func private @llvm.x86.avx2.pmadd.wd(vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+module attributes {tessel.vector_bits = 256 : i64} {
+  // CHECK-LABEL: func.func @pairs(
+  // CHECK-SAME: %[[A:.*]]: tensor<1x1x2xi16>, %[[B:.*]]: tensor<1x16x2xi16>, %[[C:.*]]: tensor<1x16xi32>
+  // CHECK: %[[BF:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1, 2]] : tensor<1x16x2xi16> into tensor<32xi16>
+  // CHECK: %[[B0:.*]] = vector.transfer_read %[[BF]][%c0], {{.*}} : tensor<32xi16>, vector<16xi16>
+  // CHECK: %[[B1:.*]] = vector.transfer_read %[[BF]][%c16], {{.*}} : tensor<32xi16>, vector<16xi16>
+  // CHECK: %[[A0:.*]] = vector.transfer_read %[[A]][%c0, %c0, %c0], {{.*}} : tensor<1x1x2xi16>, vector<2xi16>
+  // CHECK: %[[W0:.*]] = vector.bitcast %[[A0]] : vector<2xi16> to vector<1xi32>
+  // CHECK: %[[S0:.*]] = vector.extract %[[W0]][0] : i32 from vector<1xi32>
+  // CHECK: %[[L0:.*]] = vector.broadcast %[[S0]] : i32 to vector<8xi32>
+  // CHECK: %[[Y0:.*]] = vector.bitcast %[[L0]] : vector<8xi32> to vector<16xi16>
+  // CHECK: %[[P0:.*]] = {{(func\.)?}}call @llvm.x86.avx2.pmadd.wd(%[[Y0]], %[[B0]]) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+  // CHECK: arith.addi %{{.*}}, %[[P0]] : vector<8xi32>
+  // CHECK: %[[P1:.*]] = {{(func\.)?}}call @llvm.x86.avx2.pmadd.wd(%[[Y0]], %[[B1]])
+  // CHECK: arith.addi %{{.*}}, %[[P1]] : vector<8xi32>
+  func.func @pairs(%a: tensor<1x1x2xi16>, %b: tensor<1x16x2xi16>, %c: tensor<1x16xi32>) -> tensor<1x16xi32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"], tessel.contraction, tessel.pmaddwd, tessel.vectorize}
+        ins(%a, %b : tensor<1x1x2xi16>, tensor<1x16x2xi16>) outs(%c : tensor<1x16xi32>) {
+    ^bb0(%x: i16, %y: i16, %s: i32):
+      %xw = arith.extsi %x : i16 to i32
+      %yw = arith.extsi %y : i16 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+    } -> tensor<1x16xi32>
+    return %r : tensor<1x16xi32>
+  }
+  // A tile of 6 columns: the two k as outer products of sign-extended A
+  // and B.
+  // CHECK-LABEL: func.func @pairs_narrow(
+  // CHECK-NOT: pmadd
+  // CHECK-COUNT-2: arith.extsi %{{.*}} : vector<1xi16> to vector<1xi32>
+  // CHECK-NOT: pmadd
+  func.func @pairs_narrow(%a: tensor<1x1x2xi16>, %b: tensor<1x6x2xi16>, %c: tensor<1x6xi32>) -> tensor<1x6xi32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"], tessel.contraction, tessel.pmaddwd, tessel.vectorize}
+        ins(%a, %b : tensor<1x1x2xi16>, tensor<1x6x2xi16>) outs(%c : tensor<1x6xi32>) {
+    ^bb0(%x: i16, %y: i16, %s: i32):
+      %xw = arith.extsi %x : i16 to i32
+      %yw = arith.extsi %y : i16 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+    } -> tensor<1x6xi32>
+    return %r : tensor<1x6xi32>
+  }
+}
+
+// -----
+
+#lhs = affine_map<(i, j, q, r) -> (i, q, r)>
+#rhs = affine_map<(i, j, q, r) -> (q, j, r)>
+#out = affine_map<(i, j, q, r) -> (i, j)>
+// CHECK: func.func private @llvm.x86.sse2.pmadd.wd(vector<8xi16>, vector<8xi16>) -> vector<4xi32>
+module attributes {tessel.vector_bits = 128 : i64} {
+  // CHECK-LABEL: func.func @pairs_sse(
+  // CHECK-COUNT-2: {{(func\.)?}}call @llvm.x86.sse2.pmadd.wd({{.*}}) : (vector<8xi16>, vector<8xi16>) -> vector<4xi32>
+  func.func @pairs_sse(%a: tensor<1x1x2xi16>, %b: tensor<1x8x2xi16>, %c: tensor<1x8xi32>) -> tensor<1x8xi32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"], tessel.contraction, tessel.pmaddwd, tessel.vectorize}
+        ins(%a, %b : tensor<1x1x2xi16>, tensor<1x8x2xi16>) outs(%c : tensor<1x8xi32>) {
+    ^bb0(%x: i16, %y: i16, %s: i32):
+      %xw = arith.extsi %x : i16 to i32
+      %yw = arith.extsi %y : i16 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+    } -> tensor<1x8xi32>
+    return %r : tensor<1x8xi32>
+  }
+}
+
+// -----
+
 // A tile fused with its epilogue (tessel-tile: `acc + dot`): the fill of
 // its init becomes zero accumulators in registers, and the epilogue adds
 // the finished sums to the destination tile once, after the k loop.

@@ -2,22 +2,32 @@
 // vpdpbusd (AVX-512 VNNI, AVX-VNNI) the register tile is vpdpbusds of
 // biased A and packed B (tessel-vnni), exact: the results match the
 // interpreter's bit for bit, operands spanning all of i8 (-128 and 127
-// included). Without VNNI (skylake-avx512, the x86-64 levels) the
-// operands are widened to i32 instead.
+// included). Without VNNI (skylake-avx512, the x86-64 levels) the tile is
+// vpmaddwds of operands sign-extended to i16 (two products per lane, the
+// 16-lane AVX-512BW form, AVX2's 8 and SSE2's 4), exact as well.
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
 // RUN: tessel run %s --entry narrow --arg 0=random:3 --arg 1=random:4 --check | FileCheck %s
 // RUN: tessel run %s --entry batched --arg 0=random:5 --arg 1=random:6 --check | FileCheck %s
 // RUN: env TESSEL_JIT_OBJECT=%t.v3.o tessel run %s --entry matmul --cpu x86-64-v3 --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
 // RUN: llvm-objdump -d %t.v3.o > %t.v3.dis && FileCheck %s --check-prefix=NOVNNI --input-file=%t.v3.dis
+// RUN: FileCheck %s --check-prefix=PAIRS-YMM --input-file=%t.v3.dis
+// RUN: tessel run %s --entry narrow --cpu x86-64-v3 --arg 0=random:3 --arg 1=random:4 --check | FileCheck %s
+// RUN: tessel run %s --entry batched --cpu x86-64-v3 --arg 0=random:5 --arg 1=random:6 --check | FileCheck %s
+// RUN: env TESSEL_JIT_OBJECT=%t.sse.o tessel run %s --entry matmul --cpu x86-64 --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
+// RUN: llvm-objdump -d %t.sse.o > %t.sse.dis && FileCheck %s --check-prefix=PAIRS-XMM --input-file=%t.sse.dis
 // RUN: tessel compile %s --target cpu --cpu znver4 --emit asm -o %t.zen4.s && FileCheck %s --check-prefix=ZMM --input-file=%t.zen4.s
 // RUN: tessel compile %s --target cpu --cpu alderlake --emit asm -o %t.adl.s && FileCheck %s --check-prefix=YMM --input-file=%t.adl.s
 // RUN: tessel compile %s --target cpu --cpu skylake-avx512 --emit asm -o %t.skx.s && FileCheck %s --check-prefix=NOVNNI --input-file=%t.skx.s
+// RUN: FileCheck %s --check-prefix=PAIRS-ZMM --input-file=%t.skx.s
 
 // CHECK: check: compiled code matches the interpreter
 // ZMM: vpdpbusd {{.*}}%zmm{{[0-9]+}}, %zmm{{[0-9]+}}, %zmm{{[0-9]+}}
 // YMM: vpdpbusd {{.*}}%ymm{{[0-9]+}}, %ymm{{[0-9]+}}, %ymm{{[0-9]+}}
 // YMM-NOT: zmm
 // NOVNNI-NOT: vpdpbusd
+// PAIRS-YMM: vpmaddwd {{.*}}%ymm{{[0-9]+}}, %ymm{{[0-9]+}}, %ymm{{[0-9]+}}
+// PAIRS-XMM: pmaddwd {{.*}}%xmm{{[0-9]+}}, %xmm{{[0-9]+}}
+// PAIRS-ZMM: vpmaddwd {{.*}}%zmm{{[0-9]+}}, %zmm{{[0-9]+}}, %zmm{{[0-9]+}}
 
 // x * 16 spans -128..112, x * 16 + 15 spans -113..127 (the random
 // inputs are -8..7): two contractions cover both extremes of each operand.

@@ -30,6 +30,10 @@ pub struct CpuModel {
     /// for 256-bit vectors): four 8-bit products summed into each 32-bit
     /// lane, the 8-bit contractions' instruction (`tessel-vnni`).
     pub vnni: bool,
+    /// Whether the CPU has x86's `vpmaddwd` (SSE2 on, so every x86-64):
+    /// two 16-bit products summed into each 32-bit lane, the 8-bit
+    /// contractions' instruction where there is no VNNI (`tessel-vnni`).
+    pub pmaddwd: bool,
     /// FMAs that must be in flight to keep the FMA units busy (latency
     /// over reciprocal throughput in LLVM's model), for 128-, 256- and
     /// 512-bit vectors.
@@ -111,18 +115,24 @@ const DEFAULT_VECTORS: i64 = 4;
 
 impl CpuModel {
     /// AArch64's NEON: 128-bit vectors, 32 registers.
-    pub const NEON: CpuModel =
-        CpuModel { vector_bits: 128, vector_registers: 32, vnni: false, fma_in_flight: [DEFAULT_IN_FLIGHT; 3] };
+    pub const NEON: CpuModel = CpuModel {
+        vector_bits: 128,
+        vector_registers: 32,
+        vnni: false,
+        pmaddwd: false,
+        fma_in_flight: [DEFAULT_IN_FLIGHT; 3],
+    };
 
     /// The model of an x86 CPU with (or without) AVX-512 and AVX2 (SSE
-    /// only: 128-bit vectors, 16 registers), without VNNI.
+    /// only: 128-bit vectors, 16 registers), without VNNI (with
+    /// `vpmaddwd`, which every x86-64 has).
     pub fn x86(avx512: bool, avx2: bool) -> Self {
         let (vector_bits, vector_registers) = match (avx512, avx2) {
             (true, _) => (512, 32),
             (false, true) => (256, 16),
             (false, false) => (128, 16),
         };
-        CpuModel { vector_bits, vector_registers, vnni: false, fma_in_flight: [DEFAULT_IN_FLIGHT; 3] }
+        CpuModel { vector_bits, vector_registers, vnni: false, pmaddwd: true, fma_in_flight: [DEFAULT_IN_FLIGHT; 3] }
     }
 
     /// This model with (or without) VNNI.
@@ -298,6 +308,10 @@ mod tests {
             assert!(model.fits(rows, vectors), "{model:?}: the default {rows}x{vectors} does not fit");
         }
         assert!(!avx2.fits(4, 4), "16 accumulators spill with 16 registers");
+        // Every x86-64 has vpmaddwd (SSE2); AArch64 has neither 8-bit form.
+        assert!(CpuModel::named(None, "x86-64").unwrap().pmaddwd);
+        assert!(CpuModel::named(None, "x86-64-v3").unwrap().pmaddwd);
+        assert!(!CpuModel::named(Some("aarch64-linux-gnu"), "neoverse-v2").unwrap().pmaddwd);
     }
 
     #[test]

@@ -62,7 +62,7 @@ use crate::{
     cpu::{
         contraction_epilogue::{self, EPILOGUE_GROUP, INIT_GROUP},
         cpu_model::CpuModel,
-        tessel_vnni::VNNI,
+        tessel_vnni::Form,
     },
     support::ir::{
         collect_operations, element_bits, element_type, fitting, group_of, join, print_type, set_i64_attribute,
@@ -97,7 +97,7 @@ pub fn default_tile(output: melior::ir::Type, vector_bits: i64, rows: i64, colum
 
 /// One schedule of contractions: the rank, the register tile (m x n), the
 /// operands' zeros, the k chunk and unrolling, which of the tile's sides
-/// are padded, VNNI's form, and for a contraction fused with its
+/// are padded, whether it is in one of `tessel-vnni`'s grouped forms, and for a contraction fused with its
 /// epilogue, its own id and whether its init's fill is fused too.
 #[derive(PartialEq)]
 struct TileGroup {
@@ -109,7 +109,7 @@ struct TileGroup {
     unroll: i64,
     pad_rows: bool,
     pad_columns: bool,
-    vnni: bool,
+    grouped: bool,
     fused: Option<(usize, bool)>,
 }
 
@@ -187,10 +187,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         }
         let zeros = join(op.operands().iter().map(|&value| zero_of(value_type(value))));
         let lhs = value_type(op.operands()[0]);
-        // VNNI's form (`tessel-vnni`) steps k four at a time, loop k/4,
-        // with a last loop r over the four kept whole.
-        let vnni = op.has(VNNI);
-        let (depth, step_k) = (dim_size(lhs, (rank_of(lhs) - 1 - i64::from(vnni)) as usize), if vnni { 4 } else { 1 });
+        // tessel-vnni's forms step k g at a time (4 or 2), loop k/g,
+        // with a last loop r over the g kept whole.
+        let form = Form::of(raw);
+        let grouped = form.is_some();
+        let step_k = form.map_or(1, Form::group);
+        let depth = dim_size(lhs, (rank_of(lhs) - 1 - i64::from(grouped)) as usize);
         // 0: k in one piece.
         let chunk_steps = k_chunk / step_k;
         let chunk =
@@ -203,7 +205,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let epilogue =
             (chunk == 0 && !pad_rows && !pad_columns).then(|| contraction_epilogue::epilogue_of(raw)).flatten();
         let fused = epilogue.as_ref().map(|epilogue| (tiles.len(), epilogue.init_fill.is_some()));
-        let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni, fused };
+        let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, grouped, fused };
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
         if let Some(epilogue) = epilogue {
@@ -220,16 +222,16 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     }
     let mut body = String::new();
     for (index, group) in tiles.iter().enumerate() {
-        let TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, vnni, fused } = group;
-        // Tile sizes over the contraction's loops (batch,) i, j, k (VNNI's
-        // form: (batch,) i, j, k/4, r, r never tiled).
+        let TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, grouped, fused } = group;
+        // Tile sizes over the contraction's loops (batch,) i, j, k (the
+        // grouped forms: (batch,) i, j, k/g, r, r never tiled).
         let sizes_with = |batch: &str, i: i64, j: i64, k: i64, r: &str| {
-            let quad = if *vnni { format!(", {r}") } else { String::new() };
-            if *rank == 3 { format!("{batch}, {i}, {j}, {k}{quad}") } else { format!("{i}, {j}, {k}{quad}") }
+            let group = if *grouped { format!(", {r}") } else { String::new() };
+            if *rank == 3 { format!("{batch}, {i}, {j}, {k}{group}") } else { format!("{i}, {j}, {k}{group}") }
         };
         let sizes = |batch: &str, i: i64, j: i64, k: i64| sizes_with(batch, i, j, k, "0");
         let (panel, strip, step) = (sizes("0", 0, *n, 0), sizes("1", *m, 0, 0), sizes("0", 0, 0, *unroll));
-        let loops = *rank as usize + 1 + usize::from(*vnni);
+        let loops = *rank as usize + 1 + usize::from(*grouped);
         let dims = join((0..loops).map(|d| d.to_string()));
         let any = "!transform.any_op";
         let (strip_loops, strip_types) = if *rank == 3 {

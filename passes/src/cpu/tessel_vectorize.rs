@@ -10,8 +10,8 @@
 //! read and write are hoisted out of the k loop marked
 //! `tessel.reduction_loop`, so it stays in registers for the whole loop.
 //!
-//! Tiles of 8-bit contractions in VNNI's form (`tessel-vnni`) become
-//! `vpdpbusd`s by template instead (`tessel_vnni::register_tile`), their
+//! Tiles of 8-bit contractions in `tessel-vnni`'s forms become `vpdpbusd`s
+//! or `vpmaddwd`s by template instead (`tessel_vnni::register_tile`), their
 //! accumulator hoisted the same way.
 
 use crate::support::handles::context_of;
@@ -19,7 +19,7 @@ use crate::support::handles::{raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
     cpu::cpu_model::CpuModel,
-    cpu::tessel_vnni::{self, VNNI},
+    cpu::tessel_vnni::{self, Form},
     support::ir::print_type,
     support::template,
     support::transform,
@@ -30,7 +30,7 @@ use tessel_dialects::knobs;
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-vectorize",
     name: "TesselVectorize",
-    description: "Vectorize register tiles marked by tessel-tile into FMA outer products (VNNI's form: vpdpbusd)",
+    description: "Vectorize register tiles marked by tessel-tile into FMA outer products (8-bit forms: vpdpbusd, vpmaddwd)",
     anchor: "builtin.module",
     run,
 };
@@ -52,7 +52,7 @@ fn script() -> String {
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    // Tiles in VNNI's form: vpdpbusd by template (`tessel-vnni`).
+    // Tiles in tessel-vnni's forms: vpdpbusd or vpmaddwd by template.
     let vector_bits = knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), CpuModel::host().vector_bits);
     let mut intrinsics = Vec::new();
     template::rewrite_each(
@@ -60,12 +60,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         |name| name == "linalg.generic",
         |raw, _| {
             let op = raw_op(raw);
-            if !(op.has(VNNI) && op.has("tessel.vectorize")) {
-                return Ok(None);
-            }
+            let Some(form) = Form::of(raw).filter(|_| op.has("tessel.vectorize")) else { return Ok(None) };
             let operands = op.operands();
             let [a, b, c] = [0, 1, 2].map(|index| value_type(operands[index]));
-            let (template, intrinsic) = tessel_vnni::register_tile(a, b, c, vector_bits);
+            let (template, intrinsic) = tessel_vnni::register_tile(form, a, b, c, vector_bits);
             intrinsics.extend(intrinsic);
             Ok(Some((template, operands)))
         },

@@ -19,6 +19,7 @@ use crate::support::handles::{attribute_text, rank_of, raw_op};
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::contraction_operand_types,
+    cpu::tessel_vnni::Form,
     support::ir::{element_name, identity_map, parallel_iterators, print_type},
     support::template,
 };
@@ -39,6 +40,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         |name| name == "linalg.generic",
         |raw, _| {
             let Some(types) = contraction_operand_types(raw) else { return Ok(None) };
+            // tessel-vnni's forms read their narrow operands as they are.
+            if Form::of(raw).is_some() {
+                return Ok(None);
+            }
             let op = raw_op(raw);
             // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
             if types.iter().any(|&t| unsafe { !mlirTypeIsARankedTensor(t) }) {
