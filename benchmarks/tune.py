@@ -53,7 +53,8 @@ def host_cpu():
         text = info.read()
     name = re.search(r"model name\s*:\s*(.*)", text)
     family = re.search(r"cpu family\s*:\s*(\d+)", text)
-    return f"{name.group(1) if name else platform.processor()} (family {family.group(1) if family else '?'}), {os.cpu_count()} cores"
+    model = name.group(1) if name else platform.processor()
+    return f"{model} (family {family.group(1) if family else '?'}), {os.cpu_count()} cores"
 
 
 def sign_test(wins, pairs):
@@ -110,7 +111,8 @@ def main():
             threads = best.get("num_threads", 0) or "all"
             group = best.get("group", 0)
             schedule = (f"tile {best['register_tile'][0]}x{best['register_tile'][1]}, "
-                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}, k unroll {best['k_unroll']}, "
+                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}, "
+                        f"k unroll {best['k_unroll']}, "
                         f"threads {threads}, {best.get('vector_bits', '?')}-bit vectors"
                         f"{', padded tiles' if best.get('pad_tiles') else ''}"
                         f"{', column-major grid' if best.get('grid_order') == 'column-major' else ''}"
@@ -119,7 +121,8 @@ def main():
             report.write(f"| {workload} | {schedule} | {found['candidates']} | {tune_s:.1f} s | "
                          f"{found['default_s'] * 1e3:.1f} / {found['best_s'] * 1e3:.1f} ms | "
                          f"{cached_s:.2f} s (cached: {str(cached['cached']).lower()}) | {default_ms:.1f} ms | "
-                         f"{tuned_ms:.1f} ms | {median_ratio:.3f}x ({low:.3f}-{high:.3f}) | {wins}/{pairs} | {p:.4f} |\n")
+                         f"{tuned_ms:.1f} ms | {median_ratio:.3f}x ({low:.3f}-{high:.3f}) | "
+                         f"{wins}/{pairs} | {p:.4f} |\n")
         # The analysis that goes with the numbers (written by hand).
         notes = os.path.join(ROOT, "benchmarks", "tuning-notes.md")
         if os.path.exists(notes):
