@@ -38,7 +38,8 @@ use crate::support::handles::{
     shaped_element, value_type,
 };
 use crate::support::ir::{
-    collect_operations, constant_integer, defining_op, element_bits, erase, is_inside, join, print_type, uses,
+    collect_operations, constant_integer, defining_op, element_bits, erase, is_inside, join, print_type,
+    recompute_before, uses,
 };
 use crate::support::template;
 use crate::{PassDefinition, PassError};
@@ -285,45 +286,6 @@ fn slot_strides(plan: &Plan) -> Vec<i64> {
     strides
 }
 
-/// Clones the ops inside `scope` that `value` is computed from before
-/// `anchor`, with the values of `substitutes` replaced; returns the new
-/// value. `cloned` maps the ops already cloned to their clones.
-fn recompute(
-    value: MlirValue,
-    substitutes: &HashMap<usize, MlirValue>,
-    scope: MlirOperation,
-    anchor: MlirOperation,
-    cloned: &mut HashMap<usize, MlirOperation>,
-) -> MlirValue {
-    if let Some(&substitute) = substitutes.get(&(value.ptr as usize)) {
-        return substitute;
-    }
-    let Some(op) = defining_op(value).filter(|&op| is_inside(op, scope)) else { return value };
-    let clone = match cloned.get(&(op.ptr as usize)) {
-        Some(&clone) => clone,
-        None => {
-            let operands: Vec<MlirValue> = raw_op(op)
-                .operands()
-                .iter()
-                .map(|&operand| recompute(operand, substitutes, scope, anchor, cloned))
-                .collect();
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the clone is this pass's own, inserted once, its operand positions those of the op it copies
-            let clone = unsafe {
-                let clone = mlirOperationClone(op);
-                for (position, &operand) in operands.iter().enumerate() {
-                    mlirOperationSetOperand(clone, position as isize, operand);
-                }
-                mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, clone);
-                clone
-            };
-            cloned.insert(op.ptr as usize, clone);
-            clone
-        }
-    };
-    let position = raw_op(op).results().iter().position(|result| result.ptr == value.ptr).unwrap_or(0);
-    raw_op(clone).results()[position]
-}
-
 /// Erases the ops inside `scope` that computed `value` and nothing else
 /// now (the programs' own source views, once their copy is gone).
 fn erase_unused(value: MlirValue, scope: MlirOperation) {
@@ -421,7 +383,8 @@ fn hoist(plan: &Plan) -> Result<(), String> {
     let substitutes: HashMap<usize, MlirValue> =
         plan.varying.iter().zip(&slot_operands).map(|(d, &value)| (d.iv.ptr as usize, value)).collect();
     let source_in_loops = raw_op(plan.copy).operands()[0];
-    let source = recompute(source_in_loops, &substitutes, plan.outermost, slot, &mut HashMap::new());
+    let in_loops = |op: MlirOperation| is_inside(op, plan.outermost);
+    let source = recompute_before(source_in_loops, &substitutes, &in_loops, slot, &mut HashMap::new());
     // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the clone is this pass's own, inserted once, with a linalg.copy's two operands
     unsafe {
         let copy = mlirOperationClone(plan.copy);

@@ -27,7 +27,7 @@ use crate::support::template::emit_line;
 use crate::{
     PassAlias, PassDefinition, PassError,
     grid::grid_to_loops::ARBITRARY_AXIS,
-    support::ir::{collect_operations, constant_value, element_bits, print_type},
+    support::ir::{collect_operations, constant_value, element_bits, print_type, recompute_before},
     support::template,
 };
 use melior::{
@@ -133,23 +133,10 @@ fn recompute(
     body: MlirBlock,
     anchor: MlirOperation,
 ) -> MlirValue {
-    if value.ptr == iv.ptr {
-        return iv_value;
-    }
-    let Some(op) = defined_in(value, body) else { return value };
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
-    unsafe {
-        let operands: Vec<MlirValue> =
-            raw_op(op).operands().iter().map(|&operand| recompute(operand, iv, iv_value, body, anchor)).collect();
-        let clone = mlirOperationClone(op);
-        for (position, operand) in operands.iter().enumerate() {
-            mlirOperationSetOperand(clone, position as isize, *operand);
-        }
-        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, clone);
-        let index =
-            (0..mlirOperationGetNumResults(op)).find(|&i| mlirOperationGetResult(op, i).ptr == value.ptr).unwrap();
-        mlirOperationGetResult(clone, index)
-    }
+    let substitutes = std::collections::HashMap::from([(iv.ptr as usize, iv_value)]);
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs)
+    let in_body = |op: MlirOperation| unsafe { mlirOperationGetBlock(op) }.ptr == body.ptr;
+    recompute_before(value, &substitutes, &in_body, anchor, &mut std::collections::HashMap::new())
 }
 
 /// `%v = arith.constant N : index` before `anchor`.

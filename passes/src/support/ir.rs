@@ -313,3 +313,44 @@ pub fn strided_view_type(source: MlirType, rows: i64, columns: i64) -> String {
     let element = print_type(shaped_element(source));
     shaped_type_text(ShapedKind::Memref, &[rows, columns], &element, Some(&strides))
 }
+
+/// Clones, before `anchor`, the ops `value` is computed from that `inside`
+/// accepts, with the values of `substitutes` (keyed by their handles)
+/// replaced; returns the new value. `cloned` maps the ops cloned so far to
+/// their clones (a value used twice is computed once). Values from ops
+/// `inside` rejects, and block arguments, are used as they are.
+pub fn recompute_before(
+    value: MlirValue,
+    substitutes: &std::collections::HashMap<usize, MlirValue>,
+    inside: &dyn Fn(MlirOperation) -> bool,
+    anchor: MlirOperation,
+    cloned: &mut std::collections::HashMap<usize, MlirOperation>,
+) -> MlirValue {
+    if let Some(&substitute) = substitutes.get(&(value.ptr as usize)) {
+        return substitute;
+    }
+    let Some(op) = defining_op(value).filter(|&op| inside(op)) else { return value };
+    let clone = match cloned.get(&(op.ptr as usize)) {
+        Some(&clone) => clone,
+        None => {
+            let operands: Vec<MlirValue> = raw_op(op)
+                .operands()
+                .iter()
+                .map(|&operand| recompute_before(operand, substitutes, inside, anchor, cloned))
+                .collect();
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the clone is the caller's pass's own, inserted once, its operand positions those of the op it copies
+            let clone = unsafe {
+                let clone = mlirOperationClone(op);
+                for (position, &operand) in operands.iter().enumerate() {
+                    mlirOperationSetOperand(clone, position as isize, operand);
+                }
+                mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, clone);
+                clone
+            };
+            cloned.insert(op.ptr as usize, clone);
+            clone
+        }
+    };
+    let position = raw_op(op).results().iter().position(|result| result.ptr == value.ptr).unwrap_or(0);
+    raw_op(clone).results()[position]
+}
