@@ -114,6 +114,8 @@ struct Plan {
     varying: Vec<Dimension>,
     /// Bytes of one panel.
     panel_bytes: i64,
+    /// Bytes of all the panels.
+    packed_bytes: i64,
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
@@ -156,7 +158,11 @@ fn dimensions_of(op: MlirOperation) -> Option<Vec<Dimension>> {
     let body = raw.region_block(0);
     // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     let argument = |index: isize| unsafe { mlirBlockGetArgument(body, index) };
-    let trips = |lower: i64, upper: i64, step: i64| (step > 0).then(|| ((upper - lower).max(0) + step - 1) / step);
+    // Checked: bounds are whatever the input says (mutated tests included).
+    let trips = |lower: i64, upper: i64, step: i64| {
+        let span = upper.checked_sub(lower)?.max(0);
+        (step > 0).then(|| span.checked_add(step - 1).map(|rounded| rounded / step)).flatten()
+    };
     match raw.name().as_str() {
         "scf.for" => {
             let operands = raw.operands();
@@ -265,16 +271,18 @@ fn plan(copy: MlirOperation) -> Option<Plan> {
         return None;
     }
     varying.sort_unstable();
-    let repeats: i64 =
-        dimensions.iter().enumerate().filter(|(index, _)| !varying.contains(index)).map(|(_, d)| d.trips).product();
+    let product = |indices: &mut dyn Iterator<Item = usize>| {
+        indices.map(|index| dimensions[index].trips).try_fold(1i64, i64::checked_mul)
+    };
+    let repeats = product(&mut (0..dimensions.len()).filter(|index| !varying.contains(index)))?;
     let panel_bytes = static_bytes(value_type(destination))?;
-    let slots: i64 = varying.iter().map(|&index| dimensions[index].trips).product();
+    let slots = product(&mut varying.iter().copied())?;
     let packed_bytes = slots.checked_mul(panel_bytes)?;
-    if repeats < 2 || packed_bytes > 2 * static_bytes(value_type(argument))? {
+    if repeats < 2 || packed_bytes > static_bytes(value_type(argument))?.saturating_mul(2) {
         return None;
     }
     let varying = varying.iter().map(|&index| dimensions[index]).collect();
-    Some(Plan { copy, alloc, dealloc, outermost, varying, panel_bytes })
+    Some(Plan { copy, alloc, dealloc, outermost, varying, panel_bytes, packed_bytes })
 }
 
 /// Bytes between consecutive slots of each varying dimension.
@@ -302,8 +310,7 @@ fn erase_unused(value: MlirValue, scope: MlirOperation) {
 
 fn hoist(plan: &Plan) -> Result<(), String> {
     let panel_type = print_type(value_type(raw_op(plan.alloc).results()[0]));
-    let slots: i64 = plan.varying.iter().map(|d| d.trips).product();
-    let buffer_type = format!("memref<{}xi8>", slots * plan.panel_bytes);
+    let buffer_type = format!("memref<{}xi8>", plan.packed_bytes);
     let strides = slot_strides(plan);
     let count = plan.varying.len();
     let dims = join((0..count).map(|d| format!("d{d}")));
@@ -344,7 +351,7 @@ fn hoist(plan: &Plan) -> Result<(), String> {
     // region's fork and join (calls of small kernels are microseconds).
     let nest = if count == 0 {
         body
-    } else if slots * plan.panel_bytes >= PARALLEL_BYTES {
+    } else if plan.packed_bytes >= PARALLEL_BYTES {
         format!(
             "scf.forall ({}) in ({}) {{\n{body}}}\n",
             join((0..count).map(|d| format!("%d{d}"))),
