@@ -1,0 +1,153 @@
+"""Reading AMDGPU assembly as LLVM's AMDGPU backend prints it (Tessel's
+`--emit asm`, Triton's `asm["amdgcn"]`): the kernel's resource metadata,
+its loops and the instruction mix of its hot loop."""
+
+import re
+from dataclasses import dataclass, field
+
+METADATA_KEYS = (
+    "vgpr_count",
+    "agpr_count",
+    "sgpr_count",
+    "group_segment_fixed_size",
+    "private_segment_fixed_size",
+    "vgpr_spill_count",
+    "sgpr_spill_count",
+    "wavefront_size",
+    "max_flat_workgroup_size",
+)
+
+# Mnemonic prefixes by class, most specific first.
+CLASSES = (
+    ("matrix", ("v_mfma", "v_smfmac", "v_wmma")),
+    ("global_load", ("global_load", "buffer_load", "flat_load")),
+    ("global_store", ("global_store", "buffer_store", "flat_store")),
+    ("global_atomic", ("global_atomic", "buffer_atomic", "flat_atomic")),
+    ("lds_read", ("ds_read", "ds_load")),
+    ("lds_write", ("ds_write", "ds_store")),
+    ("lds_other", ("ds_",)),
+    ("wait_vm", ()),  # s_waitcnt naming vmcnt / s_wait_loadcnt: classified below
+    ("wait", ("s_waitcnt", "s_wait_")),
+    ("barrier", ("s_barrier",)),
+    ("branch", ("s_branch", "s_cbranch")),
+    ("scalar_memory", ("s_load", "s_buffer_load")),
+    ("salu", ("s_",)),
+    ("valu", ("v_",)),
+)
+
+
+def classify(mnemonic, operands):
+    if mnemonic in ("s_waitcnt", "s_waitcnt_vmcnt") and ("vmcnt" in operands or mnemonic.endswith("vmcnt")):
+        return "wait_vm"
+    if mnemonic == "s_wait_loadcnt":
+        return "wait_vm"
+    for name, prefixes in CLASSES:
+        if any(mnemonic.startswith(prefix) for prefix in prefixes):
+            return name
+    return "other"
+
+
+@dataclass
+class Instruction:
+    mnemonic: str
+    operands: str
+    kind: str
+
+
+@dataclass
+class Kernel:
+    """One kernel of an assembly file."""
+
+    name: str
+    metadata: dict
+    instructions: list
+    labels: dict = field(default_factory=dict)  # label -> index of the next instruction
+
+    def loops(self):
+        """(first, last) instruction indices of each loop: a branch back to
+        a label above it."""
+        found = []
+        for index, instruction in enumerate(self.instructions):
+            if instruction.kind != "branch":
+                continue
+            target = instruction.operands.split(",")[0].strip()
+            start = self.labels.get(target)
+            if start is not None and start <= index:
+                found.append((start, index))
+        return found
+
+    def hot_loop(self):
+        """The loop with the most matrix instructions of its own (not in
+        loops nested in it; the innermost of equals): a contraction's k
+        loop. None without matrix instructions."""
+        loops = self.loops()
+        best = None
+        for start, end in loops:
+            nested = {i for s, e in loops if start < s and e < end for i in range(s, e + 1)}
+            count = sum(self.instructions[i].kind == "matrix" for i in range(start, end + 1) if i not in nested)
+            key = (count, -(end - start))
+            if count and (best is None or key > best[0]):
+                best = (key, (start, end))
+        return best and best[1]
+
+    def enclosing_loop(self, loop):
+        """The innermost loop strictly containing `loop`, if any."""
+        outer = [(s, e) for s, e in self.loops() if s <= loop[0] and e >= loop[1] and (s, e) != loop]
+        return min(outer, key=lambda span: span[1] - span[0], default=None)
+
+
+def mix(instructions):
+    counts = {}
+    for instruction in instructions:
+        counts[instruction.kind] = counts.get(instruction.kind, 0) + 1
+    return counts
+
+
+def widths(instructions, kind):
+    """Mnemonics of `kind` with their counts, e.g. LDS reads by width."""
+    counts = {}
+    for instruction in instructions:
+        if instruction.kind == kind:
+            counts[instruction.mnemonic] = counts.get(instruction.mnemonic, 0) + 1
+    return counts
+
+
+LINE = re.compile(r"^\s+([a-z_][a-z0-9_.]*)\s*(.*?)\s*(?:;.*)?$")
+LABEL = re.compile(r"^([.A-Za-z_][\w.$]*):")
+METADATA = re.compile(r"\.amdgpu_metadata\n(.*?)\.end_amdgpu_metadata", re.S)
+
+
+def kernel_metadata(text):
+    """{kernel name: {key: int}} from the code object's metadata (YAML: one
+    `- .key: value` list entry per kernel under `amdhsa.kernels`)."""
+    found = {}
+    block = METADATA.search(text)
+    for entry in re.split(r"\n  - ", block.group(1) if block else "")[1:]:
+        fields = dict(re.findall(r"^\s*\.(\w+):\s*(\S+)\s*$", "  " + entry, re.M))
+        if "name" in fields:
+            found[fields["name"]] = {key: int(fields[key]) for key in METADATA_KEYS if key in fields}
+    return found
+
+
+def kernels_of(text):
+    """The kernels of an assembly file: instructions, labels, metadata."""
+    kernels = {}
+    current = None
+    code = METADATA.sub("", text)
+    for line in code.splitlines():
+        label = LABEL.match(line)
+        if label:
+            name = label.group(1)
+            if not name.startswith("."):
+                current = kernels.setdefault(name, Kernel(name, {}, []))
+            elif current is not None:
+                current.labels[name] = len(current.instructions)
+            continue
+        match = LINE.match(line)
+        if match and current is not None and not match.group(1).startswith("."):
+            mnemonic, operands = match.group(1), match.group(2)
+            current.instructions.append(Instruction(mnemonic, operands, classify(mnemonic, operands)))
+    for name, metadata in kernel_metadata(text).items():
+        if name in kernels:
+            kernels[name].metadata = metadata
+    return [kernel for kernel in kernels.values() if kernel.instructions]

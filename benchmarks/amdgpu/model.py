@@ -1,0 +1,237 @@
+"""The time model of benchmarks/amdgpu (see README.md): occupancy from
+registers and LDS, and a contraction's time from its hot loop's issue
+cycles and the global-load latency each iteration waits for."""
+
+import math
+
+# Per chip: the product it is estimated for and its published figures
+# (per device: one GCD of an MI250X), plus the issue model's constants.
+CHIPS = {
+    "gfx90a": {
+        "product": "MI250X (one GCD)",
+        "wave_size": 64,
+        "cus": 110,
+        "clock_ghz": 1.7,
+        "dram_gbps": 1638,
+        "simds": 4,
+        "max_waves": 8,
+        "registers": 512,  # VGPRs + AGPRs per lane, per SIMD
+        "register_granule": 8,
+        "lds": 65536,
+    },
+    "gfx942": {
+        "product": "MI300X",
+        "wave_size": 64,
+        "cus": 304,
+        "clock_ghz": 2.1,
+        "dram_gbps": 5300,
+        "simds": 4,
+        "max_waves": 8,
+        "registers": 512,
+        "register_granule": 8,
+        "lds": 65536,
+    },
+    "gfx1100": {
+        "product": "RX 7900 XTX",
+        "wave_size": 32,
+        "cus": 96,
+        "clock_ghz": 2.5,
+        "dram_gbps": 960,
+        "simds": 2,
+        "max_waves": 16,
+        "registers": 1536,
+        "register_granule": 16,
+        "lds": 65536,
+    },
+}
+
+# Issue cycles of the matrix instructions (a SIMD's matrix pipe is busy
+# that long: 4 cycles per pass), from AMD's CDNA 2/3 ISA guides and
+# RDNA 3's WMMA rate; (m, n, k) they compute.
+MATRIX = {
+    "v_mfma_f32_16x16x4f32": (32, (16, 16, 4)),
+    "v_mfma_f32_16x16x4_f32": (32, (16, 16, 4)),
+    "v_mfma_f32_32x32x2f32": (64, (32, 32, 2)),
+    "v_mfma_f32_32x32x2_f32": (64, (32, 32, 2)),
+    "v_mfma_i32_16x16x16i8": (32, (16, 16, 16)),
+    "v_mfma_i32_16x16x32_i8": (16, (16, 16, 32)),
+    "v_mfma_i32_32x32x8i8": (64, (32, 32, 8)),
+    "v_mfma_i32_32x32x16_i8": (32, (32, 32, 16)),
+    "v_wmma_i32_16x16x16_iu8": (32, (16, 16, 16)),
+}
+
+# Latency (cycles) of a global load that must complete before the matrix
+# instructions can start: an L2 hit on CDNA 3 is ~300-500 cycles, HBM
+# ~700-900; the operands of a tiled matmul mostly hit L2.
+GLOBAL_LATENCY = 500
+
+
+def issue_cycles(instruction, wave_size):
+    """Cycles a wave's instruction occupies its SIMD."""
+    if instruction.kind == "matrix":
+        return MATRIX.get(instruction.mnemonic, (32, None))[0]
+    vector_pass = 4 if wave_size == 64 else 1  # SIMD16 x 4 on CDNA, SIMD32 on RDNA 3
+    if instruction.kind in ("valu", "lds_read", "lds_write", "lds_other", "global_load", "global_store"):
+        return vector_pass
+    return 1
+
+
+def occupancy(metadata, lds, chip):
+    """Waves per SIMD: limited by registers, LDS and the hardware."""
+    spec = CHIPS[chip]
+    granule = spec["register_granule"]
+    vgprs = metadata.get("vgpr_count", 0)
+    if chip != "gfx1100":
+        # Unified register file: AGPRs follow the VGPRs (4-aligned).
+        vgprs = math.ceil(vgprs / 4) * 4 + metadata.get("agpr_count", 0)
+    per_wave = max(granule, math.ceil(vgprs / granule) * granule)
+    by_registers = spec["registers"] // per_wave
+    threads = metadata.get("max_flat_workgroup_size", 256)
+    waves_per_group = max(1, threads // spec["wave_size"])
+    groups_by_lds = spec["lds"] // lds if lds else 1 << 30
+    by_lds = groups_by_lds * waves_per_group // spec["simds"]
+    return max(0, min(spec["max_waves"], by_registers, by_lds))
+
+
+# Bytes per lane of a global load, by mnemonic suffix.
+LOAD_BYTES = {
+    "dwordx4": 16,
+    "b128": 16,
+    "dwordx3": 12,
+    "b96": 12,
+    "dwordx2": 8,
+    "b64": 8,
+    "dword": 4,
+    "b32": 4,
+    "short": 2,
+    "ushort": 2,
+    "sshort": 2,
+    "u16": 2,
+    "i16": 2,
+    "b16": 2,
+    "byte": 1,
+    "ubyte": 1,
+    "sbyte": 1,
+    "u8": 1,
+    "i8": 1,
+}
+
+
+def load_bytes(instruction):
+    suffix = instruction.mnemonic.rsplit("_", 1)[-1]
+    return LOAD_BYTES.get(suffix, 4)
+
+
+def iteration(kernel, loop, expected_bytes):
+    """One iteration of `loop` (first, last) as executed: nested loops'
+    bodies repeated as often as the operand bytes the iteration must load
+    (`expected_bytes` per lane) require — their trip counts are not in the
+    code, the bytes they move are."""
+    start, end = loop
+    nested = [span for span in kernel.loops() if start < span[0] and span[1] < end]
+    # Outermost nested loops only.
+    nested = [span for span in nested if not any(o[0] < span[0] and span[1] < o[1] for o in nested)]
+    inside = {index for s, e in nested for index in range(s, e + 1)}
+    instructions = kernel.instructions
+
+    def loaded(indices):
+        return sum(load_bytes(instructions[i]) for i in indices if instructions[i].kind == "global_load")
+
+    body_bytes = loaded(i for i in range(start, end + 1) if i not in inside)
+    nested_bytes = loaded(inside)
+    trips = 1
+    if nested_bytes:
+        trips = max(1, round((expected_bytes - body_bytes) / nested_bytes))
+    executed = []
+    index = start
+    while index <= end:
+        span = next((s for s in nested if s[0] == index), None)
+        if span is None:
+            executed.append(instructions[index])
+            index += 1
+            continue
+        executed.extend(instructions[span[0] : span[1] + 1] * trips)
+        index = span[1] + 1
+    return executed, trips
+
+
+def exposed_latency(executed):
+    """Cycles an iteration waits for global loads it issued itself before
+    its first matrix instruction (loads issued later overlap the matrix
+    instructions; so does waiting for them after)."""
+    waiting, exposed = False, 0
+    for instruction in executed:
+        if instruction.kind == "matrix":
+            break
+        if instruction.kind == "global_load":
+            waiting = True
+        elif instruction.kind == "wait_vm" and waiting:
+            exposed += GLOBAL_LATENCY
+            waiting = False
+    return exposed
+
+
+def waits_before_compute(executed):
+    return exposed_latency(executed) > 0
+
+
+def matrix_work(instructions):
+    """Multiply-adds the matrix instructions among `instructions` compute."""
+    return sum(
+        math.prod(MATRIX.get(instruction.mnemonic, (32, (16, 16, 4)))[1])
+        for instruction in instructions
+        if instruction.kind == "matrix"
+    )
+
+
+def estimate_contraction(kernel, lds, chip, shape, block, element_bytes, outer_trips):
+    """Estimated time of a contraction kernel computing an m x n x k `shape`
+    in `block` output tiles, from its hot loop (the k loop): each wave's
+    iteration occupies its SIMD for the iteration's issue cycles; waiting
+    for the iteration's own global loads adds their latency, which the
+    other waves resident on the SIMD hide as far as they can. The work of
+    the loop around it (accumulators in and out per k step of the grid)
+    counts `outer_trips` times per wave, likewise. Returns a dict: `us`
+    (with the kernel's occupancy), `serial_us` (one wave per SIMD: every
+    latency exposed), the iteration's issue and exposed cycles."""
+    spec = CHIPS[chip]
+    hot = kernel.hot_loop()
+    waves = occupancy(kernel.metadata, lds, chip)
+    if hot is None or waves == 0:
+        return None
+    wave = spec["wave_size"]
+    threads = kernel.metadata.get("max_flat_workgroup_size", 256)
+    waves_per_group = threads // wave
+    m, n, k = shape
+    body = kernel.instructions[hot[0] : hot[1] + 1]
+    work = matrix_work(body)
+    k_per_iteration = work * waves_per_group / (block[0] * block[1])
+    expected = (block[0] + block[1]) * k_per_iteration * element_bytes / threads
+    executed, trips = iteration(kernel, hot, expected)
+    issue = sum(issue_cycles(instruction, wave) for instruction in executed)
+    exposed = exposed_latency(executed)
+    around_issue = around_exposed = around_work = 0
+    outer = kernel.enclosing_loop(hot)
+    if outer is not None and outer_trips > 1:
+        around = kernel.instructions[outer[0] : hot[0]] + kernel.instructions[hot[1] + 1 : outer[1] + 1]
+        around_issue = sum(issue_cycles(instruction, wave) for instruction in around)
+        around_exposed = exposed_latency(around)
+        around_work = matrix_work(around)
+    total_waves = m * n / (block[0] * block[1]) * waves_per_group
+    # The hot loop's iterations: the rest of each wave's matrix work.
+    wave_iterations = (m * n * k - total_waves * outer_trips * around_work) / work
+    simds = spec["cus"] * spec["simds"]
+    hertz = spec["clock_ghz"] * 1e9
+
+    def microseconds(resident):
+        cycles = wave_iterations * max(issue, (issue + exposed) / resident)
+        cycles += total_waves * outer_trips * max(around_issue, (around_issue + around_exposed) / resident)
+        return cycles / simds / hertz * 1e6
+
+    return {
+        "us": microseconds(waves),
+        "serial_us": microseconds(1),
+        "issue": issue,
+        "exposed": exposed,
+        "nested_trips": trips,
+    }
