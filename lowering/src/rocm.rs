@@ -91,6 +91,9 @@ pub const WORKGROUPS: &[&str] = &[
     // operands from LDS into FMA loops.
     "tessel-matrix-cores",
     "canonicalize",
+    // Output blocks revisited along arbitrary axes stay in registers.
+    "tessel-resident-accumulators",
+    "canonicalize",
     "tessel-lds-stage",
     "canonicalize",
     "tessel-copies-to-linalg",

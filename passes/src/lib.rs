@@ -52,6 +52,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &gpu::tessel_contraction_fma::PASS,
     &transforms::tessel_split_reductions::PASS,
     &gpu::tessel_matrix_cores::PASS,
+    &gpu::tessel_resident_accumulators::PASS,
     &gpu::tessel_lds_stage::PASS,
     &gpu::tessel_gpu_vectorize::PASS,
     &gpu::grid_to_gpu::PASS,

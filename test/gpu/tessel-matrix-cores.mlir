@@ -2,15 +2,23 @@
 
 // An f32 contraction on gfx90a (the default chip): four waves as 2x2, one
 // 16x16 tile each. Lane l of a wave is (lo, hi) = (l % 16, l / 16): its A
-// fragment is A[row + lo][k + hi], its B fragment B[k + hi][col + lo], and
-// the instruction computes the tile transposed (B's fragment first), so
-// its four accumulators are C[row + lo][col + 4 hi .. + 3]: one vector
-// load before the k loop, one vector store after. The k loop stages
-// 16-deep chunks of A and B in LDS (tessel.staged buffers) and issues
-// four 16x16x4 MFMAs per chunk; the accumulator rides the loop.
+// fragment for step s is A[row + lo][k + 4s + hi], its B fragment
+// B[k + 4s + hi][col + lo], and the instruction computes the tile
+// transposed (B's fragment first), so its four accumulators are
+// C[row + lo][col + 4 hi .. + 3]: one vector load before the k loop, one
+// vector store after. Each work-item stages its share of the 16-deep
+// chunks itself (matrix_staging): A as [row][k], B transposed to
+// [column][k], each row's k permuted to (hi, s) order so a lane's four
+// steps are one 16-byte LDS read per operand. The k loop is
+// software-pipelined: it loads chunk k + 1 into registers, computes chunk
+// k from LDS, and after a barrier stores the registers to LDS. It stays a
+// loop (LLVM's unrolling disabled): unrolled, every chunk's loads would be
+// in flight at once.
+// CHECK: #[[ROLLED_ATTR:.*]] = #llvm.loop_annotation<unroll = #{{.*}}>
 // CHECK-LABEL: func.func @f32_on_cdna
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C48:.*]] = arith.constant 48 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: scf.forall
 // CHECK: %[[TID:.*]] = gpu.thread_id x
@@ -20,26 +28,45 @@
 // CHECK: %[[HI:.*]] = arith.divui %[[LANE]], %[[C16]]
 // CHECK: %[[HI4:.*]] = arith.muli %[[HI]], %[[C4]]
 // CHECK: %[[LA:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<32x16xf32>
-// CHECK: %[[LB:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<16x32xf32>
+// CHECK: %[[LB:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<32x16xf32>
 // CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[LO]]
 // CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[LO]]
 // CHECK: %[[COLS:.*]] = arith.addi %{{.*}}, %[[HI4]]
 // CHECK: %[[INIT:.*]] = vector.load %{{.*}}[%[[ROW]], %[[COLS]]] : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
-// CHECK: %[[RES:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %[[C16]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf32>) {
-// CHECK: %[[SA:.*]] = memref.subview %{{.*}}[0, %[[K]]] [32, 16] [1, 1]
-// CHECK: %[[SB:.*]] = memref.subview %{{.*}}[%[[K]], 0] [16, 32] [1, 1]
-// CHECK: linalg.copy ins(%[[SA]] : {{.*}}) outs(%[[LA]] : memref<32x16xf32>)
-// CHECK: linalg.copy ins(%[[SB]] : {{.*}}) outs(%[[LB]] : memref<16x32xf32>)
-// CHECK: %[[A0:.*]] = memref.load %[[LA]][%[[ROW]], %[[HI]]] : memref<32x16xf32>
-// CHECK: %[[B0:.*]] = memref.load %[[LB]][%[[HI]], %[[COL]]] : memref<16x32xf32>
+// The first chunk, before the loop: two A and two B elements per item.
+// CHECK: vector.load %{{.*}} : memref<32x16xf32, strided<[64, 1]>>, vector<2xf32>
+// CHECK: vector.load %{{.*}} : memref<16x32xf32, strided<[64, 1], offset: ?>>, vector<2xf32>
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[LA]]
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[LB]]
+// CHECK: gpu.barrier
+// CHECK: %[[RES:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[C48]] step %[[C16]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf32>) {
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %[[C16]]
+// CHECK: memref.subview %{{.*}}[0, %[[NEXT]]] [32, 16] [1, 1]
+// CHECK: memref.subview %{{.*}}[%[[NEXT]], 0] [16, 32] [1, 1]
+// CHECK: %[[GA:.*]] = vector.load {{.*}} vector<2xf32>
+// CHECK: %[[GB:.*]] = vector.load {{.*}} vector<2xf32>
+// CHECK: %[[RA:.*]] = vector.load %[[LA]][%[[ROW]], %[[HI4]]] : memref<32x16xf32>, vector<4xf32>
+// CHECK: %[[RB:.*]] = vector.load %[[LB]][%[[COL]], %[[HI4]]] : memref<32x16xf32>, vector<4xf32>
+// CHECK: %[[A0:.*]] = vector.extract %[[RA]][0]
+// CHECK: %[[B0:.*]] = vector.extract %[[RB]][0]
 // CHECK: %[[M0:.*]] = amdgpu.mfma 16x16x4 %[[B0]] * %[[A0]] + %[[ACC]] blgp = none : f32, f32, vector<4xf32>
 // CHECK: %[[M1:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M0]]
 // CHECK: %[[M2:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M1]]
 // CHECK: %[[M3:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M2]]
-// CHECK: scf.yield %[[M3]] : vector<4xf32>
-// CHECK: } {tessel.lds_chunks}
-// CHECK: vector.store %[[RES]], %{{.*}}[%[[ROW]], %[[COLS]]] : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
-// CHECK-NOT: linalg.generic
+// CHECK-NEXT: gpu.barrier
+// CHECK: vector.extract %[[GA]][0]
+// CHECK: vector.store %{{.*}}, %[[LA]]
+// CHECK: vector.store %{{.*}}, %[[LA]]
+// CHECK: vector.extract %[[GB]][0]
+// CHECK: vector.store %{{.*}}, %[[LB]]
+// CHECK: vector.store %{{.*}}, %[[LB]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.yield %[[M3]] : vector<4xf32>
+// CHECK: } {loop_annotation = #[[ROLLED:.*]], tessel.lds_chunks}
+// The last chunk, computed after the loop.
+// CHECK-COUNT-4: amdgpu.mfma 16x16x4
+// CHECK: vector.store %{{.*}}, %{{.*}}[%[[ROW]], %[[COLS]]] : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
+// CHECK-NOT: linalg.
 #a = affine_map<(i, j, k) -> (i, k)>
 #b = affine_map<(i, j, k) -> (k, j)>
 #c = affine_map<(i, j, k) -> (i, j)>
@@ -63,8 +90,9 @@ func.func @f32_on_cdna(%x: memref<32x64xf32>, %y: memref<64x64xf32>, %z: memref<
 
 // A block larger than the waves' tiles: 4x4 tiles of 16 per wave (64
 // accumulator registers) make 128x128 sub-blocks, and a loop walks the
-// 256x128 block's two; sixteen accumulators ride the k loop. An arbitrary
-// grid axis (an ordered scf.for) holds programs too.
+// 256x128 block's two; sixteen accumulators ride the k loop (three
+// pipelined chunks, the fourth after it). An arbitrary grid axis (an
+// ordered scf.for) holds programs too.
 // CHECK-LABEL: func.func @sub_blocks
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[SM:.*]] = %{{.*}} to %{{.*}} step %[[C128:.*]] {
@@ -72,18 +100,19 @@ func.func @f32_on_cdna(%x: memref<32x64xf32>, %y: memref<64x64xf32>, %z: memref<
 // CHECK-COUNT-16: vector.load
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // CHECK-COUNT-64: amdgpu.mfma 16x16x4
-// CHECK: } {tessel.lds_chunks}
-// CHECK-COUNT-16: vector.store
+// CHECK: } {loop_annotation = #[[ROLLED:.*]], tessel.lds_chunks}
+// CHECK-COUNT-64: amdgpu.mfma 16x16x4
+// CHECK-COUNT-16: vector.store %{{.*}} : memref<128x128xf32, strided<[128, 1], offset: ?>>, vector<4xf32>
 #a = affine_map<(i, j, k) -> (i, k)>
 #b = affine_map<(i, j, k) -> (k, j)>
 #c = affine_map<(i, j, k) -> (i, j)>
-func.func @sub_blocks(%x: memref<256x32xf32>, %y: memref<32x128xf32>, %z: memref<256x128xf32>) {
+func.func @sub_blocks(%x: memref<256x64xf32>, %y: memref<64x128xf32>, %z: memref<256x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   scf.for %k = %c0 to %c3 step %c1 {
     linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
-        ins(%x, %y : memref<256x32xf32>, memref<32x128xf32>) outs(%z : memref<256x128xf32>) {
+        ins(%x, %y : memref<256x64xf32>, memref<64x128xf32>) outs(%z : memref<256x128xf32>) {
     ^bb0(%u: f32, %v: f32, %s: f32):
       %t = math.fma %u, %v, %s : f32
       linalg.yield %t : f32
@@ -95,24 +124,32 @@ func.func @sub_blocks(%x: memref<256x32xf32>, %y: memref<32x128xf32>, %z: memref
 // -----
 
 // Two stages (tessel.num_stages = 2): chunk 0 is staged before the loop;
-// each iteration stages chunk k + 1 into the second buffers while the
-// first are computed, then chunk k + 2 into the first while the second
-// are; the last chunk is staged after the loop and both buffers computed.
+// each iteration loads chunk k + 1 while the first buffers are computed
+// and stores it into the second, then chunk k + 2 while the second are
+// computed, into the first: one barrier per chunk. The last chunk is
+// loaded after the loop, and both buffers computed.
 // CHECK-LABEL: func.func @double_buffered
 // CHECK-COUNT-4: memref.alloc() {alignment = 64 : i64, tessel.staged}
-// CHECK: linalg.copy
-// CHECK: linalg.copy
+// CHECK-COUNT-4: vector.store
+// CHECK-NEXT: gpu.barrier
 // CHECK: scf.for {{.*}} iter_args
-// CHECK: linalg.copy
-// CHECK: linalg.copy
+// CHECK-COUNT-2: vector.load %{{.*}}strided
 // CHECK-COUNT-4: amdgpu.mfma
-// CHECK: linalg.copy
-// CHECK: linalg.copy
+// CHECK-COUNT-4: vector.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-2: vector.load %{{.*}}strided
 // CHECK-COUNT-4: amdgpu.mfma
-// CHECK: } {tessel.lds_chunks}
-// CHECK: linalg.copy
-// CHECK: linalg.copy
-// CHECK-COUNT-8: amdgpu.mfma
+// CHECK-COUNT-4: vector.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: } {loop_annotation = #[[ROLLED:.*]], tessel.lds_chunks}
+// CHECK-COUNT-2: vector.load %{{.*}}strided
+// CHECK-COUNT-4: amdgpu.mfma
+// CHECK-COUNT-4: vector.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: amdgpu.mfma
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: linalg.copy
 #a = affine_map<(i, j, k) -> (i, k)>
 #b = affine_map<(i, j, k) -> (k, j)>
 #c = affine_map<(i, j, k) -> (i, j)>
@@ -133,13 +170,22 @@ module attributes {tessel.num_stages = 2 : i64} {
 // -----
 
 // 8-bit integers on gfx942 (one wave): 16x16x32 i8 MFMAs; a lane's A
-// fragment is 8 consecutive k of its row (one vector load), its B
-// fragment 8 loads down its column.
+// fragment is 8 consecutive k of its row, its B fragment 8 consecutive k
+// of its column: B is staged transposed ([column][k], each item two k by
+// eight columns, transposed in registers), so both are one 8-byte LDS read.
+// A single chunk: no loop.
 // CHECK-LABEL: func.func @i8_on_gfx942
+// CHECK: %[[LA:.*]] = memref.alloc() {{.*}} : memref<16x32xi8>
+// CHECK: %[[LB:.*]] = memref.alloc() {{.*}} : memref<32x32xi8>
 // CHECK: vector.load %{{.*}} : memref<16x32xi32>, vector<4xi32>
-// CHECK: vector.load %{{.*}} : memref<16x32xi8>, vector<8xi8>
-// CHECK-COUNT-8: memref.load %{{.*}} : memref<32x32xi8>
-// CHECK: vector.from_elements {{.*}} : vector<8xi8>
+// CHECK: %[[GA:.*]] = vector.load %{{.*}} : memref<16x32xi8>, vector<8xi8>
+// CHECK-COUNT-2: vector.load %{{.*}} : memref<32x32xi8>, vector<8xi8>
+// CHECK: vector.store %[[GA]], %[[LA]]
+// CHECK-COUNT-8: vector.store %{{.*}}, %[[LB]][{{.*}}] : memref<32x32xi8>, vector<2xi8>
+// CHECK: gpu.barrier
+// CHECK: vector.load %[[LA]][{{.*}}] : memref<16x32xi8>, vector<8xi8>
+// CHECK-COUNT-2: vector.load %[[LB]][{{.*}}] : memref<32x32xi8>, vector<8xi8>
+// CHECK-NOT: memref.load
 // CHECK: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<8xi8>, vector<8xi8>, vector<4xi32>
 #a = affine_map<(i, j, k) -> (i, k)>
 #b = affine_map<(i, j, k) -> (k, j)>
@@ -164,14 +210,18 @@ module attributes {tessel.chip = "gfx942", tessel.num_warps = 1 : i64} {
 // -----
 
 // 8-bit integers on gfx1100 (wave32): WMMA, A and B fragments as the
-// instruction takes them (A first), a lane's 8 accumulators in rows
-// 2r + hi of its column: loaded and stored one by one.
+// instruction takes them (A first): a lane holds a whole k step of its
+// row (column), so the staged layout is plain [row][k] for A and
+// [column][k] for B, each fragment one 16-byte LDS read. A lane's 8
+// accumulators are in rows 2r + hi of its column: loaded and stored one
+// by one.
 // CHECK-LABEL: func.func @i8_on_rdna3
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: arith.remui %[[TID]], %c32
 // CHECK-COUNT-8: memref.load %{{.*}} : memref<16x16xi32>
 // CHECK: vector.from_elements {{.*}} : vector<8xi32>
-// CHECK: vector.load %{{.*}} : memref<16x16xi8>, vector<16xi8>
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: vector.load %{{.*}} : memref<16x16xi8>, vector<16xi8>
 // CHECK: amdgpu.wmma 16x16x16 %{{.*}} * %{{.*}} + %{{.*}} : vector<16xi8>, vector<16xi8>, vector<8xi32>
 // CHECK-COUNT-8: memref.store
 #a = affine_map<(i, j, k) -> (i, k)>

@@ -29,12 +29,17 @@
 // RUN: FileCheck %s --check-prefix=VECTOR < %t.elementwise.s
 // VECTOR-COUNT-3: global_load_dwordx4
 // VECTOR: global_store_dwordx4
-// Double-buffered LDS (--num-stages 2) on the 1024 matmul example: the copy
-// of the next chunk shares a phase with the compute of the current one, so
-// the kernel has fewer barriers, in the same 32 KiB of LDS.
+// The k loops of the matrix-core contractions, read from the assembly
+// (benchmarks/amdgpu/hot_loop.py: the loop with the most MFMAs, and the
+// loop around it). On the 1024 matmul example: one LDS buffer per operand
+// takes two barriers per 16-deep chunk (64 MFMAs per wave); double-buffered
+// LDS (--num-stages 2, in 32 KiB) one (below). Either way each iteration
+// issues the next chunk's global loads and does not wait for them before
+// its MFMAs (software pipelining through registers), and each lane reads
+// its operand fragments 128 bits at a time.
 // RUN: tessel compile examples/matmul_1024.mlir --target rocm --chip gfx90a --emit asm -o %t.single.s
 // RUN: tessel compile examples/matmul_1024.mlir --target rocm --chip gfx90a --num-stages 2 --emit asm -o %t.staged.s
-// RUN: test $(grep -c s_barrier %t.staged.s) -lt $(grep -c s_barrier %t.single.s)
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.single.s | FileCheck %s --check-prefixes=SINGLE,PIPELINED
 // RUN: tessel compile examples/matmul_1024.mlir --target rocm --chip gfx90a --num-stages 2 -o %t.staged.hsaco
 // RUN: llvm-readelf --notes %t.staged.hsaco | FileCheck %s --check-prefix=STAGED
 // Every example kernel compiles for the three chips, with and without
@@ -86,6 +91,39 @@
 // RUN: not tessel compile %s --target rocm --emit so -o %t.so 2>&1 | FileCheck %s --check-prefix=NO-SO
 // RUN: not tessel compile %s --target cpu --emit hsaco -o %t.x 2>&1 | FileCheck %s --check-prefix=NO-HSACO
 // RUN: not tessel compile test/design/block-forms.mlir --target rocm -o %t.none 2>&1 | FileCheck %s --check-prefix=NO-KERNELS
+// The double-buffered k loop of the 1024 matmul (see SINGLE above).
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.staged.s | FileCheck %s --check-prefixes=DOUBLE,PIPELINED
+// SINGLE: matrix 64
+// SINGLE-NEXT: barriers 2
+// DOUBLE: matrix 128
+// DOUBLE-NEXT: barriers 2
+// PIPELINED: global-stores 0
+// PIPELINED: lds-read-min-bits 128
+// PIPELINED-NEXT: waits-before-matrix no
+// With K on the grid (128x128 blocks, benchmarks/amdgpu/kernels), the
+// accumulators stay in registers across the arbitrary k axis
+// (tessel-resident-accumulators): the loop around the k-chunk loop stores
+// nothing and loads only the next k step's first operand chunk (two
+// 16-byte loads per operand), on both CDNA chips.
+// RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx90a --emit asm -o %t.kgrid90a.s
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.kgrid90a.s | FileCheck %s --check-prefixes=PIPELINED,RESIDENT
+// RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx942 --emit asm -o %t.kgrid942.s
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.kgrid942.s | FileCheck %s --check-prefixes=PIPELINED,RESIDENT
+// RESIDENT: around-global-loads 4
+// RESIDENT-NEXT: around-global-stores 0
+// 8-bit operands: B staged transposed, so each lane's fragment is 64 bits
+// of one LDS row (not a byte at a time), on CDNA and RDNA 3; the k-chunk
+// loop does not wait for its own loads before the matrix instructions,
+// and the accumulators stay in registers across the grid's k axis (on
+// RDNA 3 too: 128 accumulator registers cover the 128x128 block).
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.i8gfx90a.s | FileCheck %s --check-prefixes=I8-WIDE
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.i8gfx942.s | FileCheck %s --check-prefixes=I8-WIDE
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.i8gfx1100.s | FileCheck %s --check-prefixes=I8-WIDE
+// I8-WIDE: global-stores 0
+// I8-WIDE: lds-read-min-bits {{64|128}}
+// I8-WIDE-NEXT: waits-before-matrix no
+// I8-WIDE-NEXT: around-global-loads 3
+// I8-WIDE-NEXT: around-global-stores 0
 
 // Both kernels, with three (matmul) and two (scale) pointer arguments;
 // the matmul stages 16x16 chunks of both operands in LDS (1 KiB each),

@@ -176,14 +176,19 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
 /// f32 there), wave count and pipelining depth, arrays not divisible by
-/// the blocks, k on an arbitrary axis.
+/// the blocks or divisible (then the output block stays in registers
+/// across the k axis), k on an arbitrary axis, several LDS chunks per k
+/// step (the pipelined chunk loop).
 pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
     let float = rng.random_bool(0.5);
     let (bm, bn) = (16 * rng.random_range(1..=4usize), 16 * rng.random_range(1..=4usize));
-    let bk = if float { 4 * rng.random_range(1..=8usize) } else { 32 * rng.random_range(1..=2usize) };
+    let bk = if float { 4 * rng.random_range(1..=16usize) } else { 32 * rng.random_range(1..=3usize) };
     let (gm, gn, gk) = (rng.random_range(1..=2usize), rng.random_range(1..=2usize), rng.random_range(1..=3usize));
-    // The last block row and column partial (at least one element in).
-    let (m, n, k) = (bm * gm - rng.random_range(0..bm), bn * gn - rng.random_range(0..bn), bk * gk);
+    // The last block row and column partial (at least one element in), or
+    // whole.
+    let partial = rng.random_bool(0.5);
+    let short = |block: usize, rng: &mut StdRng| if partial { rng.random_range(0..block) } else { 0 };
+    let (m, n, k) = (bm * gm - short(bm, rng), bn * gn - short(bn, rng), bk * gk);
     let chip = ["gfx90a", "gfx942", "gfx1100"][rng.random_range(0..3)];
     let warps = [1, 2, 4][rng.random_range(0..3)];
     let stages = rng.random_range(1..=2i64);

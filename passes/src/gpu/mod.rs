@@ -3,6 +3,7 @@
 //! gathered for the code object.
 
 pub mod grid_to_gpu;
+mod matrix_staging;
 pub mod per_item;
 pub mod tessel_contraction_fma;
 pub mod tessel_elide_barriers;
@@ -10,5 +11,6 @@ pub mod tessel_gather_kernels;
 pub mod tessel_gpu_vectorize;
 pub mod tessel_lds_stage;
 pub mod tessel_matrix_cores;
+pub mod tessel_resident_accumulators;
 pub mod work_items;
 pub mod workgroup_arena;

@@ -29,9 +29,17 @@
 //! accumulators ride the chunk loop as `iter_args`; at the end each lane
 //! stores its registers to C. MFMA tiles are computed transposed (see
 //! `Plan::transposed`) so those loads and stores are one vector per tile.
-//! With `tessel.num_stages = 2` the chunks are double-buffered: chunk
-//! c + 1 is staged into the other LDS buffers while chunk c is computed
-//! (one barrier per chunk). The per-lane code uses `gpu.thread_id x`,
+//!
+//! Where the chunks divide evenly among the work-items (`matrix_staging`),
+//! each item stages its share itself, software-pipelined: the next
+//! chunk's global loads go to registers before the current chunk's matrix
+//! instructions (their latency hidden behind them), and after a barrier
+//! the registers go to LDS, laid out so each lane reads all its fragments
+//! of a chunk with one wide, conflict-free load per tile row and column.
+//! Elsewhere the workgroup copies each chunk with `linalg.copy` (block
+//! work) before computing it. With `tessel.num_stages = 2` the chunks are
+//! double-buffered: chunk c + 1 is staged into the other LDS buffers while
+//! chunk c is computed (one barrier per chunk). The per-lane code uses `gpu.thread_id x`,
 //! which grid-to-gpu binds to the work-item: code on thread ids runs on
 //! every work-item (SIMT), not as block work.
 //!
@@ -50,6 +58,7 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::grid_to_gpu::DEFAULT_NUM_WARPS,
+    gpu::matrix_staging::{Layout, Staging},
     gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
     grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{collect_operations, element_name, print_type, strided_view_type},
@@ -71,8 +80,23 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Accumulator registers a lane may hold (of 32 bits).
-const ACCUMULATOR_REGISTERS: i64 = 64;
+/// The pipelined k loop stays a loop: it is the schedule (loads of the
+/// next chunk in flight during this one's matrix instructions); unrolled
+/// by LLVM, every chunk's addresses and loads would be live at once
+/// (spills on RDNA 3's WMMA kernels).
+const KEEP_ROLLED: &str = "loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>";
+
+/// Accumulator registers a lane may hold (of 32 bits): a quarter of a
+/// CDNA wave64's 256 VGPRs, half of an RDNA 3 wave32's (whose WMMA tiles
+/// take 8 registers each, twice an MFMA tile's: 128 covers a 128x128
+/// block with four waves, so it stays in registers across a grid's k
+/// axis).
+fn accumulator_registers(family: Family) -> i64 {
+    match family {
+        Family::Mfma => 64,
+        Family::Wmma => 128,
+    }
+}
 /// Bytes of LDS the staged chunks of one contraction may take.
 const STAGED_BYTES: i64 = 32768;
 
@@ -128,6 +152,8 @@ struct Plan {
     chunk: i64,
     /// LDS buffers per operand: 2 double-buffers the chunks.
     stages: i64,
+    /// Per-item staging through registers, where the chunks divide evenly.
+    staging: Option<Staging>,
     types: [MlirType; 3],
     input: String,
     output: String,
@@ -170,13 +196,18 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
     if !computes_block_dot(op, &input) || m % 16 != 0 || n % 16 != 0 || k % instruction.k != 0 {
         return None;
     }
-    let (wave_columns, tile_rows, tile_columns) = arrange(m, n, warps, instruction.output_elements())?;
+    let budget = accumulator_registers(instruction.family);
+    let (wave_columns, tile_rows, tile_columns) = arrange(m, n, warps, instruction.output_elements(), budget)?;
     // The largest chunk of k a multiple of the instruction's, dividing k,
     // at most the wanted chunk, whose buffers fit the LDS budget; double
     // buffering (num_stages 2) needs an even number of chunks.
     let sub_m = warps / wave_columns * tile_rows * 16;
     let sub_n = wave_columns * tile_columns * 16;
     let bytes = instruction.input_bits / 8;
+    // Chunks deep enough that a lane's fragments of one are at least 8
+    // bytes (one 64-bit LDS read), where k allows.
+    let wide_chunk = instruction.k * (8 / (instruction.input_elements() * bytes)).max(1);
+    let wanted_chunk = if k % wide_chunk == 0 { wanted_chunk.max(wide_chunk) } else { wanted_chunk };
     let chunk_for = |stages: i64| {
         (1..=k / instruction.k)
             .map(|steps| steps * instruction.k)
@@ -189,6 +220,9 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
         Some(chunk) if stages >= 2 => (2, chunk),
         _ => (1, chunk_for(1)?),
     };
+    let layout = |outer: i64| Layout { outer, chunk, inst_k: instruction.k, elements: instruction.input_elements() };
+    let threads = warps * instruction.wave_size();
+    let staging = Staging::plan(layout(sub_m), layout(sub_n), threads, &input, bytes);
     Some(Plan {
         instruction,
         m,
@@ -200,6 +234,7 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
         tile_columns,
         chunk,
         stages,
+        staging,
         types,
         input,
         output,
@@ -222,10 +257,10 @@ fn computes_block_dot(op: MlirOperation, input: &str) -> bool {
 
 /// The waves' arrangement (`wave_columns`) and each wave's tiles (rows,
 /// columns) for an `m` x `n` result: tiles of 16, every wave busy, at most
-/// `ACCUMULATOR_REGISTERS` accumulators per lane; most tiles per wave
+/// `budget` accumulator registers per lane; most tiles per wave
 /// first (each fragment load then feeds more instructions), then the
 /// squarest.
-fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64) -> Option<(i64, i64, i64)> {
+fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64, budget: i64) -> Option<(i64, i64, i64)> {
     // (score, (wave_columns, tile_rows, tile_columns)) of the best so far.
     type Candidate = ((i64, i64, i64), (i64, i64, i64));
     let mut best: Option<Candidate> = None;
@@ -234,7 +269,7 @@ fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64) -> Option<(i64, 
         for tile_rows in 1..=4 {
             for tile_columns in 1..=4 {
                 let fits = m % (wave_rows * tile_rows * 16) == 0 && n % (wave_columns * tile_columns * 16) == 0;
-                if !fits || tile_rows * tile_columns * registers_per_tile > ACCUMULATOR_REGISTERS {
+                if !fits || tile_rows * tile_columns * registers_per_tile > budget {
                     continue;
                 }
                 let score = (tile_rows * tile_columns, tile_rows.min(tile_columns), -(wave_rows - wave_columns).abs());
@@ -325,6 +360,13 @@ impl Plan {
             kstride = c(inst.fragment_k_stride()),
             rgroup = c(inst.result_row_per_group()),
         );
+        if let Some(staging) = &self.staging {
+            // Where the lane's run of fragments starts in an LDS row.
+            let steps = chunk / inst.k;
+            constants.insert(steps);
+            emit_line!(body, "%pfrag = arith.muli %kfrag, {} : index", c(steps));
+            staging.emit_offsets(&mut body, &mut constants);
+        }
         for buffer in 0..self.stages {
             emit_line!(
                 body,
@@ -397,7 +439,9 @@ impl Plan {
             carried("acc").iter().zip(carried("init")).map(|(arg, init)| format!("{arg} = {init}")).collect();
         let types = vec![accumulator.clone(); tiles.len()].join(", ");
         let (count, iter_args) = (tiles.len(), iter_args.join(", "));
-        let last = if self.stages == 1 {
+        let last = if let Some(staging) = &self.staging {
+            self.pipelined_loop(&mut body, staging, &iter_args, &types, carried("acc"), &mut constants)
+        } else if self.stages == 1 {
             emit_line!(
                 body,
                 "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{",
@@ -454,6 +498,9 @@ impl Plan {
     }
 
     fn lds_types(&self) -> (String, String) {
+        if let Some(staging) = &self.staging {
+            return staging.lds_types();
+        }
         (
             format!("memref<{}x{}x{}>", self.sub_rows(), self.chunk, self.input),
             format!("memref<{}x{}x{}>", self.chunk, self.sub_columns(), self.input),
@@ -463,17 +510,113 @@ impl Plan {
     /// Block work: the chunk of A and B at k = `at` into LDS buffers
     /// `%la{buffer}`, `%lb{buffer}` (`label` names the values).
     fn stage(&self, label: &str, at: &str, buffer: &str) -> String {
-        let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
-        let view_a = strided_view_type(self.types[0], sub_m, chunk);
-        let view_b = strided_view_type(self.types[1], chunk, sub_n);
-        let (ta, tb) = (print_type(self.types[0]), print_type(self.types[1]));
+        let (view_a, view_b) = self.chunk_view_types();
         let (lds_a, lds_b) = self.lds_types();
         format!(
-            "%sa_{label} = memref.subview %A[%sm, {at}] [{sub_m}, {chunk}] [1, 1] : {ta} to {view_a}\n\
-             %sb_{label} = memref.subview %B[{at}, %sn] [{chunk}, {sub_n}] [1, 1] : {tb} to {view_b}\n\
-             linalg.copy ins(%sa_{label} : {view_a}) outs(%la{buffer} : {lds_a})\n\
-             linalg.copy ins(%sb_{label} : {view_b}) outs(%lb{buffer} : {lds_b})\n"
+            "{}linalg.copy ins(%sa_{label} : {view_a}) outs(%la{buffer} : {lds_a})\n\
+             linalg.copy ins(%sb_{label} : {view_b}) outs(%lb{buffer} : {lds_b})\n",
+            self.chunk_views(label, at)
         )
+    }
+
+    /// Types of the views of A's and B's chunks in global memory.
+    fn chunk_view_types(&self) -> (String, String) {
+        let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
+        (strided_view_type(self.types[0], sub_m, chunk), strided_view_type(self.types[1], chunk, sub_n))
+    }
+
+    /// `%sa_{label}`, `%sb_{label}`: the chunk at k = `at` of A and B.
+    fn chunk_views(&self, label: &str, at: &str) -> String {
+        let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
+        let (view_a, view_b) = self.chunk_view_types();
+        let (ta, tb) = (print_type(self.types[0]), print_type(self.types[1]));
+        format!(
+            "%sa_{label} = memref.subview %A[%sm, {at}] [{sub_m}, {chunk}] [1, 1] : {ta} to {view_a}\n\
+             %sb_{label} = memref.subview %B[{at}, %sn] [{chunk}, {sub_n}] [1, 1] : {tb} to {view_b}\n"
+        )
+    }
+
+    /// Per-item code: the global loads of the chunk at k = `at` into
+    /// registers (`label` names the values).
+    fn load_chunk(
+        &self,
+        body: &mut String,
+        staging: &Staging,
+        label: &str,
+        at: &str,
+        constants: &mut std::collections::BTreeSet<i64>,
+    ) -> Vec<String> {
+        body.push_str(&self.chunk_views(label, at));
+        let (view_a, view_b) = self.chunk_view_types();
+        staging.emit_loads(body, constants, label, (&view_a, &view_b))
+    }
+
+    /// The k-chunk loop with per-item staging, software-pipelined: the
+    /// loads of chunk c + 1 are issued before chunk c's matrix
+    /// instructions and stored to LDS after them (one buffer: a barrier
+    /// before the stores and one after; two buffers: one after). Returns
+    /// the final accumulators.
+    fn pipelined_loop(
+        &self,
+        body: &mut String,
+        staging: &Staging,
+        iter_args: &str,
+        types: &str,
+        accumulators: Vec<String>,
+        constants: &mut std::collections::BTreeSet<i64>,
+    ) -> Vec<String> {
+        let c = |value: i64| format!("%c{value}");
+        let (chunk, count) = (self.chunk, accumulators.len());
+        let stores = |body: &mut String, constants: &mut _, label: &str, registers: &[String], buffer: i64| {
+            staging.emit_stores(body, constants, label, registers, (&format!("%la{buffer}"), &format!("%lb{buffer}")))
+        };
+        let registers = self.load_chunk(body, staging, "first", "%c0", constants);
+        stores(body, constants, "first", &registers, 0);
+        body.push_str("gpu.barrier\n");
+        let results: Vec<String> = (0..count).map(|index| format!("%res#{index}")).collect();
+        if self.stages == 1 {
+            constants.insert(self.k - chunk);
+            emit_line!(
+                body,
+                "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{\n\
+                 %k1 = arith.addi %k, {} : index",
+                c(self.k - chunk),
+                c(chunk),
+                c(chunk)
+            );
+            let registers = self.load_chunk(body, staging, "next", "%k1", constants);
+            let next = self.compute(body, "s", "0", accumulators, constants);
+            body.push_str("gpu.barrier\n");
+            stores(body, constants, "next", &registers, 0);
+            emit_line!(
+                body,
+                "gpu.barrier\nscf.yield {} : {types}\n}} {{{STAGED_LOOP}, {KEEP_ROLLED}}}",
+                next.join(", ")
+            );
+            return self.compute(body, "e", "0", results, constants);
+        }
+        constants.extend([2 * chunk, self.k - 2 * chunk, self.k - chunk]);
+        emit_line!(
+            body,
+            "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{\n\
+             %k1 = arith.addi %k, {chunkc} : index\n%k2 = arith.addi %k1, {chunkc} : index",
+            c(self.k - 2 * chunk),
+            c(2 * chunk),
+            chunkc = c(chunk),
+        );
+        let registers = self.load_chunk(body, staging, "next", "%k1", constants);
+        let middle = self.compute(body, "p", "0", accumulators, constants);
+        stores(body, constants, "next", &registers, 1);
+        body.push_str("gpu.barrier\n");
+        let registers = self.load_chunk(body, staging, "after", "%k2", constants);
+        let next = self.compute(body, "q", "1", middle, constants);
+        stores(body, constants, "after", &registers, 0);
+        emit_line!(body, "gpu.barrier\nscf.yield {} : {types}\n}} {{{STAGED_LOOP}, {KEEP_ROLLED}}}", next.join(", "));
+        let registers = self.load_chunk(body, staging, "last", &c(self.k - chunk), constants);
+        let middle = self.compute(body, "e", "0", results, constants);
+        stores(body, constants, "last", &registers, 1);
+        body.push_str("gpu.barrier\n");
+        self.compute(body, "f", "1", middle, constants)
     }
 
     /// Per-lane code: the matrix instructions of one staged chunk (buffers
@@ -489,11 +632,50 @@ impl Plan {
         let inst = &self.instruction;
         let (lds_a, lds_b) = self.lds_types();
         let fragment = self.fragment_type();
-        let tiles: Vec<(i64, i64)> = self.tiles().collect();
         let mut current = current;
+        if let Some(staging) = &self.staging {
+            // Each tile row's and column's fragments of the whole chunk:
+            // one run per lane.
+            let run = format!("vector<{}x{}>", staging.a.run(), self.input);
+            for row in 0..self.tile_rows {
+                emit_line!(body, "%{label}ra{row} = vector.load %la{buffer}[%ar{row}, %pfrag] : {lds_a}, {run}");
+            }
+            for column in 0..self.tile_columns {
+                emit_line!(body, "%{label}rb{column} = vector.load %lb{buffer}[%dc{column}, %pfrag] : {lds_b}, {run}");
+            }
+        }
         for step in 0..self.chunk / inst.k {
             let kk = step * inst.k;
             constants.insert(kk);
+            if self.staging.is_some() {
+                let fragment_of = |name: String| {
+                    let elements = inst.input_elements();
+                    if elements == 1 {
+                        format!(
+                            "vector.extract {name}[{step}] : {} from vector<{}x{}>",
+                            self.input,
+                            self.chunk / inst.k,
+                            self.input
+                        )
+                    } else {
+                        format!(
+                            "vector.extract_strided_slice {name} {{offsets = [{}], sizes = [{elements}], strides = [1]}} : \
+                             vector<{}x{}> to {fragment}",
+                            step * elements,
+                            self.chunk / inst.k * elements,
+                            self.input
+                        )
+                    }
+                };
+                for row in 0..self.tile_rows {
+                    emit_line!(body, "%{label}a{step}_{row} = {}", fragment_of(format!("%{label}ra{row}")));
+                }
+                for column in 0..self.tile_columns {
+                    emit_line!(body, "%{label}b{step}_{column} = {}", fragment_of(format!("%{label}rb{column}")));
+                }
+                current = self.instructions(body, label, step, current);
+                continue;
+            }
             let k = format!("%{label}k{step}");
             emit_line!(body, "{k} = arith.addi %kfrag, %c{kk} : index");
             // A fragment: consecutive k of one row (one load, vector or not).
@@ -521,17 +703,24 @@ impl Plan {
                 }
                 emit_line!(body, "{name} = vector.from_elements {} : {fragment}", elements.join(", "));
             }
-            let mut next = Vec::new();
-            for (index, &(row, column)) in tiles.iter().enumerate() {
-                let name = format!("%{label}m{step}_{row}_{column}");
-                let (a, b) = (format!("%{label}a{step}_{row}"), format!("%{label}b{step}_{column}"));
-                let (first, second) = if self.transposed() { (b, a) } else { (a, b) };
-                emit_line!(body, "{name} = {}", self.instruction_text(&first, &second, &current[index]));
-                next.push(name);
-            }
-            current = next;
+            current = self.instructions(body, label, step, current);
         }
         current
+    }
+
+    /// The matrix instructions of k step `step` on fragments
+    /// `%{label}a{step}_{row}`, `%{label}b{step}_{column}`, from the
+    /// accumulators `current`; returns the new ones.
+    fn instructions(&self, body: &mut String, label: &str, step: i64, current: Vec<String>) -> Vec<String> {
+        let mut next = Vec::new();
+        for (index, (row, column)) in self.tiles().enumerate() {
+            let name = format!("%{label}m{step}_{row}_{column}");
+            let (a, b) = (format!("%{label}a{step}_{row}"), format!("%{label}b{step}_{column}"));
+            let (first, second) = if self.transposed() { (b, a) } else { (a, b) };
+            emit_line!(body, "{name} = {}", self.instruction_text(&first, &second, &current[index]));
+            next.push(name);
+        }
+        next
     }
 
     /// The matrix instruction `a * b + acc`.

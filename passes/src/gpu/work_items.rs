@@ -94,7 +94,12 @@ pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> 
             continue;
         }
         let holds_block_work = any_nested(op, |nested| raw_op(nested).name() == "scf.parallel");
-        if name == "scf.parallel" {
+        if name == "gpu.barrier" {
+            // Per-item code's own barrier (tessel-matrix-cores' pipelined
+            // staging): every item reaches it; it ends the run before it.
+            on_first_item(&mut writes_of_one, items)?;
+            last_per_item = None;
+        } else if name == "scf.parallel" {
             end_per_item(&mut last_per_item)?;
             on_first_item(&mut writes_of_one, items)?;
             distribute_parallel(op, items)?;
