@@ -7,15 +7,17 @@
 // transposed (B's fragment first), so its four accumulators are
 // C[row + lo][col + 4 hi .. + 3]: one vector load before the k loop, one
 // vector store after. Each work-item stages its share of the 16-deep
-// chunks itself (matrix_staging): A as [row][k], B transposed to
-// [column][k], each row's k permuted to (hi, s) order so a lane's four
-// steps are one 16-byte LDS read per operand. The k loop is
+// chunks itself (matrix_staging): A by rows, B transposed to columns,
+// as [hi][row or column][s]: a lane's four steps are one 16-byte LDS read
+// per operand, and the 16 lanes of a group read neighbouring rows (no bank
+// conflicts). The k loop is
 // software-pipelined: it loads chunk k + 1 into registers, computes chunk
 // k from LDS, and after a barrier stores the registers to LDS. It stays a
 // loop (LLVM's unrolling disabled): unrolled, every chunk's loads would be
 // in flight at once.
 // CHECK: #[[ROLLED_ATTR:.*]] = #llvm.loop_annotation<unroll = #{{.*}}>
 // CHECK-LABEL: func.func @f32_on_cdna
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C48:.*]] = arith.constant 48 : index
@@ -27,8 +29,8 @@
 // CHECK: %[[LO:.*]] = arith.remui %[[LANE]], %[[C16]]
 // CHECK: %[[HI:.*]] = arith.divui %[[LANE]], %[[C16]]
 // CHECK: %[[HI4:.*]] = arith.muli %[[HI]], %[[C4]]
-// CHECK: %[[LA:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<32x16xf32>
-// CHECK: %[[LB:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<32x16xf32>
+// CHECK: %[[LA:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<128x4xf32>
+// CHECK: %[[LB:.*]] = memref.alloc() {alignment = 64 : i64, tessel.staged} : memref<128x4xf32>
 // CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[LO]]
 // CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[LO]]
 // CHECK: %[[COLS:.*]] = arith.addi %{{.*}}, %[[HI4]]
@@ -45,8 +47,8 @@
 // CHECK: memref.subview %{{.*}}[%[[NEXT]], 0] [16, 32] [1, 1]
 // CHECK: %[[GA:.*]] = vector.load {{.*}} vector<2xf32>
 // CHECK: %[[GB:.*]] = vector.load {{.*}} vector<2xf32>
-// CHECK: %[[RA:.*]] = vector.load %[[LA]][%[[ROW]], %[[HI4]]] : memref<32x16xf32>, vector<4xf32>
-// CHECK: %[[RB:.*]] = vector.load %[[LB]][%[[COL]], %[[HI4]]] : memref<32x16xf32>, vector<4xf32>
+// CHECK: %[[RA:.*]] = vector.load %[[LA]][%[[AROW:.*]], %[[C0]]] : memref<128x4xf32>, vector<4xf32>
+// CHECK: %[[RB:.*]] = vector.load %[[LB]][%[[BROW:.*]], %[[C0]]] : memref<128x4xf32>, vector<4xf32>
 // CHECK: %[[A0:.*]] = vector.extract %[[RA]][0]
 // CHECK: %[[B0:.*]] = vector.extract %[[RB]][0]
 // CHECK: %[[M0:.*]] = amdgpu.mfma 16x16x4 %[[B0]] * %[[A0]] + %[[ACC]] blgp = none : f32, f32, vector<4xf32>
@@ -171,20 +173,21 @@ module attributes {tessel.num_stages = 2 : i64} {
 
 // 8-bit integers on gfx942 (one wave): 16x16x32 i8 MFMAs; a lane's A
 // fragment is 8 consecutive k of its row, its B fragment 8 consecutive k
-// of its column: B is staged transposed ([column][k], each item two k by
-// eight columns, transposed in registers), so both are one 8-byte LDS read.
+// of its column: both staged as [hi][row or column][8] (B transposed, each
+// item two k by eight columns, transposed in registers), so both are one
+// 8-byte LDS read.
 // A single chunk: no loop.
 // CHECK-LABEL: func.func @i8_on_gfx942
-// CHECK: %[[LA:.*]] = memref.alloc() {{.*}} : memref<16x32xi8>
-// CHECK: %[[LB:.*]] = memref.alloc() {{.*}} : memref<32x32xi8>
+// CHECK: %[[LA:.*]] = memref.alloc() {{.*}} : memref<64x8xi8>
+// CHECK: %[[LB:.*]] = memref.alloc() {{.*}} : memref<128x8xi8>
 // CHECK: vector.load %{{.*}} : memref<16x32xi32>, vector<4xi32>
 // CHECK: %[[GA:.*]] = vector.load %{{.*}} : memref<16x32xi8>, vector<8xi8>
 // CHECK-COUNT-2: vector.load %{{.*}} : memref<32x32xi8>, vector<8xi8>
-// CHECK: vector.store %[[GA]], %[[LA]]
-// CHECK-COUNT-8: vector.store %{{.*}}, %[[LB]][{{.*}}] : memref<32x32xi8>, vector<2xi8>
+// CHECK: vector.store %[[GA]], %[[LA]][{{.*}}] : memref<64x8xi8>, vector<8xi8>
+// CHECK-COUNT-8: vector.store %{{.*}}, %[[LB]][{{.*}}] : memref<128x8xi8>, vector<2xi8>
 // CHECK: gpu.barrier
-// CHECK: vector.load %[[LA]][{{.*}}] : memref<16x32xi8>, vector<8xi8>
-// CHECK-COUNT-2: vector.load %[[LB]][{{.*}}] : memref<32x32xi8>, vector<8xi8>
+// CHECK: vector.load %[[LA]][{{.*}}] : memref<64x8xi8>, vector<8xi8>
+// CHECK-COUNT-2: vector.load %[[LB]][{{.*}}] : memref<128x8xi8>, vector<8xi8>
 // CHECK-NOT: memref.load
 // CHECK: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<8xi8>, vector<8xi8>, vector<4xi32>
 #a = affine_map<(i, j, k) -> (i, k)>

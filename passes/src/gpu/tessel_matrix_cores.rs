@@ -222,7 +222,7 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
     };
     let layout = |outer: i64| Layout { outer, chunk, inst_k: instruction.k, elements: instruction.input_elements() };
     let threads = warps * instruction.wave_size();
-    let staging = Staging::plan(layout(sub_m), layout(sub_n), threads, &input, bytes);
+    let staging = Staging::plan(layout(sub_m), layout(sub_n), (threads, instruction.wave_size()), &input, bytes);
     Some(Plan {
         instruction,
         m,
@@ -361,10 +361,16 @@ impl Plan {
             rgroup = c(inst.result_row_per_group()),
         );
         if let Some(staging) = &self.staging {
-            // Where the lane's run of fragments starts in an LDS row.
-            let steps = chunk / inst.k;
-            constants.insert(steps);
-            emit_line!(body, "%pfrag = arith.muli %kfrag, {} : index", c(steps));
+            // The lane group's rows of the staged buffers.
+            constants.extend([inst.input_elements(), sub_m, sub_n]);
+            emit_line!(
+                body,
+                "%lgroup = arith.divui %kfrag, {e} : index\n%grow_a = arith.muli %lgroup, {sub_m_c} : index\n\
+                 %grow_b = arith.muli %lgroup, {sub_n_c} : index",
+                e = c(inst.input_elements()),
+                sub_m_c = c(sub_m),
+                sub_n_c = c(sub_n),
+            );
             staging.emit_offsets(&mut body, &mut constants);
         }
         for buffer in 0..self.stages {
@@ -638,10 +644,18 @@ impl Plan {
             // one run per lane.
             let run = format!("vector<{}x{}>", staging.a.run(), self.input);
             for row in 0..self.tile_rows {
-                emit_line!(body, "%{label}ra{row} = vector.load %la{buffer}[%ar{row}, %pfrag] : {lds_a}, {run}");
+                emit_line!(
+                    body,
+                    "%{label}la{row} = arith.addi %ar{row}, %grow_a : index\n\
+                     %{label}ra{row} = vector.load %la{buffer}[%{label}la{row}, %c0] : {lds_a}, {run}"
+                );
             }
             for column in 0..self.tile_columns {
-                emit_line!(body, "%{label}rb{column} = vector.load %lb{buffer}[%dc{column}, %pfrag] : {lds_b}, {run}");
+                emit_line!(
+                    body,
+                    "%{label}lb{column} = arith.addi %dc{column}, %grow_b : index\n\
+                     %{label}rb{column} = vector.load %lb{buffer}[%{label}lb{column}, %c0] : {lds_b}, {run}"
+                );
             }
         }
         for step in 0..self.chunk / inst.k {
