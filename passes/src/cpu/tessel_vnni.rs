@@ -202,18 +202,73 @@ impl Shapes {
     }
 }
 
+/// A contraction in `form`'s grouping: `operands` writes A (`a_source`,
+/// (batch,) m x k, the form's operand type) expanded to `[m, k/g, g]` and
+/// B (`b_source`) expanded to `[k/g, g, n]` and transposed to the packed
+/// `[k/g, n, g]`; `contraction` the marked `(i, j, k/g, r)` contraction of
+/// those into `init`, A's elements extended by `a_extension` (the
+/// products' signs), B's sign-extended, defining `%r`.
+struct Grouped<'a> {
+    shapes: &'a Shapes,
+    form: Form,
+    m: i64,
+    k: i64,
+    n: i64,
+}
+
+impl Grouped<'_> {
+    fn types(&self) -> (String, String) {
+        let (g, element) = (self.form.group(), self.form.operand());
+        (self.shapes.tensor(&[self.m, self.k / g, g], element), self.shapes.tensor(&[self.k / g, self.n, g], element))
+    }
+
+    fn operands(&self, a_source: &str, b_source: &str) -> String {
+        let (shapes, g, element) = (self.shapes, self.form.group(), self.form.operand());
+        let (m, k, n) = (self.m, self.k, self.n);
+        let (a_type, b_type) = (shapes.tensor(&[m, k], element), shapes.tensor(&[k, n], element));
+        let b_grouped = shapes.tensor(&[k / g, g, n], element);
+        let (a_grouped, b_packed) = self.types();
+        format!(
+            "%a_grouped = tensor.expand_shape {a_source} {a_groups} output_shape [{a_shape}] : {a_type} into {a_grouped}\n\
+             %b_grouped = tensor.expand_shape {b_source} {b_groups} output_shape [{b_shape}] : {b_type} into {b_grouped}\n\
+             %b_packed_empty = tensor.empty() : {b_packed}\n\
+             %b_packed = linalg.transpose ins(%b_grouped : {b_grouped}) outs(%b_packed_empty : {b_packed}) \
+             permutation = {permutation}\n",
+            a_groups = shapes.reassociation(&[&[0], &[1, 2]]),
+            b_groups = shapes.reassociation(&[&[0, 1], &[2]]),
+            a_shape = shapes.output_shape(&[m, k / g, g]),
+            b_shape = shapes.output_shape(&[k / g, g, n]),
+            permutation = shapes.permutation(),
+        )
+    }
+
+    fn contraction(&self, init: &str, result: &str, a_extension: &str) -> String {
+        let (shapes, element) = (self.shapes, self.form.operand());
+        let (a_grouped, b_packed) = self.types();
+        format!(
+            "%r = linalg.generic {{indexing_maps = [{map_a}, {map_b}, {map_c}], iterator_types = [{batch_iterator}\
+             \"parallel\", \"parallel\", \"reduction\", \"reduction\"], {CONTRACTION}, {marker}}} \
+             ins(%a_grouped, %b_packed : {a_grouped}, {b_packed}) outs({init} : {result}) {{\n\
+             ^bb0(%x: {element}, %y: {element}, %s: i32):\n%xw = {a_extension} %x : {element} to i32\n\
+             %yw = arith.extsi %y : {element} to i32\n%p = arith.muli %xw, %yw : i32\n%t = arith.addi %s, %p : i32\n\
+             linalg.yield %t : i32\n}} -> {result}\n",
+            marker = self.form.marker(),
+            batch_iterator = shapes.batch_iterator(),
+            map_a = shapes.map("i, j, q, r", "i, q, r"),
+            map_b = shapes.map("i, j, q, r", "q, j, r"),
+            map_c = shapes.map("i, j, q, r", "i, j"),
+        )
+    }
+}
+
 /// The template of the contraction of `a` (shape (batch,) m x k) and `b`
-/// ((batch,) k x n) into `types[2]`, in `vpmaddwd`'s form: both operands
-/// sign-extended to i16, A `[m, k/2, 2]`, B packed `[k/2, n, 2]`.
+/// ((batch,) k x n) into `types[2]`, in vpmaddwd's form: both operands
+/// sign-extended to i16 once, then grouped by pairs.
 fn pairs_form(rank: usize, a: &[i64], b: &[i64], types: Vec<String>) -> String {
     let shapes = Shapes::new(rank, a);
-    let (k, n, m) = (b[rank - 2], b[rank - 1], a[rank - 2]);
-    let pairs = k / 2;
+    let (m, k, n) = (a[rank - 2], b[rank - 2], b[rank - 1]);
     let (ta, tb, tc) = (&types[0], &types[1], &types[2]);
     let (wa, wb) = (shapes.tensor(&[m, k], "i16"), shapes.tensor(&[k, n], "i16"));
-    let a_pairs = shapes.tensor(&[m, pairs, 2], "i16");
-    let b_pairs = shapes.tensor(&[pairs, 2, n], "i16");
-    let b_packed = shapes.tensor(&[pairs, n, 2], "i16");
     let same2 = shapes.map("i, j", "i, j");
     let widen = |name: &str, narrow: &str, wide: &str| {
         format!(
@@ -224,56 +279,33 @@ fn pairs_form(rank: usize, a: &[i64], b: &[i64], types: Vec<String>) -> String {
             shapes.parallel(2)
         )
     };
+    let grouped = Grouped { shapes: &shapes, form: Form::Pairs, m, k, n };
     format!(
-        "func.func @template(%a: {ta}, %b: {tb}, %c: {tc}) -> {tc} {{\n{}{}\
-         %a_pairs = tensor.expand_shape %a_wide {a_groups} output_shape [{a_shape}] : {wa} into {a_pairs}\n\
-         %b_pairs = tensor.expand_shape %b_wide {b_groups} output_shape [{b_shape}] : {wb} into {b_pairs}\n\
-         %b_packed_empty = tensor.empty() : {b_packed}\n\
-         %b_packed = linalg.transpose ins(%b_pairs : {b_pairs}) outs(%b_packed_empty : {b_packed}) \
-         permutation = {permutation}\n\
-         %r = linalg.generic {{indexing_maps = [{map_a}, {map_b}, {map_c}], iterator_types = [{batch_iterator}\
-         \"parallel\", \"parallel\", \"reduction\", \"reduction\"], {CONTRACTION}, {PAIRS}}} \
-         ins(%a_pairs, %b_packed : {a_pairs}, {b_packed}) outs(%c : {tc}) {{\n\
-         ^bb0(%x: i16, %y: i16, %s: i32):\n%xw = arith.extsi %x : i16 to i32\n%yw = arith.extsi %y : i16 to i32\n\
-         %p = arith.muli %xw, %yw : i32\n%t = arith.addi %s, %p : i32\nlinalg.yield %t : i32\n}} -> {tc}\n\
-         return %r : {tc}\n}}",
+        "func.func @template(%a: {ta}, %b: {tb}, %c: {tc}) -> {tc} {{\n{}{}{}{}return %r : {tc}\n}}",
         widen("a", ta, &wa),
         widen("b", tb, &wb),
-        a_groups = shapes.reassociation(&[&[0], &[1, 2]]),
-        b_groups = shapes.reassociation(&[&[0, 1], &[2]]),
-        a_shape = shapes.output_shape(&[m, pairs, 2]),
-        b_shape = shapes.output_shape(&[pairs, 2, n]),
-        permutation = shapes.permutation(),
-        batch_iterator = shapes.batch_iterator(),
-        map_a = shapes.map("i, j, q, r", "i, q, r"),
-        map_b = shapes.map("i, j, q, r", "q, j, r"),
-        map_c = shapes.map("i, j, q, r", "i, j"),
+        grouped.operands("%a_wide", "%b_wide"),
+        grouped.contraction("%c", tc, "arith.extsi"),
     )
 }
 
 /// The template of the contraction of `a` (shape (batch,) m x k) and `b`
-/// ((batch,) k x n) into `types[2]`, in VNNI's form.
+/// ((batch,) k x n) into `types[2]`, in VNNI's form: A biased to unsigned
+/// (x ^ 0x80 = x + 128), the accumulator corrected by 128 x B's column
+/// sums, then grouped by quads.
 fn quads_form(rank: usize, a: &[i64], b: &[i64], types: Vec<String>) -> String {
     let shapes = Shapes::new(rank, a);
-    let (k, n) = (b[rank - 2], b[rank - 1]);
-    let quads = k / 4;
+    let (m, k, n) = (a[rank - 2], b[rank - 2], b[rank - 1]);
     let (ta, tb, tc) = (&types[0], &types[1], &types[2]);
-    let a_quads = shapes.tensor(&[a[rank - 2], quads, 4], "i8");
-    let b_quads = shapes.tensor(&[quads, 4, n], "i8");
-    let b_packed = shapes.tensor(&[quads, n, 4], "i8");
     let sums = shapes.tensor(&[n], "i32");
+    let grouped = Grouped { shapes: &shapes, form: Form::Quads, m, k, n };
     format!(
         "func.func @template(%a: {ta}, %b: {tb}, %c: {tc}) -> {tc} {{\n\
          %a_empty = tensor.empty() : {ta}\n\
          %biased = linalg.generic {{indexing_maps = [{same2}, {same2}], iterator_types = [{parallel2}]}} \
          ins(%a : {ta}) outs(%a_empty : {ta}) {{\n\
          ^bb0(%x: i8, %unused: i8):\n%sign = arith.constant -128 : i8\n%u = arith.xori %x, %sign : i8\n\
-         linalg.yield %u : i8\n}} -> {ta}\n\
-         %a_quads = tensor.expand_shape %biased {a_groups} output_shape [{a_shape}] : {ta} into {a_quads}\n\
-         %b_quads = tensor.expand_shape %b {b_groups} output_shape [{b_shape}] : {tb} into {b_quads}\n\
-         %b_empty = tensor.empty() : {b_packed}\n\
-         %b_packed = linalg.transpose ins(%b_quads : {b_quads}) outs(%b_empty : {b_packed}) \
-         permutation = {permutation}\n\
+         linalg.yield %u : i8\n}} -> {ta}\n{operands}\
          %zero = arith.constant 0 : i32\n\
          %sums_empty = tensor.empty() : {sums}\n\
          %sums_zero = linalg.fill ins(%zero : i32) outs(%sums_empty : {sums}) -> {sums}\n\
@@ -285,25 +317,14 @@ fn quads_form(rank: usize, a: &[i64], b: &[i64], types: Vec<String>) -> String {
          %init = linalg.generic {{indexing_maps = [{same2}, {columns}, {same2}], iterator_types = [{parallel2}]}} \
          ins(%c, %sums : {tc}, {sums}) outs(%c_empty : {tc}) {{\n\
          ^bb0(%x: i32, %s: i32, %unused: i32):\n%seven = arith.constant 7 : i32\n\
-         %bias = arith.shli %s, %seven : i32\n%r = arith.subi %x, %bias : i32\nlinalg.yield %r : i32\n}} -> {tc}\n\
-         %r = linalg.generic {{indexing_maps = [{map_a}, {map_b}, {map_c}], iterator_types = [{batch_iterator}\
-         \"parallel\", \"parallel\", \"reduction\", \"reduction\"], {CONTRACTION}, {VNNI}}} \
-         ins(%a_quads, %b_packed : {a_quads}, {b_packed}) outs(%init : {tc}) {{\n\
-         ^bb0(%x: i8, %y: i8, %s: i32):\n%xw = arith.extui %x : i8 to i32\n%yw = arith.extsi %y : i8 to i32\n\
-         %p = arith.muli %xw, %yw : i32\n%t = arith.addi %s, %p : i32\nlinalg.yield %t : i32\n}} -> {tc}\n\
-         return %r : {tc}\n}}",
+         %bias = arith.shli %s, %seven : i32\n%r0 = arith.subi %x, %bias : i32\nlinalg.yield %r0 : i32\n}} -> {tc}\n\
+         {contraction}return %r : {tc}\n}}",
+        operands = grouped.operands("%biased", "%b"),
+        contraction = grouped.contraction("%init", tc, "arith.extui"),
         same2 = shapes.map("i, j", "i, j"),
         parallel2 = shapes.parallel(2),
         columns = shapes.map("i, j", "j"),
-        a_groups = shapes.reassociation(&[&[0], &[1, 2]]),
-        b_groups = shapes.reassociation(&[&[0, 1], &[2]]),
-        a_shape = shapes.output_shape(&[a[rank - 2], quads, 4]),
-        b_shape = shapes.output_shape(&[quads, 4, n]),
-        map_a = shapes.map("i, j, q, r", "i, q, r"),
-        map_b = shapes.map("i, j, q, r", "q, j, r"),
-        map_c = shapes.map("i, j, q, r", "i, j"),
         batch_iterator = shapes.batch_iterator(),
-        permutation = shapes.permutation(),
     )
 }
 
