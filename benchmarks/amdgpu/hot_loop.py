@@ -30,7 +30,15 @@ def facts(kernel):
     lines = [f"kernel {kernel.name}"]
     hot = kernel.hot_loop()
     if hot is None:
-        lines.append(f"loops {len(kernel.loops())}")
+        # No contraction: the whole kernel's size and LDS traffic (a
+        # reduction's combine folded by one lane shows as hundreds of
+        # LDS reads).
+        counts = codeobject.mix(kernel.instructions)
+        lines += [
+            f"loops {len(kernel.loops())}",
+            f"instructions {len(kernel.instructions)}",
+            f"lds-reads {counts.get('lds_read', 0)}",
+        ]
         return lines
     loop = kernel.instructions[hot[0] : hot[1] + 1]
     counts = codeobject.mix(loop)

@@ -124,6 +124,13 @@
 // I8-WIDE-NEXT: waits-before-matrix no
 // I8-WIDE-NEXT: around-global-loads 3
 // I8-WIDE-NEXT: around-global-stores 0
+// A one-row softmax (4096 columns, 256 work-items): each of the row's max
+// and sum has 256 partials, combined as a tree through LDS (256 -> 16 ->
+// 4 -> 1, tessel-split-reductions) rather than by one work-item reading
+// all 256: a few dozen LDS reads in the whole kernel, not hundreds.
+// RUN: tessel compile benchmarks/amdgpu/kernels/softmax_row.mlir --target rocm --chip gfx942 --emit asm -o %t.softmax.s
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.softmax.s | FileCheck %s --check-prefix=TREE
+// TREE: lds-reads {{[0-9]$|[1-5][0-9]$}}
 
 // Both kernels, with three (matmul) and two (scale) pointer arguments;
 // the matmul stages 16x16 chunks of both operands in LDS (1 KiB each),

@@ -39,9 +39,9 @@
 //! Elsewhere the workgroup copies each chunk with `linalg.copy` (block
 //! work) before computing it. With `tessel.num_stages = 2` the chunks are
 //! double-buffered: chunk c + 1 is staged into the other LDS buffers while
-//! chunk c is computed (one barrier per chunk). The per-lane code uses `gpu.thread_id x`,
-//! which grid-to-gpu binds to the work-item: code on thread ids runs on
-//! every work-item (SIMT), not as block work.
+//! chunk c is computed (one barrier per chunk). The per-lane code uses
+//! `gpu.thread_id x`, which grid-to-gpu binds to the work-item: code on
+//! thread ids runs on every work-item (SIMT), not as block work.
 //!
 //! Contractions that do not fit (a dimension not a multiple of 16, k not
 //! a multiple of the instruction's, no wave arrangement that divides the
@@ -459,16 +459,8 @@ impl Plan {
             emit_line!(body, "scf.yield {} : {types}\n}} {{{STAGED_LOOP}}}", next.join(", "));
             (0..count).map(|index| format!("%res#{index}")).collect::<Vec<_>>()
         } else {
-            constants.extend([2 * chunk, self.k - 2 * chunk, self.k - chunk]);
             body.push_str(&self.stage("first", "%c0", "0"));
-            emit_line!(
-                body,
-                "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{\n\
-                 %k1 = arith.addi %k, {chunkc} : index\n%k2 = arith.addi %k1, {chunkc} : index",
-                c(self.k - 2 * chunk),
-                c(2 * chunk),
-                chunkc = c(chunk),
-            );
+            self.pair_loop_header(&mut body, &mut constants, count, &iter_args, &types);
             body.push_str(&self.stage("next", "%k1", "1"));
             let middle = self.compute(&mut body, "p", "0", carried("acc"), &mut constants);
             body.push_str(&self.stage("after", "%k2", "0"));
@@ -542,6 +534,28 @@ impl Plan {
         )
     }
 
+    /// The head of the double-buffered k loop: two chunks per iteration
+    /// (`%k1`, `%k2` the second's and the next pair's), the last two
+    /// chunks after it.
+    fn pair_loop_header(
+        &self,
+        body: &mut String,
+        constants: &mut std::collections::BTreeSet<i64>,
+        count: usize,
+        iter_args: &str,
+        types: &str,
+    ) {
+        let chunk = self.chunk;
+        constants.extend([2 * chunk, self.k - 2 * chunk, self.k - chunk]);
+        emit_line!(
+            body,
+            "%res:{count} = scf.for %k = %c0 to %c{} step %c{} iter_args({iter_args}) -> ({types}) {{\n\
+             %k1 = arith.addi %k, %c{chunk} : index\n%k2 = arith.addi %k1, %c{chunk} : index",
+            self.k - 2 * chunk,
+            2 * chunk,
+        );
+    }
+
     /// Per-item code: the global loads of the chunk at k = `at` into
     /// registers (`label` names the values).
     fn load_chunk(
@@ -601,15 +615,7 @@ impl Plan {
             );
             return self.compute(body, "e", "0", results, constants);
         }
-        constants.extend([2 * chunk, self.k - 2 * chunk, self.k - chunk]);
-        emit_line!(
-            body,
-            "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{\n\
-             %k1 = arith.addi %k, {chunkc} : index\n%k2 = arith.addi %k1, {chunkc} : index",
-            c(self.k - 2 * chunk),
-            c(2 * chunk),
-            chunkc = c(chunk),
-        );
+        self.pair_loop_header(body, constants, count, iter_args, types);
         let registers = self.load_chunk(body, staging, "next", "%k1", constants);
         let middle = self.compute(body, "p", "0", accumulators, constants);
         stores(body, constants, "next", &registers, 1);

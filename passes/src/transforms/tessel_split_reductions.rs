@@ -12,6 +12,11 @@
 //! interchanged so its reduction is innermost: one parallel nest of R x P
 //! iterations that grid-to-gpu spreads over the work-items.
 //!
+//! The combine of P partials is split the same way, level by level (P ->
+//! about sqrt(P) each time), until a result's last combine folds at most
+//! eight: a tree through LDS instead of one work-item folding hundreds of
+//! partials in a dependent chain (a one-row softmax's 256).
+//!
 //! Only combiners that may be reassociated are split: integer ones, and
 //! float ones marked `fastmath<reassoc>` (block.reduce's, whose order is
 //! unspecified). Contractions keep their k order.
@@ -37,6 +42,14 @@ pub static PASS: PassDefinition = PassDefinition {
     anchor: "builtin.module",
     run,
 };
+
+/// Partials one work-item may fold serially in a reduction's last combine.
+const COMBINE_FAN_IN: i64 = 8;
+
+/// The largest integer whose square is at most `n`.
+fn integer_sqrt(n: i64) -> i64 {
+    (1..=n).take_while(|root| root * root <= n).last().unwrap_or(1)
+}
 
 /// Integer combiners, exact in any order.
 const INTEGER_COMBINERS: [&str; 9] = [
@@ -167,14 +180,37 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         // The split op's iteration dims: the original ones with `dim`
         // expanded into (N / P: reduction, P: parallel); the reduction
         // moves innermost, so each work-item runs its own partial's loop.
-        let order: Vec<usize> = (0..=rank).filter(|&d| d != dim).chain([dim]).collect();
+        let order = join((0..=rank).filter(|&d| d != dim).chain([dim]));
         body.push_str(&split_steps(index, split, dim, true));
         emit_line!(
             body,
-            "%interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{}] \
-             : ({any}) -> {any}",
-            join(&order)
+            "%interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{order}] \
+             : ({any}) -> {any}"
         );
+        // The combine of P partials per result is a reduction too: split
+        // it again (a tree of LDS levels, each P -> about sqrt(P)) until a
+        // result's last combine is at most COMBINE_FAN_IN partials, so no
+        // work-item folds hundreds of partials in a serial chain.
+        let (mut partials, mut combine) = (split, format!("%combine{index}"));
+        for level in 0.. {
+            if partials <= COMBINE_FAN_IN {
+                break;
+            }
+            let factor = fitting(partials, integer_sqrt(partials));
+            if factor < 2 {
+                break;
+            }
+            let name = format!("{index}_{level}");
+            emit_line!(
+                body,
+                "%init{name}, %fill{name}, %partial{name}, %combine{name} = transform.structured.split_reduction \
+                 {combine} {{split_factor = {factor}, insert_split_dimension = {dim}, inner_parallel}} \
+                 : ({any}) -> ({any}, {any}, {any}, {any})\n\
+                 %interchanged{name} = transform.structured.interchange %partial{name} \
+                 iterator_interchange = [{order}] : ({any}) -> {any}"
+            );
+            (partials, combine) = (factor, format!("%combine{name}"));
+        }
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
         return Err(PassError::at(module.location(), error.0));
