@@ -38,8 +38,8 @@ use crate::support::handles::{
     shaped_element, value_type,
 };
 use crate::support::ir::{
-    collect_operations, constant_integer, defining_op, element_bits, erase, is_inside, join, print_type,
-    recompute_before, uses,
+    VIEWS, collect_operations, constant_integer, defining_op, element_bits, erase, is_inside, join, print_type,
+    recompute_before, uses, view_root,
 };
 use crate::support::template;
 use crate::{PassDefinition, PassError};
@@ -64,16 +64,6 @@ const SLOT: &str = "tessel_packing_slot";
 
 /// Bytes from which the panels are packed by all threads.
 const PARALLEL_BYTES: i64 = 1 << 20;
-
-/// Ops that view a memref (operand 0) without touching its elements.
-const VIEWS: &[&str] = &[
-    "memref.subview",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.cast",
-    "memref.reinterpret_cast",
-    "memref.transpose",
-];
 
 /// Ops that only read the memref they are given.
 const READS: &[&str] = &[
@@ -187,13 +177,9 @@ fn dimensions_of(op: MlirOperation) -> Option<Vec<Dimension>> {
 
 /// The function argument `view` is a view of, if it is one.
 fn root_argument(view: MlirValue) -> Option<MlirValue> {
-    let mut current = view;
-    while let Some(op) = defining_op(current) {
-        let raw = raw_op(op);
-        if !VIEWS.contains(&raw.name().as_str()) {
-            return None;
-        }
-        current = raw.operands()[0];
+    let current = view_root(view);
+    if defining_op(current).is_some() {
+        return None;
     }
     // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); `current` is a block argument (no defining op)
     let owner = unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(current)) };

@@ -30,14 +30,15 @@
 //! the same order, only their trips through memory are gone.
 
 use crate::support::handles::{
-    location_of, next_of, operation_ref, parent_of, raw_op, replace_all_uses, result_of, shaped_element, value_type,
+    is_memref, location_of, next_of, operation_ref, parent_of, raw_op, replace_all_uses, result_of, shaped_element,
+    value_type,
 };
 use crate::{
     PassDefinition, PassError,
     grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{
-        block_arguments, block_operations, collect_operations, constant_integer, defining_op, erase, inline_template,
-        is_inside, move_before, print_type, region_blocks,
+        VIEWS, block_arguments, block_operations, collect_operations, constant_integer, defining_op, erase,
+        inline_template, is_inside, move_before, print_type, region_blocks, view_root,
     },
 };
 use melior::ir::{
@@ -60,9 +61,6 @@ fn is_address_arithmetic(name: &str) -> bool {
         || matches!(name, "affine.apply" | "memref.subview" | "memref.cast" | "gpu.thread_id")
 }
 
-/// Views: the same memory as their first operand.
-const VIEWS: [&str; 4] = ["memref.subview", "memref.cast", "memref.expand_shape", "memref.collapse_shape"];
-
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // Innermost loops first: an inner axis' accumulators then ride the
     // outer one too.
@@ -83,19 +81,6 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     Ok(())
 }
 
-/// The memory `memref` is a view of (the value no view defines).
-fn root_of(memref: MlirValue) -> MlirValue {
-    let mut current = memref;
-    while let Some(op) = defining_op(current) {
-        let raw = raw_op(op);
-        if !VIEWS.contains(&raw.name().as_str()) {
-            break;
-        }
-        current = raw.operands()[0];
-    }
-    current
-}
-
 /// Is `view` `block` or a view of it?
 fn is_view_of(view: MlirValue, block: MlirValue) -> bool {
     let mut current = view;
@@ -108,11 +93,6 @@ fn is_view_of(view: MlirValue, block: MlirValue) -> bool {
             _ => return false,
         }
     }
-}
-
-fn is_memref_value(value: MlirValue) -> bool {
-    // SAFETY: live values of the module being rewritten (crate invariant, support/handles.rs)
-    unsafe { mlirTypeIsAMemRef(value_type(value)) }
 }
 
 /// Is `value` defined outside `op`?
@@ -208,7 +188,7 @@ fn keep_resident(axis: MlirOperation) -> Result<(), String> {
         .flat_map(|pair| [pair.load.ptr as usize, pair.store.ptr as usize])
         .chain(fill.map(|(_, fill)| fill.ptr as usize))
         .collect();
-    let roots: Vec<MlirValue> = pairs.iter().map(|pair| root_of(raw_op(pair.load).operands()[0])).collect();
+    let roots: Vec<MlirValue> = pairs.iter().map(|pair| view_root(raw_op(pair.load).operands()[0])).collect();
     let mut foreign = false;
     operation_ref(axis).walk(WalkOrder::PreOrder, |nested| {
         let op = nested.to_raw();
@@ -219,10 +199,9 @@ fn keep_resident(axis: MlirOperation) -> Result<(), String> {
         if VIEWS.contains(&op_raw.name().as_str()) {
             return WalkResult::Advance; // judged by their users
         }
-        let touches = op_raw
-            .operands()
-            .iter()
-            .any(|&operand| is_memref_value(operand) && roots.iter().any(|root| root.ptr == root_of(operand).ptr));
+        let touches = op_raw.operands().iter().any(|&operand| {
+            is_memref(value_type(operand)) && roots.iter().any(|root| root.ptr == view_root(operand).ptr)
+        });
         if touches {
             foreign = true;
             return WalkResult::Interrupt;
@@ -352,7 +331,7 @@ fn forward_fill(fill: MlirOperation) -> Result<(), PassError> {
         return Ok(());
     }
     let (value, filled) = (raw.operands()[0], raw.operands()[1]);
-    let root = root_of(filled);
+    let root = view_root(filled);
     let mut current = next_of(fill);
     while !current.ptr.is_null() {
         let op = raw_op(current);
@@ -362,7 +341,7 @@ fn forward_fill(fill: MlirOperation) -> Result<(), PassError> {
             let mut found = false;
             operation_ref(op).walk(WalkOrder::PreOrder, |nested| {
                 let nested_raw = raw_op(nested.to_raw());
-                if nested_raw.operands().iter().any(|&v| is_memref_value(v) && root_of(v).ptr == root.ptr) {
+                if nested_raw.operands().iter().any(|&v| is_memref(value_type(v)) && view_root(v).ptr == root.ptr) {
                     found = true;
                     return WalkResult::Interrupt;
                 }

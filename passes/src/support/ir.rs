@@ -314,6 +314,30 @@ pub fn strided_view_type(source: MlirType, rows: i64, columns: i64) -> String {
     shaped_type_text(ShapedKind::Memref, &[rows, columns], &element, Some(&strides))
 }
 
+/// Ops that view a memref (operand 0) without touching its elements.
+pub const VIEWS: &[&str] = &[
+    "memref.subview",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.cast",
+    "memref.reinterpret_cast",
+    "memref.transpose",
+];
+
+/// The memref `value` is a view of, through `VIEWS` (`value` itself when
+/// no view defines it).
+pub fn view_root(value: MlirValue) -> MlirValue {
+    let mut current = value;
+    while let Some(op) = defining_op(current) {
+        let raw = raw_op(op);
+        if !VIEWS.contains(&raw.name().as_str()) {
+            break;
+        }
+        current = raw.operands()[0];
+    }
+    current
+}
+
 /// Clones, before `anchor`, the ops `value` is computed from that `inside`
 /// accepts, with the values of `substitutes` (keyed by their handles)
 /// replaced; returns the new value. `cloned` maps the ops cloned so far to
