@@ -315,6 +315,32 @@ impl Staging {
         registers
     }
 
+    /// Writes `{name} = vector.from_elements` of the given lanes of loaded
+    /// registers (each a vector of `width` elements): the element-by-element
+    /// path for runs that are not one whole loaded vector.
+    fn gather(&self, body: &mut String, name: &str, width: i64, lanes: &[(&str, i64)]) {
+        let elements: Vec<String> = lanes
+            .iter()
+            .enumerate()
+            .map(|(index, (register, lane))| {
+                let element = format!("{name}_{index}");
+                emit_line!(
+                    body,
+                    "{element} = vector.extract {register}[{lane}] : {} from {}",
+                    self.element,
+                    self.vector(width)
+                );
+                element
+            })
+            .collect();
+        emit_line!(
+            body,
+            "{name} = vector.from_elements {} : {}",
+            elements.join(", "),
+            self.vector(lanes.len() as i64)
+        );
+    }
+
     /// Stores the `registers` of `emit_loads` into LDS buffers `la`, `lb`
     /// (`label` names the values).
     pub fn emit_stores(
@@ -339,23 +365,11 @@ impl Staging {
                 let value = if whole {
                     loaded[(run[0] / self.a_vector) as usize].clone()
                 } else {
-                    let elements: Vec<String> = run
+                    let lanes: Vec<(&str, i64)> = run
                         .iter()
-                        .map(|&j| {
-                            let element = format!("{name}_{j}");
-                            emit_line!(
-                                body,
-                                "{element} = vector.extract {}[{}] : {} from {}",
-                                loaded[(j / self.a_vector) as usize],
-                                j % self.a_vector,
-                                self.element,
-                                self.vector(self.a_vector)
-                            );
-                            element
-                        })
+                        .map(|&j| (loaded[(j / self.a_vector) as usize].as_str(), j % self.a_vector))
                         .collect();
-                    let vector = self.vector(run.len() as i64);
-                    emit_line!(body, "{name} = vector.from_elements {} : {vector}", elements.join(", "));
+                    self.gather(body, &name, self.a_vector, &lanes);
                     name.clone()
                 };
                 let (row_offset, column) = (store.group * self.a.outer, store.column);
@@ -373,26 +387,13 @@ impl Staging {
         let rows = &registers[registers.len() - self.b_run as usize..];
         for column in 0..self.b_columns {
             let name = format!("%stb{column}_{label}");
-            let elements: Vec<String> = (0..self.b_run)
-                .map(|j| {
-                    let element = format!("{name}_{j}");
-                    emit_line!(
-                        body,
-                        "{element} = vector.extract {}[{column}] : {} from {}",
-                        rows[j as usize],
-                        self.element,
-                        self.vector(self.b_columns)
-                    );
-                    element
-                })
-                .collect();
+            let lanes: Vec<(&str, i64)> = rows.iter().map(|row| (row.as_str(), column)).collect();
+            self.gather(body, &name, self.b_columns, &lanes);
             constants.insert(column);
             emit_line!(
                 body,
-                "{name} = vector.from_elements {} : {}\n{name}_row = arith.addi %ub_row, %c{column} : index\n\
+                "{name}_row = arith.addi %ub_row, %c{column} : index\n\
                  vector.store {name}, {lb}[{name}_row, %ub_c] : {lds_b}, {}",
-                elements.join(", "),
-                self.vector(self.b_run),
                 self.vector(self.b_run)
             );
         }
