@@ -110,7 +110,9 @@ func.func @carried(%out: memref<16xf32>) {
 // is SIMT code: the thread id becomes the work-item's id and every item
 // runs it as it is (not as block work shared among items, nor on item 0
 // only), after the block work before it and its barrier; a barrier
-// follows it unless it ends the kernel.
+// follows it unless it ends the kernel. Block work of 128 iterations is
+// a loop from the item's id (items past 127 skip it); of exactly one
+// iteration per item (256), straight-line code on iteration = item id.
 // CHECK-LABEL: func.func @per_lane
 // CHECK: gpu.launch blocks(%[[W:.*]], %{{.*}}, %{{.*}}) in ({{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in
 // CHECK: scf.for %{{.*}} = %[[T]] to %{{.*}} step %{{.*}} {
@@ -122,17 +124,22 @@ func.func @carried(%out: memref<16xf32>) {
 // CHECK: %[[S:.*]] = arith.addf %[[V]], %{{.*}}
 // CHECK: memref.store %[[S]], %{{.*}}[%[[T]]]
 // CHECK: gpu.barrier
-// CHECK: scf.for
+// CHECK-NOT: scf.for
+// CHECK: %[[I:.*]] = arith.muli %[[T]], %{{.*}} : index
+// CHECK: %[[J:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// CHECK: memref.load %{{.*}}[%[[J]]]
+// CHECK-NOT: scf.for
 // CHECK: gpu.terminator
 func.func @per_lane(%x: memref<2x256xf32>, %y: memref<2x256xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
   %c256 = arith.constant 256 : index
   %one = arith.constant 1.0 : f32
   scf.forall (%p) in (2) {
     %xr = memref.subview %x[%p, 0] [1, 256] [1, 1] : memref<2x256xf32> to memref<256xf32, strided<[1], offset: ?>>
     %yr = memref.subview %y[%p, 0] [1, 256] [1, 1] : memref<2x256xf32> to memref<256xf32, strided<[1], offset: ?>>
-    scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+    scf.parallel (%i) = (%c0) to (%c256) step (%c2) {
       memref.store %one, %yr[%i] : memref<256xf32, strided<[1], offset: ?>>
       scf.reduce
     }

@@ -7,8 +7,8 @@ use crate::support::template::{emit, emit_line};
 use crate::{
     gpu::per_item::PerItem,
     support::ir::{
-        any_nested, block_arguments, block_operations, collect_operations, defining_op, erase, find_named,
-        inline_template, is_inside, join, move_before, region_blocks,
+        any_nested, block_arguments, block_operations, collect_operations, constant_integer, defining_op, erase,
+        find_named, inline_template, is_inside, join, move_before, region_blocks,
     },
 };
 use mlir_sys::*;
@@ -266,21 +266,35 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
             d + 1
         );
     }
+    // A loop of exactly one iteration per work-item runs straight-line
+    // (iteration = item): no loop, and its body stays in control flow
+    // uniform across the workgroup, where wave-wide operations (a
+    // cross-lane reduction) may sit.
+    let trip = |d: usize| -> Option<i64> {
+        let span = constant_integer(upper[d])? - constant_integer(lower[d])?;
+        let step = constant_integer(steps[d])?;
+        (step > 0).then(|| (span + step - 1) / step)
+    };
+    let exact = (0..rank).map(trip).try_fold(1i64, |total, n| Some(total * n?)) == Some(items.threads);
+    let work = if exact { "gpu.barrier" } else { "scf.for %l = %t to %total{rank} step %threads {\ngpu.barrier\n}" };
     emit_line!(
         text,
-        "%threads = arith.constant {} : index\nscf.for %l = %t to %total{rank} step %threads {{\ngpu.barrier\n}}\n\
-         gpu.barrier\nreturn {} : {}\n}}",
+        "%threads = arith.constant {} : index\n{}\ngpu.barrier\nreturn {} : {}\n}}",
         items.threads,
+        work.replace("{rank}", &rank.to_string()),
         join((0..rank).map(|d| format!("%n{d}"))),
         indices(rank)
     );
     let args: Vec<MlirValue> =
         std::iter::once(items.item).chain((0..rank).flat_map(|d| [lower[d], upper[d], steps[d]])).collect();
     let (trips, added) = inline_template(parallel, &text, &args)?;
-    let strided = find_named(&added, "scf.for").expect("the template has a loop");
-    let loop_body = raw_op(strided).region_block(0);
-    let linear = block_arguments(loop_body)[0];
-    let placeholder = block_operations(loop_body)[0];
+    let (linear, placeholder) = if exact {
+        (items.item, find_named(&added, "gpu.barrier").expect("the template has a placeholder"))
+    } else {
+        let strided = find_named(&added, "scf.for").expect("the template has a loop");
+        let loop_body = raw_op(strided).region_block(0);
+        (block_arguments(loop_body)[0], block_operations(loop_body)[0])
+    };
 
     // Induction variables from the linear iteration, the last one fastest.
     let mut ivs = String::from("func.func @template(%l: index");
