@@ -47,6 +47,16 @@ def classify(mnemonic, operands):
     return "other"
 
 
+# Lane exchanges within a wave: DPP forms (`v_add_f32_dpp ... row_shr:1`),
+# swizzles and permutes through the LDS crossbar, permlanes, readlane.
+CROSS_LANE_PREFIXES = ("ds_swizzle", "ds_bpermute", "ds_permute", "v_permlane", "v_readlane")
+
+
+def is_cross_lane(instruction):
+    """Does the instruction move values between the lanes of a wave?"""
+    return "_dpp" in instruction.mnemonic or instruction.mnemonic.startswith(CROSS_LANE_PREFIXES)
+
+
 @dataclass
 class Instruction:
     mnemonic: str

@@ -30,14 +30,17 @@ def facts(kernel):
     lines = [f"kernel {kernel.name}"]
     hot = kernel.hot_loop()
     if hot is None:
-        # No contraction: the whole kernel's size and LDS traffic (a
-        # reduction's combine folded by one lane shows as hundreds of
-        # LDS reads).
+        # No contraction: the whole kernel's size, LDS traffic and
+        # synchronization (a reduction's combine folded by one lane shows
+        # as hundreds of LDS reads; one through LDS levels, as a barrier
+        # per level), and its lane exchanges (a cross-lane reduction).
         counts = codeobject.mix(kernel.instructions)
         lines += [
             f"loops {len(kernel.loops())}",
             f"instructions {len(kernel.instructions)}",
             f"lds-reads {counts.get('lds_read', 0)}",
+            f"barriers {counts.get('barrier', 0)}",
+            f"cross-lane {sum(codeobject.is_cross_lane(i) for i in kernel.instructions)}",
         ]
         return lines
     loop = kernel.instructions[hot[0] : hot[1] + 1]

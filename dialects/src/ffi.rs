@@ -53,6 +53,7 @@ unsafe extern "C" {
     pub fn tesselIsRegisteredPass(argument: MlirStringRef) -> bool;
     pub fn tesselRegisterPassPipeline(argument: MlirStringRef, description: MlirStringRef, pipeline: MlirStringRef);
     pub fn tesselPrintRegisteredPasses();
+    pub fn tesselRegisterCppPasses();
     pub fn tesselPassManagerCreateImplicitNesting(ctx: MlirContext) -> MlirPassManager;
 
     pub fn tesselSourceDiagnosticsCreate(

@@ -86,6 +86,8 @@ pub const BUFFERIZE: &[&str] =
 pub const WORKGROUPS: &[&str] = &[
     // Compare-and-swaps to their atomic regions.
     "tessel-expand-atomics",
+    // Reduction partials held one per lane folded across lanes.
+    "tessel-cross-lane-reductions",
     // Contractions on MFMA/WMMA where they compute block.dot exactly,
     // accumulators in registers; the others read k-chunks of their
     // operands from LDS into FMA loops.
@@ -119,7 +121,8 @@ pub const CODE_OBJECT: &str = "code-object";
 pub fn stages(options: &RocmOptions, format: &str, toolkit: &Path) -> Vec<(&'static str, Vec<String>)> {
     let chip = options.chip.name();
     let abi = options.code_object * 100;
-    let wave64 = if options.chip.wave_size() == 64 { "true" } else { "false" };
+    let wave = options.chip.wave_size();
+    let wave64 = if wave == 64 { "true" } else { "false" };
     let owned = |passes: &[&str]| passes.iter().map(|pass| pass.to_string()).collect::<Vec<_>>();
     vec![
         ("grid", owned(GRID)),
@@ -142,7 +145,7 @@ pub fn stages(options: &RocmOptions, format: &str, toolkit: &Path) -> Vec<(&'sta
                 // Vector transfers become vector loads/stores before the
                 // ROCDL conversion (which does not lower them).
                 format!(
-                    "gpu.module(expand-strided-metadata,convert-vector-to-scf{{full-unroll=true}},lower-affine,\
+                    "gpu.module(tessel-lower-subgroup-reduce{{chipset={chip} subgroup-size={wave}}},expand-strided-metadata,convert-vector-to-scf{{full-unroll=true}},lower-affine,\
                      convert-scf-to-cf,convert-vector-to-llvm,\
                      convert-gpu-to-rocdl{{chipset={chip} use-bare-ptr-memref-call-conv=true runtime=HIP}},\
                      reconcile-unrealized-casts)"
@@ -172,7 +175,10 @@ pub fn emulation_stages() -> [(&'static str, &'static [&'static str]); 7] {
         ("kernels", KERNELS),
         ("bufferize", BUFFERIZE),
         ("workgroups", WORKGROUPS),
-        ("emulate", &["tessel-emulate-matrix-cores", "tessel-emulate-gpu", "canonicalize", "cse"]),
+        (
+            "emulate",
+            &["tessel-emulate-matrix-cores", "tessel-emulate-subgroups", "tessel-emulate-gpu", "canonicalize", "cse"],
+        ),
         ("loops", crate::cpu::LOOPS),
         ("llvm-dialect", crate::cpu::LLVM_DIALECT),
     ]

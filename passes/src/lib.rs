@@ -51,6 +51,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_cpu_target::PASS,
     &gpu::tessel_contraction_fma::PASS,
     &transforms::tessel_split_reductions::PASS,
+    &gpu::tessel_cross_lane_reductions::PASS,
     &gpu::tessel_matrix_cores::PASS,
     &gpu::tessel_resident_accumulators::PASS,
     &gpu::tessel_lds_stage::PASS,
@@ -59,6 +60,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &gpu::tessel_elide_barriers::PASS,
     &gpu::tessel_gather_kernels::PASS,
     &emulate::tessel_emulate_matrix_cores::PASS,
+    &emulate::tessel_emulate_subgroups::PASS,
     &emulate::tessel_emulate_gpu::PASS,
 ];
 

@@ -1,16 +1,14 @@
 // RUN: tessel-opt %s --split-input-file --tessel-split-reductions --canonicalize | FileCheck %s
 
 // 8 row sums over 4096 with 256 work-items: 32 partials per row, partial p
-// summing elements p, p + 32, ... (the reduction loop innermost); the 32
-// partials of a row are combined in turn by 4 (each summing 8), and those
-// 4 by one: a tree, no work-item folding 32 in a row.
+// summing elements p, p + 32, ... (the reduction loop innermost): one
+// partial per work-item, a row's 32 in consecutive lanes, so their combine
+// is marked to run across lanes (tessel-cross-lane-reductions).
 // CHECK-LABEL: func.func @rows
 // CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [8, 128, 32]
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<8x128x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<8x128x32xf32>) outs(%{{.*}} : tensor<8x32xf32>) {
 // CHECK: arith.addf {{.*}} fastmath<reassoc>
-// CHECK: %[[X2:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0], [1, 2]] output_shape [8, 8, 4]
-// CHECK: %[[P2:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X2]] : tensor<8x8x4xf32>) outs(%{{.*}} : tensor<8x4xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P2]] : tensor<8x4xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<8x32xf32>) outs(%{{.*}} : tensor<8xf32>) attrs = {tessel.cross_lane}
 func.func @rows(%x: tensor<8x4096xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<8xf32>
@@ -25,15 +23,16 @@ func.func @rows(%x: tensor<8x4096xf32>) -> tensor<8xf32> {
 
 // -----
 
-// A full integer sum: 128 work-items (2 wavefronts of 64) take 128
-// partials, 8 items combine them (16 each), one item the 8; a float sum
-// without reassoc keeps its order.
+// A full integer sum: 128 work-items (2 waves of 64) take 128 partials;
+// each wave's 64 are combined across its lanes (contiguous clusters of
+// the partials), then the 2 by one item. A float sum without reassoc
+// keeps its order.
 // CHECK-LABEL: func.func @full
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [8, 128] : tensor<1024xi32> into tensor<8x128xi32>
-// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x128xi32>) outs(%{{.*}} : tensor<128xi32>)
-// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [16, 8] : tensor<128xi32> into tensor<16x8xi32>
-// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<16x8xi32>) outs(%{{.*}} : tensor<8xi32>)
-// CHECK: iterator_types = ["reduction"]} ins(%{{.*}} : tensor<8xi32>)
+// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x128xi32>) outs(%{{.*}} : tensor<128xi32>) {
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [2, 64] : tensor<128xi32> into tensor<2x64xi32>
+// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<2x64xi32>) outs(%{{.*}} : tensor<2xi32>) attrs = {tessel.cross_lane}
+// CHECK: iterator_types = ["reduction"]} ins(%{{.*}} : tensor<2xi32>)
 // CHECK: linalg.reduce ins(%{{.*}} : tensor<1024xf32>)
 module attributes {tessel.num_warps = 2 : i64} {
   func.func @full(%x: tensor<1024xi32>, %y: tensor<1024xf32>) -> (tensor<i32>, tensor<f32>) {
@@ -59,13 +58,12 @@ module attributes {tessel.num_warps = 2 : i64} {
 
 // -----
 
-// One row of 4096 (a one-row softmax's max and sum): 256 partials, then
-// three levels: 256 -> 16 -> 4 -> 1.
+// One row of 4096 (a one-row softmax's max and sum): 256 partials, a
+// wave's 64 combined across lanes, then the 4 waves' by one item.
 // CHECK-LABEL: func.func @one_row
-// CHECK: ins(%{{.*}} : tensor<1x16x256xf32>) outs(%{{.*}} : tensor<1x256xf32>)
-// CHECK: ins(%{{.*}} : tensor<1x16x16xf32>) outs(%{{.*}} : tensor<1x16xf32>)
-// CHECK: ins(%{{.*}} : tensor<1x4x4xf32>) outs(%{{.*}} : tensor<1x4xf32>)
-// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<1x4xf32>) outs(%{{.*}} : tensor<1xf32>)
+// CHECK: ins(%{{.*}} : tensor<1x16x256xf32>) outs(%{{.*}} : tensor<1x256xf32>) {
+// CHECK: ins(%{{.*}} : tensor<1x4x64xf32>) outs(%{{.*}} : tensor<1x4xf32>) attrs = {tessel.cross_lane}
+// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<1x4xf32>) outs(%{{.*}} : tensor<1xf32>) {
 func.func @one_row(%x: tensor<1x4096xf32>) -> tensor<1xf32> {
   %lowest = arith.constant 0xFF800000 : f32
   %empty = tensor.empty() : tensor<1xf32>
@@ -76,4 +74,54 @@ func.func @one_row(%x: tensor<1x4096xf32>) -> tensor<1xf32> {
       linalg.yield %m : f32
     }
   return %r : tensor<1xf32>
+}
+
+// -----
+
+// Partials that do not give every work-item one (3 rows x 64 = 192 of 256)
+// are combined as a tree through LDS (64 -> 8 -> 1, at most eight folded
+// by one item), not across lanes.
+// CHECK-LABEL: func.func @three_rows
+// CHECK-NOT: tessel.cross_lane
+// CHECK: ins(%{{.*}} : tensor<3x64x64xf32>) outs(%{{.*}} : tensor<3x64xf32>) {
+// CHECK: ins(%{{.*}} : tensor<3x8x8xf32>) outs(%{{.*}} : tensor<3x8xf32>) {
+// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<3x8xf32>) outs(%{{.*}} : tensor<3xf32>) {
+// CHECK-NOT: tessel.cross_lane
+func.func @three_rows(%x: tensor<3x4096xf32>) -> tensor<3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<3xf32>) -> tensor<3xf32>
+  %r = linalg.reduce ins(%x : tensor<3x4096xf32>) outs(%init : tensor<3xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc fastmath<reassoc> : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+// Column reductions: 8 columns of 64 take 32 partials each (partial p of
+// column j in work-item 32 j + p after the interchange: the reduction
+// innermost); 2 columns of 4096 take 128, two clusters of 64 lanes each.
+// CHECK-LABEL: func.func @columns
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<32x8xf32>) outs(%{{.*}} : tensor<8xf32>) attrs = {tessel.cross_lane}
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x64x2xf32>) outs(%{{.*}} : tensor<2x2xf32>) attrs = {tessel.cross_lane}
+func.func @columns(%x: tensor<64x8xf32>, %y: tensor<4096x2xf32>) -> (tensor<8xf32>, tensor<2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.reduce ins(%x : tensor<64x8xf32>) outs(%init : tensor<8xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc fastmath<reassoc> : f32
+      linalg.yield %s : f32
+    }
+  %empty2 = tensor.empty() : tensor<2xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%empty2 : tensor<2xf32>) -> tensor<2xf32>
+  %r2 = linalg.reduce ins(%y : tensor<4096x2xf32>) outs(%init2 : tensor<2xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %m = arith.maximumf %in, %acc fastmath<reassoc> : f32
+      linalg.yield %m : f32
+    }
+  return %r, %r2 : tensor<8xf32>, tensor<2xf32>
 }

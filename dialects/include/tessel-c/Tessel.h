@@ -71,6 +71,9 @@ MLIR_CAPI_EXPORTED void tesselRegisterPassPipeline(MlirStringRef argument,
                                                    MlirStringRef description,
                                                    MlirStringRef pipeline);
 MLIR_CAPI_EXPORTED void tesselPrintRegisteredPasses(void);
+/* Registers the passes written in C++ (those that need upstream patterns
+ * the C API cannot reach). */
+MLIR_CAPI_EXPORTED void tesselRegisterCppPasses(void);
 /* A pass manager that nests passes anchored on other ops implicitly, like
  * mlir-opt's. */
 MLIR_CAPI_EXPORTED MlirPassManager

@@ -422,8 +422,19 @@ pub(super) fn overwrite_after_load(rng: &mut StdRng) -> Case {
 pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
     let float = rng.random_bool(0.5);
     let e = if float { "f32" } else { "i32" };
-    let (b, g) = (rng.random_range(1..=6usize), rng.random_range(1..=3usize));
-    let n = b * g;
+    // Small square blocks, or wide ones whose reductions give every
+    // work-item of the emulated GPU one partial (rows x columns = 512 on
+    // up to 256 work-items): their first combine runs across lanes
+    // (tessel-cross-lane-reductions), in clusters of 2 to 64 lanes.
+    let (rows, cols, g) = if rng.random_bool(0.5) {
+        let b = rng.random_range(1..=6usize);
+        (b, b, rng.random_range(1..=3usize))
+    } else {
+        let rows = [1, 2, 4, 8][rng.random_range(0..4)];
+        (rows, 512 / rows, rng.random_range(1..=2usize))
+    };
+    let n = rows * g;
+    let block = format!("{rows}x{cols}x{e}");
     // Float sums depend on the order: floats take max/min only.
     let kinds: &[&str] = if float { &["max", "min"] } else { &["sum", "max", "min"] };
     let picks: Vec<(&str, usize)> =
@@ -431,17 +442,25 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
     // Float blocks hold NaNs, -inf and zeros of both signs as well (made
     // from the random inputs in the kernel): max/min must propagate NaN and
     // order -0 below +0 (arith.maximumf/minimumf) on every path.
-    let description = format!("{e} reductions {picks:?} of {b}x{b} blocks with NaN/-inf/±0, {g} programs");
+    let chip = ["gfx90a", "gfx942", "gfx1100"][rng.random_range(0..3)];
+    let warps = [1, 2, 4][rng.random_range(0..3)];
+    let description =
+        format!("{e} reductions {picks:?} of {rows}x{cols} blocks with NaN/-inf/±0, {g} programs, {chip} x{warps}");
+    let length = |dim: usize| if dim == 1 { rows } else { cols };
     let mut kernel = format!(
-        "func.func @kernel(%x: memref<{b}x{b}x{e}>, %doubled: memref<{b}x{b}x{e}>{}) {{\n",
-        (0..picks.len()).map(|r| format!(", %r{r}: memref<{b}x{e}>")).collect::<String>()
+        "func.func @kernel(%x: memref<{block}>, %doubled: memref<{block}>{}) {{\n",
+        picks
+            .iter()
+            .enumerate()
+            .map(|(r, &(_, dim))| format!(", %r{r}: memref<{}x{e}>", length(dim)))
+            .collect::<String>()
     );
     if float {
-        let t = format!("tensor<{b}x{b}xf32>");
-        let i1 = format!("tensor<{b}x{b}xi1>");
+        let t = format!("tensor<{rows}x{cols}xf32>");
+        let i1 = format!("tensor<{rows}x{cols}xi1>");
         write!(
             kernel,
-            "%x0 = block.load %x : memref<{b}x{b}xf32> -> {t}\n\
+            "%x0 = block.load %x : memref<{block}> -> {t}\n\
              %nan = arith.constant dense<0x7FC00000> : {t}\n\
              %ninf = arith.constant dense<0xFF800000> : {t}\n\
              %hi = arith.constant dense<{SPECIAL_NAN_ABOVE:?}> : {t}\n\
@@ -459,33 +478,37 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
         )
         .unwrap();
     } else {
-        writeln!(kernel, "%a = block.load %x : memref<{b}x{b}x{e}> -> tensor<{b}x{b}x{e}>").unwrap();
+        writeln!(kernel, "%a = block.load %x : memref<{block}> -> tensor<{block}>").unwrap();
     }
     for (r, (kind, dim)) in picks.iter().enumerate() {
         writeln!(
             kernel,
-            "%v{r} = block.reduce {kind} %a dims [{dim}] : tensor<{b}x{b}x{e}> -> tensor<{b}x{e}>\n\
-             block.store %v{r}, %r{r} : tensor<{b}x{e}>, memref<{b}x{e}>"
+            "%v{r} = block.reduce {kind} %a dims [{dim}] : tensor<{block}> -> tensor<{length}x{e}>\n\
+             block.store %v{r}, %r{r} : tensor<{length}x{e}>, memref<{length}x{e}>",
+            length = length(*dim)
         )
         .unwrap();
     }
     let add = if float { "arith.addf" } else { "arith.addi" };
     writeln!(
         kernel,
-        "%d = {add} %a, %a : tensor<{b}x{b}x{e}>\nblock.store %d, %doubled : tensor<{b}x{b}x{e}>, memref<{b}x{b}x{e}>\n\
+        "%d = {add} %a, %a : tensor<{block}>\nblock.store %d, %doubled : tensor<{block}>, memref<{block}>\n\
          return\n}}"
     )
     .unwrap();
     let outputs = (0..picks.len()).map(|r| format!("%r{r}")).collect::<Vec<_>>().join(", ");
-    let output_types = vec![format!("memref<{n}x{e}>"); picks.len()].join(", ");
-    let output_specs = vec![format!("#grid.block<[{b}], (i) -> (i)>"); picks.len()].join(", ");
+    let output_types = picks.iter().map(|&(_, dim)| format!("memref<{}x{e}>", length(dim) * g)).collect::<Vec<_>>();
+    let output_specs =
+        picks.iter().map(|&(_, dim)| format!("#grid.block<[{}], (i) -> (i)>", length(dim))).collect::<Vec<_>>();
+    let (output_types, output_specs) = (output_types.join(", "), output_specs.join(", "));
+    let whole = format!("{}x{cols}x{e}", n);
     let text = format!(
-        "{kernel}func.func @main(%x: memref<{n}x{b}x{e}>, %doubled: memref<{n}x{b}x{e}>, {}) {{\n\
-         grid.call @kernel grid [{g}] ins(%x : memref<{n}x{b}x{e}>) outs(%doubled, {outputs} : memref<{n}x{b}x{e}>, \
+        "{kernel}func.func @main(%x: memref<{whole}>, %doubled: memref<{whole}>, {}) {{\n\
+         grid.call @kernel grid [{g}] ins(%x : memref<{whole}>) outs(%doubled, {outputs} : memref<{whole}>, \
          {output_types})\n\
-         in_specs [#grid.block<[{b}, {b}], (i) -> (i, 0)>] out_specs [#grid.block<[{b}, {b}], (i) -> (i, 0)>, \
+         in_specs [#grid.block<[{rows}, {cols}], (i) -> (i, 0)>] out_specs [#grid.block<[{rows}, {cols}], (i) -> (i, 0)>, \
          {output_specs}]\nreturn\n}}\n",
-        (0..picks.len()).map(|r| format!("%r{r}: memref<{n}x{e}>")).collect::<Vec<_>>().join(", ")
+        output_types.split(", ").enumerate().map(|(r, t)| format!("%r{r}: {t}")).collect::<Vec<_>>().join(", ")
     );
     let arguments = 2 + picks.len();
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
@@ -497,15 +520,17 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
         let doubled = x.iter().map(|v| if float { f64::from(*v as f32 * 2.0) } else { v * 2.0 }).collect();
         let mut outputs = vec![doubled];
         for &(kind, dim) in &picks {
-            let mut out = vec![0.0; n];
+            // Lines kept, and elements per reduced line.
+            let (kept, reduced) = if dim == 1 { (rows, cols) } else { (cols, rows) };
+            let mut out = vec![0.0; kept * g];
             for block in 0..g {
-                for k in 0..b {
+                for k in 0..kept {
                     // Element `l` of the reduced line `k` of this block.
-                    let line = (0..b).map(|l| {
+                    let line = (0..reduced).map(|l| {
                         let (row, column) = if dim == 1 { (k, l) } else { (l, k) };
-                        x[(block * b + row) * b + column]
+                        x[(block * rows + row) * cols + column]
                     });
-                    out[block * b + k] = match kind {
+                    out[block * kept + k] = match kind {
                         "sum" => line.sum(),
                         "max" => line.fold(f64::NEG_INFINITY, |a, b| extreme(a, b, true)),
                         _ => line.fold(f64::INFINITY, |a, b| extreme(a, b, false)),
@@ -516,7 +541,8 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
         }
         outputs
     };
-    Case { text, inputs: 1, arguments, reference: Box::new(reference), description, gpu_args: Vec::new() }
+    let gpu_args = vec!["--chip".into(), chip.into(), "--num-warps".into(), warps.to_string()];
+    Case { text, inputs: 1, arguments, reference: Box::new(reference), description, gpu_args }
 }
 
 /// Inputs (uniform in [-1, 1)) above this become NaN in float reductions.

@@ -32,7 +32,7 @@ use crate::{
     PassDefinition, PassError,
     support::ir::{fitting, join},
     support::transform,
-    transforms::tessel_split_reductions::{mark_splits, split_steps},
+    transforms::tessel_split_reductions::{SplitGroup, mark_splits, split_steps},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use tessel_dialects::knobs;
@@ -79,7 +79,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let any = "!transform.any_op";
     let mut body = String::new();
     let mut vectorized = false;
-    for (index, &(split, dim, rank)) in groups.iter().enumerate() {
+    for (index, group) in groups.iter().enumerate() {
+        let SplitGroup { split, dim, rank, .. } = *group;
         body.push_str(&split_steps(index, split, dim, !top));
         if top || dim + 1 != rank {
             continue;

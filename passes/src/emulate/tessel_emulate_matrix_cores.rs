@@ -24,6 +24,7 @@ use crate::support::handles::{
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
+    emulate::exchange_buffer,
     support::ir::{
         any_nested, block_arguments, block_operations, collect_operations, erase, inline_template, join, print_type,
         region_blocks,
@@ -163,8 +164,6 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), (MlirOperation, String)> 
         group_in(block, &mut groups);
     }
     let largest = groups.iter().map(Vec::len).max().unwrap_or(1) as i64;
-    let first = block_operations(body)[0];
-    let terminator = *block_operations(body).last().expect("a terminator");
     // Exchange buffers by element type and size.
     let mut exchanges: Vec<(String, MlirValue)> = Vec::new();
     for group in &groups {
@@ -181,16 +180,9 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), (MlirOperation, String)> 
         let buffer = match exchanges.iter().find(|(known, _)| *known == key) {
             Some((_, buffer)) => *buffer,
             None => {
-                let memref = format!("memref<?x{element}>");
-                let text = format!(
-                    "func.func @template(%items: index) -> {memref} {{\n%slots = arith.constant {slots} : index\n\
-                     %n = arith.muli %items, %slots : index\n%x = memref.alloc(%n) : {memref}\nreturn %x : {memref}\n}}"
-                );
-                let (values, _) = inline_template(first, &text, &[items]).map_err(|why| (launch, why))?;
-                let dealloc = format!("func.func @template(%x: {memref}) {{\nmemref.dealloc %x : {memref}\nreturn\n}}");
-                inline_template(terminator, &dealloc, &values).map_err(|why| (launch, why))?;
-                exchanges.push((key, values[0]));
-                values[0]
+                let buffer = exchange_buffer(body, items, slots, &element).map_err(|why| (launch, why))?;
+                exchanges.push((key, buffer));
+                buffer
             }
         };
         expand(group, &instructions, buffer, item, items).map_err(|why| (group[0], why))?;

@@ -333,12 +333,7 @@ impl Staging {
                 element
             })
             .collect();
-        emit_line!(
-            body,
-            "{name} = vector.from_elements {} : {}",
-            elements.join(", "),
-            self.vector(lanes.len() as i64)
-        );
+        emit_line!(body, "{name} = vector.from_elements {} : {}", elements.join(", "), self.vector(lanes.len() as i64));
     }
 
     /// Stores the `registers` of `emit_loads` into LDS buffers `la`, `lb`

@@ -6,6 +6,7 @@ pub mod grid_to_gpu;
 mod matrix_staging;
 pub mod per_item;
 pub mod tessel_contraction_fma;
+pub mod tessel_cross_lane_reductions;
 pub mod tessel_elide_barriers;
 pub mod tessel_gather_kernels;
 pub mod tessel_gpu_vectorize;

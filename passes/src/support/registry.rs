@@ -111,6 +111,9 @@ pub fn register_passes() {
             // SAFETY: as above, with `alias_factory` and a `'static` alias.
             unsafe { ffi::tesselRegisterPass(alias_factory, user_data) };
         }
+        // SAFETY: registers C++ passes with the process-wide registry; no
+        // arguments, called once.
+        unsafe { ffi::tesselRegisterCppPasses() };
     });
 }
 

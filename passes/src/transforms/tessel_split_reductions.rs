@@ -43,6 +43,10 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
+/// Marks a reduction whose partials one per lane (in consecutive lanes,
+/// the reduction innermost) are to be folded across lanes.
+pub const CROSS_LANE: &str = "tessel.cross_lane";
+
 /// Partials one work-item may fold serially in a reduction's last combine.
 const COMBINE_FAN_IN: i64 = 8;
 
@@ -124,13 +128,25 @@ fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
     (unsafe { mlirAffineMapIsIdentity(input_map) } && sorted_projection).then_some((extents, dim))
 }
 
+/// Reductions split alike: one transform script step serves them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SplitGroup {
+    /// Partials per result.
+    pub(crate) split: i64,
+    /// The reduction dimension.
+    pub(crate) dim: usize,
+    /// The iteration rank.
+    pub(crate) rank: usize,
+    /// Results (the product of the other dimensions' extents).
+    pub(crate) results: i64,
+}
+
 /// Marks every reassociable reduction of `module` that `split_for`
 /// (given its iteration extents and reduction dimension) splits by two or
 /// more, leaving at least two elements per partial, with
-/// `tessel.split_group`; returns the groups' (split factor, dimension,
-/// rank), indexed by that attribute.
-pub(crate) fn mark_splits(module: OperationRef, split_for: impl Fn(&[i64], usize) -> i64) -> Vec<(i64, usize, usize)> {
-    let mut groups: Vec<(i64, usize, usize)> = Vec::new();
+/// `tessel.split_group`; returns the groups, indexed by that attribute.
+pub(crate) fn mark_splits(module: OperationRef, split_for: impl Fn(&[i64], usize) -> i64) -> Vec<SplitGroup> {
+    let mut groups: Vec<SplitGroup> = Vec::new();
     for (op, _) in collect_operations(module, |name| name == "linalg.reduce" || name == "linalg.generic") {
         let Some((extents, dim)) = reduction_shape(op) else { continue };
         if !reassociable(op) {
@@ -140,7 +156,8 @@ pub(crate) fn mark_splits(module: OperationRef, split_for: impl Fn(&[i64], usize
         if split < 2 || extents[dim] / split < 2 {
             continue;
         }
-        let group = group_of(&mut groups, (split, dim, extents.len()));
+        let results = extents.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &e)| e).product();
+        let group = group_of(&mut groups, SplitGroup { split, dim, rank: extents.len(), results });
         set_i64_attribute(op, "tessel.split_group", group as i64);
     }
     groups
@@ -165,8 +182,8 @@ pub(crate) fn split_steps(index: usize, split: i64, dim: usize, inner_parallel: 
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = raw_op(module.to_raw());
-    let items = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS)
-        * knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
+    let wave = knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
+    let items = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS) * wave;
     let groups = mark_splits(module, |extents, dim| {
         let results: i64 = extents.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &e)| e).product();
         fitting(extents[dim], (items / results.max(1)).max(1))
@@ -176,7 +193,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     }
     let any = "!transform.any_op";
     let mut body = String::new();
-    for (index, &(split, dim, rank)) in groups.iter().enumerate() {
+    for (index, group) in groups.iter().enumerate() {
+        let SplitGroup { split, dim, rank, results } = *group;
         // The split op's iteration dims: the original ones with `dim`
         // expanded into (N / P: reduction, P: parallel); the reduction
         // moves innermost, so each work-item runs its own partial's loop.
@@ -187,11 +205,43 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             "%interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{order}] \
              : ({any}) -> {any}"
         );
+        let (mut partials, mut combine) = (split, format!("%combine{index}"));
+        // With one partial per work-item, each result's partials sit in
+        // consecutive lanes: the first combine level folds clusters of
+        // them across lanes (tessel-cross-lane-reductions), one cluster
+        // per wave at most.
+        let cluster = partials.min(wave);
+        if results * partials == items && cluster > 1 && cluster & (cluster - 1) == 0 {
+            let annotate = |body: &mut String, op: &str, order: &str| {
+                emit_line!(
+                    body,
+                    "%cross{index} = transform.structured.interchange {op} iterator_interchange = [{order}] \
+                     : ({any}) -> {any}\ntransform.annotate %cross{index} \"{CROSS_LANE}\" : {any}"
+                )
+            };
+            if partials == cluster {
+                annotate(&mut body, &combine, &join((0..rank).filter(|&d| d != dim).chain([dim])));
+                continue;
+            }
+            // Contiguous clusters (no inner_parallel): partial q folds
+            // partials q * C .. (q + 1) * C.
+            emit_line!(
+                body,
+                "%init{index}_lanes, %fill{index}_lanes, %partial{index}_lanes, %combine{index}_lanes = \
+                 transform.structured.split_reduction {combine} {{split_factor = {}, insert_split_dimension = {dim}}} \
+                 : ({any}) -> ({any}, {any}, {any}, {any})",
+                partials / cluster
+            );
+            // Its dims: the original ones with `dim` expanded into (P / C:
+            // parallel, C: reduction); the reduction moves innermost.
+            let lanes_order = join((0..=rank).filter(|&d| d != dim + 1).chain([dim + 1]));
+            annotate(&mut body, &format!("%partial{index}_lanes"), &lanes_order);
+            (partials, combine) = (partials / cluster, format!("%combine{index}_lanes"));
+        }
         // The combine of P partials per result is a reduction too: split
         // it again (a tree of LDS levels, each P -> about sqrt(P)) until a
         // result's last combine is at most COMBINE_FAN_IN partials, so no
         // work-item folds hundreds of partials in a serial chain.
-        let (mut partials, mut combine) = (split, format!("%combine{index}"));
         for level in 0.. {
             if partials <= COMBINE_FAN_IN {
                 break;

@@ -1,0 +1,206 @@
+//! `tessel-cross-lane-reductions`: the combine level that
+//! `tessel-split-reductions` marks `tessel.cross_lane` folds each result's
+//! partials across the lanes of a wave (`gpu.subgroup_reduce`: DPP moves
+//! on AMD GPUs) instead of one work-item folding them from LDS.
+//!
+//! The marked op is a `linalg.generic` on memrefs reducing its innermost
+//! dimension: `in[..., g, c] -> out[..., g]`, clusters of C consecutive
+//! partials, one combiner op. When its iterations are exactly the
+//! workgroup's work-items and C is a power of two no wider than a wave, it
+//! becomes a parallel loop whose iteration i is work-item i (grid-to-gpu
+//! runs such a loop straight-line): each item loads partial i, the cluster
+//! of C consecutive lanes (the same result's partials) reduces across
+//! lanes, and the cluster's first lane combines the sum with the output's
+//! value (the fill) and stores it. Other marked ops stay as they are — a
+//! correct, serial, reduction.
+//!
+//! Runs after bufferization, before the linalg ops become loops.
+
+use crate::support::handles::{attribute_text, context_of, dim_size, location_of, rank_of, raw_op, value_type};
+use crate::support::template::emit_line;
+use crate::{
+    PassDefinition, PassError,
+    gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE},
+    support::ir::{block_arguments, block_operations, collect_operations, defining_op, join, print_type},
+    support::template,
+    transforms::tessel_split_reductions::CROSS_LANE,
+};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+use tessel_dialects::knobs;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-cross-lane-reductions",
+    name: "TesselCrossLaneReductions",
+    description: "Fold reduction partials held one per lane across the lanes of a wave (gpu.subgroup_reduce)",
+    anchor: "builtin.module",
+    run,
+};
+
+/// The `gpu.subgroup_reduce` kind of a combiner op, if it has one.
+fn reduce_kind(combiner: &str) -> Option<&'static str> {
+    Some(match combiner {
+        "arith.addf" | "arith.addi" => "add",
+        "arith.mulf" | "arith.muli" => "mul",
+        "arith.maximumf" => "maximumf",
+        "arith.minimumf" => "minimumf",
+        "arith.maxnumf" => "maxnumf",
+        "arith.minnumf" => "minnumf",
+        "arith.maxsi" => "maxsi",
+        "arith.minsi" => "minsi",
+        "arith.maxui" => "maxui",
+        "arith.minui" => "minui",
+        "arith.andi" => "and",
+        "arith.ori" => "or",
+        "arith.xori" => "xor",
+        _ => return None,
+    })
+}
+
+/// What a marked op reduces: its iteration extents (the reduction
+/// innermost), the input dimension each iteration dimension indexes, the
+/// element type and the combiner op's name.
+struct LaneReduction {
+    extents: Vec<i64>,
+    input_dims: Vec<usize>,
+    element: String,
+    combiner: String,
+}
+
+/// The iteration dimension each result of the permutation map `map` is, if
+/// it is a permutation of `rank` dimensions.
+fn permutation(map: MlirAffineMap, rank: usize) -> Option<Vec<usize>> {
+    // SAFETY: affine maps live in the context; results are read below
+    // their count, and as dim expressions only after checking they are.
+    unsafe {
+        if !mlirAffineMapIsPermutation(map) || mlirAffineMapGetNumDims(map) as usize != rank {
+            return None;
+        }
+        Some(
+            (0..rank).map(|r| mlirAffineDimExprGetPosition(mlirAffineMapGetResult(map, r as isize)) as usize).collect(),
+        )
+    }
+}
+
+/// Reads a marked op: one memref input, indexed by a permutation of the
+/// iteration dimensions, reduced along the innermost one into one memref
+/// output indexed by the others in order; a body of one combiner op of the
+/// two elements. `None` for anything else.
+fn read(op: MlirOperation) -> Option<LaneReduction> {
+    let raw = raw_op(op);
+    let operands = raw.operands();
+    let [input, output] = operands[..] else { return None };
+    let (input_type, output_type) = (value_type(input), value_type(output));
+    // SAFETY: types live in the context; only queried for their kind and shape.
+    let static_memrefs =
+        unsafe { [input_type, output_type].iter().all(|&t| mlirTypeIsAMemRef(t) && mlirShapedTypeHasStaticShape(t)) };
+    if !static_memrefs || !raw.results().is_empty() {
+        return None;
+    }
+    let rank = rank_of(input_type) as usize;
+    if rank == 0 || rank_of(output_type) as usize != rank - 1 {
+        return None;
+    }
+    let iterators = attribute_text(raw.attribute("iterator_types"));
+    if iterators.matches("reduction").count() != 1 || !iterators.ends_with("reduction>]") {
+        return None;
+    }
+    let maps = raw.attribute("indexing_maps");
+    // SAFETY: a linalg.generic's indexing_maps is an array of two affine
+    // map attributes (one input, one output: checked above).
+    let map = |index: isize| unsafe { mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index)) };
+    let input_dims = permutation(map(0), rank)?;
+    let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
+    let kept = format!("affine_map<({}) -> ({})>", dims.join(", "), dims[..rank - 1].join(", "));
+    // SAFETY: as above.
+    if attribute_text(unsafe { mlirArrayAttrGetElement(maps, 1) }) != kept {
+        return None;
+    }
+    let body = raw.region_block(0);
+    let [combiner, terminator] = block_operations(body)[..] else { return None };
+    let arguments = block_arguments(body);
+    let combined = raw_op(combiner).operands();
+    let uses_both = combined.len() == 2
+        && arguments.iter().all(|argument| combined.iter().any(|operand| operand.ptr == argument.ptr));
+    let yielded = raw_op(terminator).operands();
+    let yields_it = yielded.len() == 1 && defining_op(yielded[0]).is_some_and(|op| op.ptr == combiner.ptr);
+    if !uses_both || !yields_it {
+        return None;
+    }
+    // Iteration dimension d has the extent of the input dimension it indexes.
+    let mut extents = vec![0; rank];
+    for (input_dim, &d) in input_dims.iter().enumerate() {
+        extents[d] = dim_size(input_type, input_dim);
+    }
+    Some(LaneReduction {
+        extents,
+        input_dims,
+        // SAFETY: a memref type (checked above).
+        element: print_type(unsafe { mlirShapedTypeGetElementType(input_type) }),
+        combiner: raw_op(combiner).name(),
+    })
+}
+
+/// The parallel loop of `items` iterations replacing a marked op.
+fn lane_loop(reduction: &LaneReduction, kind: &str, items: i64, types: (&str, &str)) -> String {
+    let LaneReduction { extents, input_dims, element, combiner } = reduction;
+    let rank = extents.len();
+    let cluster = extents[rank - 1];
+    let indices = |count: usize| join(vec!["index"; count]);
+    let position = |count: usize| join((0..count).map(|d| format!("%d#{d}")));
+    let mut text = format!(
+        "func.func @template(%in: {in_type}, %out: {out_type}) {{\n\
+         %c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n%items = arith.constant {items} : index\n\
+         scf.parallel (%i) = (%c0) to (%items) step (%c1) {{\n\
+         %d:{rank} = affine.delinearize_index %i into ({extents}) : {index_types}\n\
+         %v = memref.load %in[{all}] : {in_type}\n\
+         %w = gpu.subgroup_reduce {kind} %v cluster(size = {cluster}) : ({element}) -> {element}\n\
+         %first = arith.cmpi eq, %d#{last}, %c0 : index\nscf.if %first {{",
+        in_type = types.0,
+        out_type = types.1,
+        extents = join(extents),
+        index_types = indices(rank),
+        all = join(input_dims.iter().map(|d| format!("%d#{d}"))),
+        last = rank - 1,
+    );
+    emit_line!(
+        text,
+        "\n%o = memref.load %out[{kept}] : {out_type}\n%r = {combiner} %w, %o : {element}\n\
+         memref.store %r, %out[{kept}] : {out_type}\n}}\nscf.reduce\n}}\nreturn\n}}",
+        kept = position(rank - 1),
+        out_type = types.1,
+    );
+    text
+}
+
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    let settings = raw_op(module.to_raw());
+    let wave = knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
+    let items = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS) * wave;
+    let marked = |name: &str| name == "linalg.generic";
+    for (op, _) in collect_operations(module, marked) {
+        if !raw_op(op).has(CROSS_LANE) {
+            continue;
+        }
+        let Some(reduction) = read(op) else { continue };
+        let Some(kind) = reduce_kind(&reduction.combiner) else { continue };
+        let cluster = *reduction.extents.last().expect("rank >= 1");
+        let element_bits = reduction.element.trim_start_matches(['i', 'f']).parse::<u32>().unwrap_or(0);
+        let fits = reduction.extents.iter().product::<i64>() == items
+            && cluster > 1
+            && cluster <= wave
+            && cluster & (cluster - 1) == 0
+            // DPP moves 32-bit registers.
+            && element_bits == 32;
+        if !fits {
+            continue;
+        }
+        let operands = raw_op(op).operands();
+        let types = (print_type(value_type(operands[0])), print_type(value_type(operands[1])));
+        let text = lane_loop(&reduction, kind, items, (&types.0, &types.1));
+        if let Err(error) = template::replace(context_of(op), op, &text, &operands) {
+            return Err(PassError::at(location_of(op), error.0));
+        }
+    }
+    Ok(())
+}
