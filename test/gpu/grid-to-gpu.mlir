@@ -264,3 +264,29 @@ func.func @carried_buffer(%x: memref<4xi32>, %o: memref<4xi32>) {
   return
 }
 
+// -----
+
+// Block work of a few iterations per work-item (1024 on 256 items: 4
+// each) runs as a loop of a constant trip count, iteration k x 256 + item,
+// which LLVM unrolls so an item's accesses issue together (more than 8 per
+// item keep the strided loop: unrolled, they would keep too much live).
+// CHECK-LABEL: func.func @constant_trips
+// CHECK: %[[TRIPS:.*]] = arith.constant 4 : index
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[TRIPS]] step %{{.*}} {
+// CHECK-NEXT: %[[O:.*]] = arith.muli %[[K]], %{{.*}} : index
+// CHECK-NEXT: arith.addi %[[O]], %{{.*}} : index
+// CHECK: memref.store
+func.func @constant_trips(%x: memref<2x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %one = arith.constant 1.0 : f32
+  scf.forall (%p) in (2) {
+    %row = memref.subview %x[%p, 0] [1, 1024] [1, 1] : memref<2x1024xf32> to memref<1024xf32, strided<[1], offset: ?>>
+    scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+      memref.store %one, %row[%i] : memref<1024xf32, strided<[1], offset: ?>>
+      scf.reduce
+    }
+  }
+  return
+}

@@ -241,6 +241,11 @@ fn on_first_item(ops: &mut Vec<MlirOperation>, items: &Items) -> Result<(), Stri
 }
 
 /// `scf.parallel` -> a loop of item `t` over linear iterations t, t + T, ...
+/// The most iterations per work-item block work runs as a loop of a
+/// constant trip count (which LLVM unrolls): more, unrolled, keep too many
+/// values live at once (an attention kernel's 128 items on RDNA 3 spilled).
+const MAX_CONSTANT_TRIPS: i64 = 8;
+
 fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), String> {
     let raw = raw_op(parallel);
     if !raw.results().is_empty() {
@@ -266,34 +271,53 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
             d + 1
         );
     }
-    // A loop of exactly one iteration per work-item runs straight-line
-    // (iteration = item): no loop, and its body stays in control flow
-    // uniform across the workgroup, where wave-wide operations (a
-    // cross-lane reduction) may sit.
+    // Iterations a multiple of the work-items run as a loop of a constant
+    // trip count per item (iteration = item + k x items), which LLVM can
+    // unroll so an item's loads issue together; exactly one iteration per
+    // item runs straight-line (no loop: the body stays in control flow
+    // uniform across the workgroup, where wave-wide operations, a
+    // cross-lane reduction, may sit). Others stride from the item's id.
     let trip = |d: usize| -> Option<i64> {
         let span = constant_integer(upper[d])? - constant_integer(lower[d])?;
         let step = constant_integer(steps[d])?;
         (step > 0).then(|| (span + step - 1) / step)
     };
-    let exact = (0..rank).map(trip).try_fold(1i64, |total, n| Some(total * n?)) == Some(items.threads);
-    let work = if exact { "gpu.barrier" } else { "scf.for %l = %t to %total{rank} step %threads {\ngpu.barrier\n}" };
+    let total = (0..rank).map(trip).try_fold(1i64, |total, n| Some(total * n?));
+    let per_item = total
+        .filter(|&total| total > 0 && total % items.threads == 0)
+        .map(|total| total / items.threads)
+        .filter(|&trips| trips <= MAX_CONSTANT_TRIPS);
+    let work = match per_item {
+        Some(1) => "gpu.barrier".to_string(),
+        Some(trips) => format!(
+            "%c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n%trips = arith.constant {trips} : index\n\
+             scf.for %k = %c0 to %trips step %c1 {{\n%o = arith.muli %k, %threads : index\n\
+             %l = arith.addi %o, %t : index\ngpu.barrier\n}}"
+        ),
+        None => format!("scf.for %l = %t to %total{rank} step %threads {{\ngpu.barrier\n}}"),
+    };
     emit_line!(
         text,
-        "%threads = arith.constant {} : index\n{}\ngpu.barrier\nreturn {} : {}\n}}",
+        "%threads = arith.constant {} : index\n{work}\ngpu.barrier\nreturn {} : {}\n}}",
         items.threads,
-        work.replace("{rank}", &rank.to_string()),
         join((0..rank).map(|d| format!("%n{d}"))),
         indices(rank)
     );
     let args: Vec<MlirValue> =
         std::iter::once(items.item).chain((0..rank).flat_map(|d| [lower[d], upper[d], steps[d]])).collect();
     let (trips, added) = inline_template(parallel, &text, &args)?;
-    let (linear, placeholder) = if exact {
+    let (linear, placeholder) = if per_item == Some(1) {
         (items.item, find_named(&added, "gpu.barrier").expect("the template has a placeholder"))
     } else {
-        let strided = find_named(&added, "scf.for").expect("the template has a loop");
-        let loop_body = raw_op(strided).region_block(0);
-        (block_arguments(loop_body)[0], block_operations(loop_body)[0])
+        let per_item_loop = find_named(&added, "scf.for").expect("the template has a loop");
+        let loop_body = raw_op(per_item_loop).region_block(0);
+        let body = block_operations(loop_body);
+        if per_item.is_some() {
+            // muli, addi (the iteration), the placeholder, yield.
+            (result_of(body[1], 0), body[2])
+        } else {
+            (block_arguments(loop_body)[0], body[0])
+        }
     };
 
     // Induction variables from the linear iteration, the last one fastest.
