@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 
 import codeobject  # noqa: E402
 
-from model import CHIPS, estimate_contraction, occupancy  # noqa: E402
+from model import CHIPS, estimate_contraction, estimate_streaming, occupancy  # noqa: E402
 
 
 ROOT = HERE.parent.parent
@@ -38,6 +38,13 @@ KERNELS = {
     "elementwise": ("examples/elementwise_16m.mlir", "elementwise", None, 4, 1),
 }
 BLOCK = (128, 128)
+# Memory-bound kernels: programs of the grid (the same on both sides) and
+# the bytes the computation must move (inputs once, outputs once).
+STREAMING = {
+    "softmax_row": (4096, 2 * 4096 * 4096 * 4),
+    "softmax_8rows": (512, 2 * 4096 * 4096 * 4),
+    "elementwise": (256, 4 * 16777216 * 4),
+}
 
 
 def tessel_assembly(tessel, source, chip):
@@ -71,7 +78,7 @@ def triton_assembly(name, chip):
     return kernel, shared
 
 
-def row(kernel, lds, chip, spec):
+def row(name, kernel, lds, chip, spec):
     metadata = kernel.metadata
     hot = kernel.hot_loop()
     loop = kernel.instructions[hot[0] : hot[1] + 1] if hot else kernel.instructions
@@ -79,6 +86,8 @@ def row(kernel, lds, chip, spec):
     estimate = None
     if shape is not None:
         estimate = estimate_contraction(kernel, lds, chip, shape, BLOCK, element_bytes, outer_trips)
+    elif name in STREAMING:
+        estimate = estimate_streaming(kernel, lds, chip, *STREAMING[name])
     return {
         "vgpr": metadata.get("vgpr_count"),
         "agpr": metadata.get("agpr_count", 0),
@@ -161,8 +170,8 @@ def main():
                 {
                     "kernel": name,
                     "chip": chip,
-                    "tessel": row(tessel_kernel, tessel_lds, chip, spec),
-                    "triton": row(triton_kernel, triton_lds, chip, spec),
+                    "tessel": row(name, tessel_kernel, tessel_lds, chip, spec),
+                    "triton": row(name, triton_kernel, triton_lds, chip, spec),
                 }
             )
     table = markdown(results)

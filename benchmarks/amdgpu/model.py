@@ -13,6 +13,7 @@ CHIPS = {
         "cus": 110,
         "clock_ghz": 1.7,
         "dram_gbps": 1638,
+        "llc_gbps": 3500,  # L2 of one GCD (no Infinity Cache)
         "simds": 4,
         "max_waves": 8,
         "registers": 512,  # VGPRs + AGPRs per lane, per SIMD
@@ -25,6 +26,7 @@ CHIPS = {
         "cus": 304,
         "clock_ghz": 2.1,
         "dram_gbps": 5300,
+        "llc_gbps": 17200,  # Infinity Cache (MALL) peak
         "simds": 4,
         "max_waves": 8,
         "registers": 512,
@@ -37,6 +39,7 @@ CHIPS = {
         "cus": 96,
         "clock_ghz": 2.5,
         "dram_gbps": 960,
+        "llc_gbps": 3500,  # Infinity Cache, AMD's effective figure
         "simds": 2,
         "max_waves": 16,
         "registers": 1536,
@@ -64,6 +67,10 @@ MATRIX = {
 # instructions can start: an L2 hit on CDNA 3 is ~300-500 cycles, HBM
 # ~700-900; the operands of a tiled matmul mostly hit L2.
 GLOBAL_LATENCY = 500
+
+# Latency (cycles) of a streaming kernel's global load: its data comes
+# from HBM (~700-900 cycles on CDNA 3), not from a tile's L2 reuse.
+STREAM_LATENCY = 800
 
 
 def issue_cycles(instruction, wave_size):
@@ -235,3 +242,76 @@ def estimate_contraction(kernel, lds, chip, shape, block, element_bytes, outer_t
         "exposed": exposed,
         "nested_trips": trips,
     }
+
+
+def round_trips(executed):
+    """Times a wave waits for global loads it issued (a run of loads and
+    then waits for any of them is one round trip to memory)."""
+    waiting, trips = False, 0
+    for instruction in executed:
+        if instruction.kind == "global_load":
+            waiting = True
+        elif instruction.kind == "wait_vm" and waiting:
+            trips += 1
+            waiting = False
+    return trips
+
+
+def lane_bytes(instructions):
+    """Global bytes one lane loads and stores running `instructions`."""
+    return sum(load_bytes(i) for i in instructions if i.kind in ("global_load", "global_store"))
+
+
+def streamed(kernel, lane_compulsory):
+    """The instructions one wave executes: the code itself without loops;
+    with one loop that moves all of its global memory (an element-wise
+    kernel's), that loop repeated as often as the bytes each lane must
+    move (`lane_compulsory`) require. None otherwise: other loops' trip
+    counts are not in the code."""
+    loops = kernel.loops()
+    instructions = kernel.instructions
+    if not loops:
+        return instructions
+    if len(loops) > 1:
+        return None
+    start, end = loops[0]
+    body, outside = instructions[start : end + 1], instructions[:start] + instructions[end + 1 :]
+    if lane_bytes(outside) or not lane_bytes(body):
+        return None
+    trips = max(1, round(lane_compulsory / lane_bytes(body)))
+    return instructions[:start] + body * trips + instructions[end + 1 :]
+
+
+def estimate_streaming(kernel, lds, chip, programs, compulsory_bytes):
+    """Estimated time of a memory-bound kernel, from the instructions a
+    wave executes (`streamed`):
+    the slowest of (1) DRAM: the bytes the computation must move (inputs
+    read once, outputs written once; the same for every compiler) at the
+    chip's bandwidth, (2) the last-level cache: the bytes the code moves
+    (re-reads included) at its bandwidth, (3) the SIMDs: every wave's issue
+    cycles plus, per round trip to memory, STREAM_LATENCY cycles that the
+    other resident waves hide as far as they can. Returns a dict like
+    `estimate_contraction`'s (`exposed`: one wave's round trips x latency),
+    or None where `streamed` cannot tell what a wave executes."""
+    spec = CHIPS[chip]
+    waves = occupancy(kernel.metadata, lds, chip)
+    if waves == 0:
+        return None
+    wave = spec["wave_size"]
+    threads = kernel.metadata.get("max_flat_workgroup_size", 256)
+    total_waves = programs * (threads // wave)
+    executed = streamed(kernel, compulsory_bytes / (total_waves * wave))
+    if executed is None:
+        return None
+    issue = sum(issue_cycles(instruction, wave) for instruction in executed)
+    exposed = round_trips(executed) * STREAM_LATENCY
+    simds = spec["cus"] * spec["simds"]
+    hertz = spec["clock_ghz"] * 1e9
+    dram_us = compulsory_bytes / (spec["dram_gbps"] * 1e9) * 1e6
+    llc_us = total_waves * wave * lane_bytes(executed) / (spec["llc_gbps"] * 1e9) * 1e6
+
+    def microseconds(resident):
+        cycles = total_waves * max(issue, (issue + exposed) / resident)
+        return max(dram_us, llc_us, cycles / simds / hertz * 1e6)
+
+    return {"us": microseconds(waves), "serial_us": microseconds(1), "issue": issue, "exposed": exposed}
