@@ -318,8 +318,6 @@ fn host_program(path: &Path, _source: String) -> datatest_stable::Result<()> {
     if scale.launches() != [&expected] {
         return Err(format!("@scale's host program: {scale:?}").into());
     }
-    // Softmax's 8x4096 f32 temporary (128 KiB) does not fit LDS: global
-    // scratch, a slice per program (512 of them), passed to the kernel.
     // An output revisited along an outer axis: the ordered axis is a host
     // loop, unrolled into three launches of the two programs, each passing
     // its step.
@@ -332,13 +330,16 @@ fn host_program(path: &Path, _source: String) -> datatest_stable::Result<()> {
     if steps != expected_steps || outer.launches().iter().any(|launch| launch.grid != constant([2, 1, 1])) {
         return Err(format!("@main's host program (outer-axis-revisits.mlir): {outer:?}").into());
     }
-    let softmax_text = std::fs::read_to_string(repo_root().join("examples/softmax_4096.mlir"))?;
-    let softmax = launches_of(&softmax_text, "softmax_4096")?;
-    let args = softmax.launches().first().map(|launch| launch.args.clone()).unwrap_or_default();
-    if softmax.scratch() != [Some(131072 * 512)]
-        || args != [LaunchArg::Array(0), LaunchArg::Array(1), LaunchArg::Scratch(0)]
-    {
-        return Err(format!("@softmax_4096's host program: {softmax:?}").into());
+    // The 256x256 f32 block of matmul_bias_relu's partial sums (256 KiB)
+    // does not fit LDS: global scratch, a slice per program (64 of them),
+    // passed to the kernel. (Softmax's 128 KiB exp(x - max) used to be
+    // the example: tessel-recompute-large-values now recomputes it.)
+    let fused_text = std::fs::read_to_string(repo_root().join("examples/matmul_bias_relu_2048.mlir"))?;
+    let fused = launches_of(&fused_text, "matmul_bias_relu_2048")?;
+    let args = fused.launches().first().map(|launch| launch.args.clone()).unwrap_or_default();
+    let arrays = (0..4).all(|index| args.contains(&LaunchArg::Array(index)));
+    if fused.scratch() != [Some(262144 * 64)] || args.len() != 5 || !arrays || !args.contains(&LaunchArg::Scratch(0)) {
+        return Err(format!("@matmul_bias_relu_2048's host program: {fused:?}").into());
     }
     // Grids sized by values (dynamic-grids.mlir): the count is read from
     // argument #0 on the device, clamped at 0 and multiplied into the

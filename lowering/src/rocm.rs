@@ -71,6 +71,8 @@ pub const KERNELS: &[&str] = &[
     "tessel-contraction-fma",
     "canonicalize",
     "cse",
+    // Element-wise values too large for LDS recomputed by each consumer.
+    "tessel-recompute-large-values",
     "linalg-fuse-elementwise-ops",
     // Reductions shared by the work-items (partials in LDS).
     "tessel-split-reductions",

@@ -50,6 +50,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_widen_bf16::PASS,
     &cpu::tessel_cpu_target::PASS,
     &gpu::tessel_contraction_fma::PASS,
+    &gpu::tessel_recompute_large_values::PASS,
     &transforms::tessel_split_reductions::PASS,
     &gpu::tessel_cross_lane_reductions::PASS,
     &gpu::tessel_matrix_cores::PASS,

@@ -125,3 +125,29 @@ func.func @columns(%x: tensor<64x8xf32>, %y: tensor<4096x2xf32>) -> (tensor<8xf3
     }
   return %r, %r2 : tensor<8xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A reduction with an element-wise producer fused in (softmax's sum of
+// exp(x - max), the maxima a second input): split like any other, the
+// second input following the rows.
+// CHECK-LABEL: func.func @fused_producer
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %arg1 : tensor<8x128x32xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<8x32xf32>) {
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<8x32xf32>) outs(%{{.*}} : tensor<8xf32>) attrs = {tessel.cross_lane}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @fused_producer(%x: tensor<8x4096xf32>, %m: tensor<8xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<8x4096xf32>, tensor<8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %mm: f32, %acc: f32):
+    %d = arith.subf %a, %mm : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %e, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

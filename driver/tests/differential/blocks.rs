@@ -422,16 +422,26 @@ pub(super) fn overwrite_after_load(rng: &mut StdRng) -> Case {
 pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
     let float = rng.random_bool(0.5);
     let e = if float { "f32" } else { "i32" };
-    // Small square blocks, or wide ones whose reductions give every
-    // work-item of the emulated GPU one partial (rows x columns = 512 on
-    // up to 256 work-items): their first combine runs across lanes
-    // (tessel-cross-lane-reductions), in clusters of 2 to 64 lanes.
-    let (rows, cols, g) = if rng.random_bool(0.5) {
-        let b = rng.random_range(1..=6usize);
-        (b, b, rng.random_range(1..=3usize))
-    } else {
-        let rows = [1, 2, 4, 8][rng.random_range(0..4)];
-        (rows, 512 / rows, rng.random_range(1..=2usize))
+    // Small square blocks; wide ones whose reductions give every work-item
+    // of the emulated GPU one partial (rows x columns = 512 on up to 256
+    // work-items): their first combine runs across lanes
+    // (tessel-cross-lane-reductions), in clusters of 2 to 64 lanes; or
+    // blocks of 128 KiB, more than LDS holds: the float kernels' element-
+    // wise value used by every reduction and the doubling is recomputed
+    // by each (tessel-recompute-large-values).
+    let (rows, cols, g) = match rng.random_range(0..6) {
+        0..3 => {
+            let b = rng.random_range(1..=6usize);
+            (b, b, rng.random_range(1..=3usize))
+        }
+        3..5 => {
+            let rows = [1, 2, 4, 8][rng.random_range(0..4)];
+            (rows, 512 / rows, rng.random_range(1..=2usize))
+        }
+        _ => {
+            let rows = [2, 4, 8][rng.random_range(0..3)];
+            (rows, 32768 / rows, 1)
+        }
     };
     let n = rows * g;
     let block = format!("{rows}x{cols}x{e}");

@@ -100,20 +100,23 @@ fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
         let dims = raw.integers("dimensions");
         return (raw.operands().len() == 2 && dims.len() == 1).then(|| (extents, dims[0] as usize));
     }
-    // A generic: its first input indexed by the identity, one reduction
-    // iterator, the output indexed by the other dimensions in order.
+    // A generic: its first input indexed by the identity, the others (a
+    // fused element-wise producer's: softmax's sum of exp(x - max)) by
+    // projections, one reduction iterator, one output indexed by the other
+    // dimensions in order.
     let iterators = attribute_text(raw.attribute("iterator_types"));
     let kinds: Vec<bool> = iterators.split(',').map(|kind| kind.contains("reduction")).collect();
     let reductions: Vec<usize> = kinds.iter().enumerate().filter(|(_, r)| **r).map(|(d, _)| d).collect();
     let maps = raw.attribute("indexing_maps");
     let [dim] = reductions[..] else { return None };
-    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
-    if kinds.len() != rank || raw.has(CONTRACTION) || unsafe { mlirArrayAttrGetNumElements(maps) } != 2 {
+    // SAFETY: a linalg.generic's indexing_maps is an array attribute (its verifier's guarantee).
+    let count = unsafe { mlirArrayAttrGetNumElements(maps) };
+    if kinds.len() != rank || raw.has(CONTRACTION) || count < 2 || raw.results().len() != 1 {
         return None;
     }
     // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
     let map = |index: isize| unsafe { mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, index)) };
-    let (input_map, output_map) = (map(0), map(1));
+    let (input_map, output_map) = (map(0), map(count - 1));
     // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
     let sorted_projection = unsafe { mlirAffineMapIsProjectedPermutation(output_map) }
         // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
@@ -125,7 +128,10 @@ fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
             unsafe { mlirAffineExprIsADim(expr) && mlirAffineDimExprGetPosition(expr) == expected }
         });
     // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
-    (unsafe { mlirAffineMapIsIdentity(input_map) } && sorted_projection).then_some((extents, dim))
+    // SAFETY: as above.
+    let projections = (1..count - 1).all(|index| unsafe { mlirAffineMapIsProjectedPermutation(map(index)) });
+    // SAFETY: as above.
+    (unsafe { mlirAffineMapIsIdentity(input_map) } && sorted_projection && projections).then_some((extents, dim))
 }
 
 /// Reductions split alike: one transform script step serves them all.
