@@ -240,12 +240,12 @@ fn on_first_item(ops: &mut Vec<MlirOperation>, items: &Items) -> Result<(), Stri
     Ok(())
 }
 
-/// `scf.parallel` -> a loop of item `t` over linear iterations t, t + T, ...
 /// The most iterations per work-item block work runs as a loop of a
 /// constant trip count (which LLVM unrolls): more, unrolled, keep too many
 /// values live at once (an attention kernel's 128 items on RDNA 3 spilled).
 const MAX_CONSTANT_TRIPS: i64 = 8;
 
+/// `scf.parallel` -> a loop of item `t` over linear iterations t, t + T, ...
 fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), String> {
     let raw = raw_op(parallel);
     if !raw.results().is_empty() {

@@ -43,8 +43,9 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Marks a reduction whose partials one per lane (in consecutive lanes,
-/// the reduction innermost) are to be folded across lanes.
+/// Marks a combine level whose partials are held one per work-item, a
+/// result's in consecutive lanes (the reduction innermost): it is folded
+/// across lanes.
 pub const CROSS_LANE: &str = "tessel.cross_lane";
 
 /// Partials one work-item may fold serially in a reduction's last combine.
@@ -128,7 +129,6 @@ fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
             unsafe { mlirAffineExprIsADim(expr) && mlirAffineDimExprGetPosition(expr) == expected }
         });
     // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
-    // SAFETY: as above.
     let projections = (1..count - 1).all(|index| unsafe { mlirAffineMapIsProjectedPermutation(map(index)) });
     // SAFETY: as above.
     (unsafe { mlirAffineMapIsIdentity(input_map) } && sorted_projection && projections).then_some((extents, dim))
@@ -217,7 +217,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         // them across lanes (tessel-cross-lane-reductions), one cluster
         // per wave at most.
         let cluster = partials.min(wave);
-        if results * partials == items && cluster > 1 && cluster & (cluster - 1) == 0 {
+        let lanes_fit = cluster > 1 && cluster & (cluster - 1) == 0 && partials % cluster == 0;
+        if results * partials == items && lanes_fit {
             let annotate = |body: &mut String, op: &str, order: &str| {
                 emit_line!(
                     body,
