@@ -19,6 +19,7 @@ use crate::{
     PassDefinition, PassError,
     emulate::exchange_buffer,
     gpu::grid_to_gpu::DEFAULT_WAVE_SIZE,
+    gpu::tessel_cross_lane_reductions::REDUCE_KINDS,
     support::ir::{block_arguments, collect_operations, print_type},
     support::template,
 };
@@ -47,24 +48,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// The arith op folding two values of type `element` for a reduce kind.
 fn combiner(kind: &str, element: &str) -> Option<&'static str> {
     let float = element.starts_with('f') || element.starts_with("bf");
-    Some(match (kind, float) {
-        ("add", true) => "arith.addf",
-        ("add", false) => "arith.addi",
-        ("mul", true) => "arith.mulf",
-        ("mul", false) => "arith.muli",
-        ("maximumf", true) => "arith.maximumf",
-        ("minimumf", true) => "arith.minimumf",
-        ("maxnumf", true) => "arith.maxnumf",
-        ("minnumf", true) => "arith.minnumf",
-        ("maxsi", false) => "arith.maxsi",
-        ("minsi", false) => "arith.minsi",
-        ("maxui", false) => "arith.maxui",
-        ("minui", false) => "arith.minui",
-        ("and", false) => "arith.andi",
-        ("or", false) => "arith.ori",
-        ("xor", false) => "arith.xori",
-        _ => return None,
-    })
+    let (_, on_floats, on_integers) = REDUCE_KINDS.iter().find(|(known, ..)| *known == kind)?;
+    if float { *on_floats } else { *on_integers }
 }
 
 fn emulate_launch(launch: MlirOperation, wave: i64) -> Result<(), (MlirOperation, String)> {

@@ -37,24 +37,28 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
+/// The `gpu.subgroup_reduce` kinds and the arith ops that combine two
+/// values of each: (kind, on floats, on integers). Shared with the
+/// emulator (`tessel-emulate-subgroups`), which folds lanes with them.
+pub(crate) const REDUCE_KINDS: [(&str, Option<&str>, Option<&str>); 13] = [
+    ("add", Some("arith.addf"), Some("arith.addi")),
+    ("mul", Some("arith.mulf"), Some("arith.muli")),
+    ("maximumf", Some("arith.maximumf"), None),
+    ("minimumf", Some("arith.minimumf"), None),
+    ("maxnumf", Some("arith.maxnumf"), None),
+    ("minnumf", Some("arith.minnumf"), None),
+    ("maxsi", None, Some("arith.maxsi")),
+    ("minsi", None, Some("arith.minsi")),
+    ("maxui", None, Some("arith.maxui")),
+    ("minui", None, Some("arith.minui")),
+    ("and", None, Some("arith.andi")),
+    ("or", None, Some("arith.ori")),
+    ("xor", None, Some("arith.xori")),
+];
+
 /// The `gpu.subgroup_reduce` kind of a combiner op, if it has one.
 fn reduce_kind(combiner: &str) -> Option<&'static str> {
-    Some(match combiner {
-        "arith.addf" | "arith.addi" => "add",
-        "arith.mulf" | "arith.muli" => "mul",
-        "arith.maximumf" => "maximumf",
-        "arith.minimumf" => "minimumf",
-        "arith.maxnumf" => "maxnumf",
-        "arith.minnumf" => "minnumf",
-        "arith.maxsi" => "maxsi",
-        "arith.minsi" => "minsi",
-        "arith.maxui" => "maxui",
-        "arith.minui" => "minui",
-        "arith.andi" => "and",
-        "arith.ori" => "or",
-        "arith.xori" => "xor",
-        _ => return None,
-    })
+    REDUCE_KINDS.iter().find(|(_, float, integer)| [*float, *integer].contains(&Some(combiner))).map(|(kind, ..)| *kind)
 }
 
 /// What a marked op reduces: its iteration extents (the reduction

@@ -29,7 +29,7 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::grid_to_gpu::DEFAULT_WORKGROUP_MEMORY,
-    support::ir::{block_operations, collect_operations, element_bits, recompute_before, uses},
+    support::ir::{block_operations, collect_operations, element_bits, recompute_before, set_i64_attribute, uses},
     support::transform,
 };
 use melior::ir::{OperationRef, operation::OperationLike};
@@ -113,7 +113,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         // is the only consumer: a layernorm's sum of squares).
         for &(consumer, _) in &consumers {
             if raw_op(consumer).name() == "linalg.reduce" {
-                crate::support::ir::set_i64_attribute(consumer, TAKES_COPY, 1);
+                set_i64_attribute(consumer, TAKES_COPY, 1);
                 generalize = true;
             }
         }
