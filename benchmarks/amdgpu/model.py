@@ -2,6 +2,7 @@
 registers and LDS, and a contraction's time from its hot loop's issue
 cycles and the global-load latency each iteration waits for."""
 
+import itertools
 import math
 
 # Per chip: the product it is estimated for and its published figures
@@ -166,16 +167,8 @@ def exposed_latency(executed):
     """Cycles an iteration waits for global loads it issued itself before
     its first matrix instruction (loads issued later overlap the matrix
     instructions; so does waiting for them after)."""
-    waiting, exposed = False, 0
-    for instruction in executed:
-        if instruction.kind == "matrix":
-            break
-        if instruction.kind == "global_load":
-            waiting = True
-        elif instruction.kind == "wait_vm" and waiting:
-            exposed += GLOBAL_LATENCY
-            waiting = False
-    return exposed
+    before_matrix = itertools.takewhile(lambda instruction: instruction.kind != "matrix", executed)
+    return round_trips(before_matrix) * GLOBAL_LATENCY
 
 
 def waits_before_compute(executed):
