@@ -1,7 +1,8 @@
-//! How `tessel-matrix-cores` moves operand chunks to the matrix
-//! instructions when every lane does its share itself: global memory ->
-//! registers -> LDS laid out for the instruction -> one wide read per
-//! fragment run.
+//! How `tessel-matrix-cores` and `tessel-register-tiles` move operand
+//! chunks to the work-items' arithmetic when every lane does its share
+//! itself: global memory -> registers -> LDS laid out for the reads -> one
+//! wide read per fragment run; and the software-pipelined k loop both
+//! passes build on it (`pipelined_loop`).
 //!
 //! The LDS layout. A lane of a matrix instruction holds `elements`
 //! consecutive k of one row of A (column of B) per instruction, lane group
@@ -35,6 +36,7 @@
 //! (the offsets below are checked for every unit); other contractions stage
 //! with block-wide `linalg.copy`.
 
+use crate::gpu::tessel_lds_stage::STAGED_LOOP;
 use crate::support::template::emit_line;
 use std::collections::BTreeSet;
 
@@ -138,17 +140,7 @@ impl Staging {
     /// The staging of an `m` x `chunk` A chunk and a `chunk` x `n` B chunk
     /// by `threads` work-items, when each gets an equal share of whole
     /// units of one shape.
-    pub fn plan(
-        a: Layout,
-        b: Layout,
-        (threads, wave): (i64, i64),
-        element: &str,
-        element_bytes: i64,
-    ) -> Option<Staging> {
-        // Reads with at most 2-way bank conflicts (this layout's are 1-way).
-        if read_conflicts(a, element_bytes, wave) > 2 || read_conflicts(b, element_bytes, wave) > 2 {
-            return None;
-        }
+    pub fn plan(a: Layout, b: Layout, threads: i64, element: &str, element_bytes: i64) -> Option<Staging> {
         let chunk = a.chunk;
         let vector_limit = (VECTOR_BYTES / element_bytes).max(1);
         // A: each item a run of consecutive k of one row.
@@ -175,7 +167,7 @@ impl Staging {
         }
         // B: `run` columns of a row x `columns` n per item, fewest
         // instructions.
-        let b_share = b.outer * chunk;
+        let b_share = b.outer * b.chunk;
         if b_share % threads != 0 {
             return None;
         }
@@ -395,22 +387,140 @@ impl Staging {
     }
 }
 
+/// The pipelined k loop stays a loop: it is the schedule (loads of the
+/// next chunk in flight during this one's matrix instructions); unrolled
+/// by LLVM, every chunk's addresses and loads would be live at once
+/// (spills on RDNA 3's WMMA kernels).
+const KEEP_ROLLED: &str = "loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>";
+
+/// A contraction computed chunk of k by chunk from LDS buffers: what the
+/// shared k loop needs of `tessel-matrix-cores`' and
+/// `tessel-register-tiles`' plans. Buffers `%la{b}` and `%lb{b}` (b the
+/// stage) hold the chunks of the views `%sa_{label}` and `%sb_{label}`,
+/// staged as `Staging`'s `a` (copied as is) and `b` (transposed).
+pub(super) trait StagedContraction {
+    /// The per-item staging, when the chunks divide evenly.
+    fn staging(&self) -> Option<&Staging>;
+    /// k, the k of one chunk and the buffers per operand (2: double
+    /// buffering).
+    fn depth(&self) -> (i64, i64, i64);
+    /// Types of the views `chunk_views` defines.
+    fn chunk_view_types(&self) -> (String, String);
+    /// `%sa_{label}`, `%sb_{label}`: the operands' chunks at k = `at`.
+    fn chunk_views(&self, label: &str, at: &str) -> String;
+    /// Per-lane code computing the chunk in buffers `buffer` from the
+    /// accumulators `current`; returns the new ones.
+    fn compute(
+        &self,
+        body: &mut String,
+        label: &str,
+        buffer: &str,
+        current: Vec<String>,
+        constants: &mut BTreeSet<i64>,
+    ) -> Vec<String>;
+}
+
+/// The head of the double-buffered k loop: two chunks per iteration
+/// (`%k1`, `%k2` the second's and the next pair's), the last two chunks
+/// after it.
+pub(super) fn pair_loop_header(
+    body: &mut String,
+    constants: &mut BTreeSet<i64>,
+    (k, chunk): (i64, i64),
+    count: usize,
+    (iter_args, types): (&str, &str),
+) {
+    constants.extend([chunk, 2 * chunk, k - 2 * chunk, k - chunk]);
+    emit_line!(
+        body,
+        "%res:{count} = scf.for %k = %c0 to %c{} step %c{} iter_args({iter_args}) -> ({types}) {{\n\
+         %k1 = arith.addi %k, %c{chunk} : index\n%k2 = arith.addi %k1, %c{chunk} : index",
+        k - 2 * chunk,
+        2 * chunk,
+    );
+}
+
+/// The k-chunk loop of a contraction with per-item staging (`plan`'s
+/// `staging()` must be some), software-pipelined: the loads of chunk c + 1
+/// are issued before chunk c's compute and stored to LDS after it (one
+/// buffer: a barrier before the stores and one after; two buffers: one
+/// after). `iter_args` and `types` carry the `accumulators`; returns the
+/// final ones.
+pub(super) fn pipelined_loop(
+    plan: &impl StagedContraction,
+    body: &mut String,
+    (iter_args, types): (&str, &str),
+    accumulators: Vec<String>,
+    constants: &mut BTreeSet<i64>,
+) -> Vec<String> {
+    let Some(staging) = plan.staging() else { return accumulators };
+    let (k, chunk, stages) = plan.depth();
+    let count = accumulators.len();
+    let (view_a, view_b) = plan.chunk_view_types();
+    let load = |body: &mut String, constants: &mut BTreeSet<i64>, label: &str, at: &str| {
+        body.push_str(&plan.chunk_views(label, at));
+        staging.emit_loads(body, constants, label, (&view_a, &view_b))
+    };
+    let stores = |body: &mut String, constants: &mut _, label: &str, registers: &[String], buffer: i64| {
+        staging.emit_stores(body, constants, label, registers, (&format!("%la{buffer}"), &format!("%lb{buffer}")))
+    };
+    let registers = load(body, constants, "first", "%c0");
+    stores(body, constants, "first", &registers, 0);
+    body.push_str("gpu.barrier\n");
+    let results: Vec<String> = (0..count).map(|index| format!("%res#{index}")).collect();
+    if stages == 1 {
+        constants.extend([k - chunk, chunk]);
+        emit_line!(
+            body,
+            "%res:{count} = scf.for %k = %c0 to %c{} step %c{chunk} iter_args({iter_args}) -> ({types}) {{\n\
+             %k1 = arith.addi %k, %c{chunk} : index",
+            k - chunk,
+        );
+        let registers = load(body, constants, "next", "%k1");
+        let next = plan.compute(body, "s", "0", accumulators, constants);
+        body.push_str("gpu.barrier\n");
+        stores(body, constants, "next", &registers, 0);
+        emit_line!(body, "gpu.barrier\nscf.yield {} : {types}\n}} {{{STAGED_LOOP}, {KEEP_ROLLED}}}", next.join(", "));
+        return plan.compute(body, "e", "0", results, constants);
+    }
+    pair_loop_header(body, constants, (k, chunk), count, (iter_args, types));
+    let registers = load(body, constants, "next", "%k1");
+    let middle = plan.compute(body, "p", "0", accumulators, constants);
+    stores(body, constants, "next", &registers, 1);
+    body.push_str("gpu.barrier\n");
+    let registers = load(body, constants, "after", "%k2");
+    let next = plan.compute(body, "q", "1", middle, constants);
+    stores(body, constants, "after", &registers, 0);
+    emit_line!(body, "gpu.barrier\nscf.yield {} : {types}\n}} {{{STAGED_LOOP}, {KEEP_ROLLED}}}", next.join(", "));
+    let registers = load(body, constants, "last", &format!("%c{}", k - chunk));
+    let middle = plan.compute(body, "e", "0", results, constants);
+    stores(body, constants, "last", &registers, 1);
+    body.push_str("gpu.barrier\n");
+    plan.compute(body, "f", "1", middle, constants)
+}
+
 /// The worst bank conflict of a wave's fragment reads from a `layout`
-/// buffer of `bytes`-byte elements: how many different 4-byte words one
-/// of the LDS's 32 banks serves to the lanes it serves together (as many
-/// lanes as 128 bytes' worth of their reads). Lane (lo, hi) of the
-/// instruction reads its run at row `hi * outer + lo` (tile base 0) for
-/// MFMA, row `lo` for WMMA.
+/// buffer of `bytes`-byte elements. Lane (lo, hi) of the instruction reads
+/// its run at row `hi * outer + lo` (tile base 0) for MFMA, row `lo` for
+/// WMMA.
 pub(super) fn read_conflicts(layout: Layout, bytes: i64, wave: i64) -> i64 {
     let width = layout.run() * bytes;
-    let row_of = |lane: i64| (lane / 16 % layout.groups()) * layout.outer + lane % 16;
+    bank_conflicts(wave, width, |lane| ((lane / 16 % layout.groups()) * layout.outer + lane % 16) * width)
+}
+
+/// The worst bank conflict of `wave` lanes each reading `width` bytes from
+/// LDS at byte `address(lane)`: how many different 4-byte words one of
+/// the LDS's 32 banks serves to the lanes it serves together (as many
+/// lanes as 128 bytes' worth of their reads; lanes reading the same word
+/// share it).
+pub(super) fn bank_conflicts(wave: i64, width: i64, address: impl Fn(i64) -> i64) -> i64 {
     let lanes_together = (128 / width).max(1);
     let mut worst = 1;
     for first in (0..wave).step_by(lanes_together as usize) {
         let mut words_per_bank: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); 32];
         for lane in first..(first + lanes_together).min(wave) {
-            let address = row_of(lane) * width;
-            for word in address / 4..(address + width + 3) / 4 {
+            let start = address(lane);
+            for word in start / 4..(start + width + 3) / 4 {
                 words_per_bank[(word % 32) as usize].insert(word);
             }
         }
@@ -482,7 +592,7 @@ mod tests {
     #[test]
     fn plans_take_wide_units() {
         let b = Layout { outer: 128, ..F32 };
-        let staging = Staging::plan(F32, b, (256, 64), "f32", 4).expect("a plan");
+        let staging = Staging::plan(F32, b, 256, "f32", 4).expect("a plan");
         // A: 8 consecutive k per item in two 16-byte loads, stored as four
         // 8-byte runs (k, k + 4 of each group); B: 2 columns of a row (k, k
         // + 4) by 4 n: two 16-byte loads, four 8-byte stores.
@@ -495,10 +605,10 @@ mod tests {
         // B two rows of 8 columns (loads weigh double: each is a 64-bit
         // address held live), stored as eight 2-byte runs.
         let i8 = Layout { chunk: 32, ..I8_GFX942 };
-        let staging = Staging::plan(i8, i8, (256, 64), "i8", 1).expect("a plan");
+        let staging = Staging::plan(i8, i8, 256, "i8", 1).expect("a plan");
         assert_eq!((staging.a_width, staging.a_vector, staging.b_run, staging.b_columns), (16, 16, 2, 8));
         assert_eq!(staging.a_stores().len(), 2);
         // A share that does not divide among the items.
-        assert!(Staging::plan(Layout { outer: 16, ..F32 }, b, (1024, 64), "f32", 4).is_none());
+        assert!(Staging::plan(Layout { outer: 16, ..F32 }, b, 1024, "f32", 4).is_none());
     }
 }

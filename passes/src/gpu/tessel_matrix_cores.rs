@@ -58,7 +58,7 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::grid_to_gpu::DEFAULT_NUM_WARPS,
-    gpu::matrix_staging::{Layout, Staging},
+    gpu::matrix_staging::{Layout, StagedContraction, Staging, pair_loop_header, pipelined_loop, read_conflicts},
     gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
     grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{collect_operations, element_name, print_type, strided_view_type},
@@ -79,12 +79,6 @@ pub static PASS: PassDefinition = PassDefinition {
     anchor: "builtin.module",
     run,
 };
-
-/// The pipelined k loop stays a loop: it is the schedule (loads of the
-/// next chunk in flight during this one's matrix instructions); unrolled
-/// by LLVM, every chunk's addresses and loads would be live at once
-/// (spills on RDNA 3's WMMA kernels).
-const KEEP_ROLLED: &str = "loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>";
 
 /// Accumulator registers a lane may hold (of 32 bits): a quarter of a
 /// CDNA wave64's 256 VGPRs, half of an RDNA 3 wave32's (whose WMMA tiles
@@ -222,7 +216,13 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
     };
     let layout = |outer: i64| Layout { outer, chunk, inst_k: instruction.k, elements: instruction.input_elements() };
     let threads = warps * instruction.wave_size();
-    let staging = Staging::plan(layout(sub_m), layout(sub_n), (threads, instruction.wave_size()), &input, bytes);
+    // Staged per item where the fragment reads have at most 2-way bank
+    // conflicts (this layout's are 1-way).
+    let (layout_a, layout_b) = (layout(sub_m), layout(sub_n));
+    let wave = instruction.wave_size();
+    let staging = (read_conflicts(layout_a, bytes, wave) <= 2 && read_conflicts(layout_b, bytes, wave) <= 2)
+        .then(|| Staging::plan(layout_a, layout_b, threads, &input, bytes))
+        .flatten();
     Some(Plan {
         instruction,
         m,
@@ -445,8 +445,8 @@ impl Plan {
             carried("acc").iter().zip(carried("init")).map(|(arg, init)| format!("{arg} = {init}")).collect();
         let types = vec![accumulator.clone(); tiles.len()].join(", ");
         let (count, iter_args) = (tiles.len(), iter_args.join(", "));
-        let last = if let Some(staging) = &self.staging {
-            self.pipelined_loop(&mut body, staging, &iter_args, &types, carried("acc"), &mut constants)
+        let last = if self.staging.is_some() {
+            pipelined_loop(self, &mut body, (&iter_args, &types), carried("acc"), &mut constants)
         } else if self.stages == 1 {
             emit_line!(
                 body,
@@ -460,7 +460,7 @@ impl Plan {
             (0..count).map(|index| format!("%res#{index}")).collect::<Vec<_>>()
         } else {
             body.push_str(&self.stage("first", "%c0", "0"));
-            self.pair_loop_header(&mut body, &mut constants, count, &iter_args, &types);
+            pair_loop_header(&mut body, &mut constants, (self.k, chunk), count, (&iter_args, &types));
             body.push_str(&self.stage("next", "%k1", "1"));
             let middle = self.compute(&mut body, "p", "0", carried("acc"), &mut constants);
             body.push_str(&self.stage("after", "%k2", "0"));
@@ -517,6 +517,44 @@ impl Plan {
         )
     }
 
+    /// The matrix instructions of k step `step` on fragments
+    /// `%{label}a{step}_{row}`, `%{label}b{step}_{column}`, from the
+    /// accumulators `current`; returns the new ones.
+    fn instructions(&self, body: &mut String, label: &str, step: i64, current: Vec<String>) -> Vec<String> {
+        let mut next = Vec::new();
+        for (index, (row, column)) in self.tiles().enumerate() {
+            let name = format!("%{label}m{step}_{row}_{column}");
+            let (a, b) = (format!("%{label}a{step}_{row}"), format!("%{label}b{step}_{column}"));
+            let (first, second) = if self.transposed() { (b, a) } else { (a, b) };
+            emit_line!(body, "{name} = {}", self.instruction_text(&first, &second, &current[index]));
+            next.push(name);
+        }
+        next
+    }
+
+    /// The matrix instruction `a * b + acc`.
+    fn instruction_text(&self, a: &str, b: &str, acc: &str) -> String {
+        let inst = &self.instruction;
+        let (fragment, accumulator) = (self.fragment_type(), self.accumulator_type());
+        let shape = format!("{}x{}x{}", inst.m, inst.n, inst.k);
+        match inst.family {
+            Family::Mfma => {
+                format!("amdgpu.mfma {shape} {a} * {b} + {acc} blgp = none : {fragment}, {fragment}, {accumulator}")
+            }
+            Family::Wmma => format!("amdgpu.wmma {shape} {a} * {b} + {acc} : {fragment}, {fragment}, {accumulator}"),
+        }
+    }
+}
+
+impl StagedContraction for Plan {
+    fn staging(&self) -> Option<&Staging> {
+        self.staging.as_ref()
+    }
+
+    fn depth(&self) -> (i64, i64, i64) {
+        (self.k, self.chunk, self.stages)
+    }
+
     /// Types of the views of A's and B's chunks in global memory.
     fn chunk_view_types(&self) -> (String, String) {
         let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
@@ -532,103 +570,6 @@ impl Plan {
             "%sa_{label} = memref.subview %A[%sm, {at}] [{sub_m}, {chunk}] [1, 1] : {ta} to {view_a}\n\
              %sb_{label} = memref.subview %B[{at}, %sn] [{chunk}, {sub_n}] [1, 1] : {tb} to {view_b}\n"
         )
-    }
-
-    /// The head of the double-buffered k loop: two chunks per iteration
-    /// (`%k1`, `%k2` the second's and the next pair's), the last two
-    /// chunks after it.
-    fn pair_loop_header(
-        &self,
-        body: &mut String,
-        constants: &mut std::collections::BTreeSet<i64>,
-        count: usize,
-        iter_args: &str,
-        types: &str,
-    ) {
-        let chunk = self.chunk;
-        constants.extend([2 * chunk, self.k - 2 * chunk, self.k - chunk]);
-        emit_line!(
-            body,
-            "%res:{count} = scf.for %k = %c0 to %c{} step %c{} iter_args({iter_args}) -> ({types}) {{\n\
-             %k1 = arith.addi %k, %c{chunk} : index\n%k2 = arith.addi %k1, %c{chunk} : index",
-            self.k - 2 * chunk,
-            2 * chunk,
-        );
-    }
-
-    /// Per-item code: the global loads of the chunk at k = `at` into
-    /// registers (`label` names the values).
-    fn load_chunk(
-        &self,
-        body: &mut String,
-        staging: &Staging,
-        label: &str,
-        at: &str,
-        constants: &mut std::collections::BTreeSet<i64>,
-    ) -> Vec<String> {
-        body.push_str(&self.chunk_views(label, at));
-        let (view_a, view_b) = self.chunk_view_types();
-        staging.emit_loads(body, constants, label, (&view_a, &view_b))
-    }
-
-    /// The k-chunk loop with per-item staging, software-pipelined: the
-    /// loads of chunk c + 1 are issued before chunk c's matrix
-    /// instructions and stored to LDS after them (one buffer: a barrier
-    /// before the stores and one after; two buffers: one after). Returns
-    /// the final accumulators.
-    fn pipelined_loop(
-        &self,
-        body: &mut String,
-        staging: &Staging,
-        iter_args: &str,
-        types: &str,
-        accumulators: Vec<String>,
-        constants: &mut std::collections::BTreeSet<i64>,
-    ) -> Vec<String> {
-        let c = |value: i64| format!("%c{value}");
-        let (chunk, count) = (self.chunk, accumulators.len());
-        let stores = |body: &mut String, constants: &mut _, label: &str, registers: &[String], buffer: i64| {
-            staging.emit_stores(body, constants, label, registers, (&format!("%la{buffer}"), &format!("%lb{buffer}")))
-        };
-        let registers = self.load_chunk(body, staging, "first", "%c0", constants);
-        stores(body, constants, "first", &registers, 0);
-        body.push_str("gpu.barrier\n");
-        let results: Vec<String> = (0..count).map(|index| format!("%res#{index}")).collect();
-        if self.stages == 1 {
-            constants.insert(self.k - chunk);
-            emit_line!(
-                body,
-                "%res:{count} = scf.for %k = %c0 to {} step {} iter_args({iter_args}) -> ({types}) {{\n\
-                 %k1 = arith.addi %k, {} : index",
-                c(self.k - chunk),
-                c(chunk),
-                c(chunk)
-            );
-            let registers = self.load_chunk(body, staging, "next", "%k1", constants);
-            let next = self.compute(body, "s", "0", accumulators, constants);
-            body.push_str("gpu.barrier\n");
-            stores(body, constants, "next", &registers, 0);
-            emit_line!(
-                body,
-                "gpu.barrier\nscf.yield {} : {types}\n}} {{{STAGED_LOOP}, {KEEP_ROLLED}}}",
-                next.join(", ")
-            );
-            return self.compute(body, "e", "0", results, constants);
-        }
-        self.pair_loop_header(body, constants, count, iter_args, types);
-        let registers = self.load_chunk(body, staging, "next", "%k1", constants);
-        let middle = self.compute(body, "p", "0", accumulators, constants);
-        stores(body, constants, "next", &registers, 1);
-        body.push_str("gpu.barrier\n");
-        let registers = self.load_chunk(body, staging, "after", "%k2", constants);
-        let next = self.compute(body, "q", "1", middle, constants);
-        stores(body, constants, "after", &registers, 0);
-        emit_line!(body, "gpu.barrier\nscf.yield {} : {types}\n}} {{{STAGED_LOOP}, {KEEP_ROLLED}}}", next.join(", "));
-        let registers = self.load_chunk(body, staging, "last", &c(self.k - chunk), constants);
-        let middle = self.compute(body, "e", "0", results, constants);
-        stores(body, constants, "last", &registers, 1);
-        body.push_str("gpu.barrier\n");
-        self.compute(body, "f", "1", middle, constants)
     }
 
     /// Per-lane code: the matrix instructions of one staged chunk (buffers
@@ -726,33 +667,5 @@ impl Plan {
             current = self.instructions(body, label, step, current);
         }
         current
-    }
-
-    /// The matrix instructions of k step `step` on fragments
-    /// `%{label}a{step}_{row}`, `%{label}b{step}_{column}`, from the
-    /// accumulators `current`; returns the new ones.
-    fn instructions(&self, body: &mut String, label: &str, step: i64, current: Vec<String>) -> Vec<String> {
-        let mut next = Vec::new();
-        for (index, (row, column)) in self.tiles().enumerate() {
-            let name = format!("%{label}m{step}_{row}_{column}");
-            let (a, b) = (format!("%{label}a{step}_{row}"), format!("%{label}b{step}_{column}"));
-            let (first, second) = if self.transposed() { (b, a) } else { (a, b) };
-            emit_line!(body, "{name} = {}", self.instruction_text(&first, &second, &current[index]));
-            next.push(name);
-        }
-        next
-    }
-
-    /// The matrix instruction `a * b + acc`.
-    fn instruction_text(&self, a: &str, b: &str, acc: &str) -> String {
-        let inst = &self.instruction;
-        let (fragment, accumulator) = (self.fragment_type(), self.accumulator_type());
-        let shape = format!("{}x{}x{}", inst.m, inst.n, inst.k);
-        match inst.family {
-            Family::Mfma => {
-                format!("amdgpu.mfma {shape} {a} * {b} + {acc} blgp = none : {fragment}, {fragment}, {accumulator}")
-            }
-            Family::Wmma => format!("amdgpu.wmma {shape} {a} * {b} + {acc} : {fragment}, {fragment}, {accumulator}"),
-        }
     }
 }
