@@ -23,9 +23,13 @@ CLASSES = (
     ("global_load", ("global_load", "buffer_load", "flat_load")),
     ("global_store", ("global_store", "buffer_store", "flat_store")),
     ("global_atomic", ("global_atomic", "buffer_atomic", "flat_atomic")),
+    # Spilled registers' traffic (private memory).
+    ("scratch", ("scratch_",)),
     ("lds_read", ("ds_read", "ds_load")),
     ("lds_write", ("ds_write", "ds_store")),
     ("lds_other", ("ds_",)),
+    # Multiply-adds of the FMA contraction path (and of other math).
+    ("fma", ("v_fma_f", "v_fmac_f", "v_pk_fma_f", "v_dual_fmac")),
     ("wait_vm", ()),  # s_waitcnt naming vmcnt / s_wait_loadcnt: classified below
     ("wait", ("s_waitcnt", "s_wait_")),
     ("barrier", ("s_barrier",)),
@@ -41,6 +45,8 @@ def classify(mnemonic, operands):
         return "wait_vm"
     if mnemonic == "s_wait_loadcnt":
         return "wait_vm"
+    if mnemonic.startswith("v_dual_") and "v_dual_fmac" in operands:
+        return "fma"
     for name, prefixes in CLASSES:
         if any(mnemonic.startswith(prefix) for prefix in prefixes):
             return name
@@ -50,6 +56,19 @@ def classify(mnemonic, operands):
 # Lane exchanges within a wave: DPP forms (`v_add_f32_dpp ... row_shr:1`),
 # swizzles and permutes through the LDS crossbar, permlanes, readlane.
 CROSS_LANE_PREFIXES = ("ds_swizzle", "ds_bpermute", "ds_permute", "v_permlane", "v_readlane")
+
+
+def fma_lanes(instruction):
+    """Multiply-adds one lane computes with an `fma` instruction: two for
+    packed (`v_pk_fma_f32`) and for RDNA 3's dual issue when both halves
+    are FMAs (`v_dual_fmac_f32 ... :: v_dual_fmac_f32 ...`)."""
+    if instruction.kind != "fma":
+        return 0
+    if instruction.mnemonic.startswith("v_pk_fma"):
+        return 2
+    if instruction.mnemonic.startswith("v_dual_"):
+        return ("fmac" in instruction.mnemonic) + instruction.operands.count("v_dual_fmac")
+    return 1
 
 
 def is_cross_lane(instruction):
@@ -86,15 +105,16 @@ class Kernel:
                 found.append((start, index))
         return found
 
-    def hot_loop(self):
-        """The loop with the most matrix instructions of its own (not in
-        loops nested in it; the innermost of equals): a contraction's k
-        loop. None without matrix instructions."""
+    def hot_loop(self, kind="matrix"):
+        """The loop with the most `kind` instructions of its own (not in
+        loops nested in it; the innermost of equals): with matrix
+        instructions, a contraction's k loop; with `fma`, the FMA path's
+        loop over k steps. None without such instructions in loops."""
         loops = self.loops()
         best = None
         for start, end in loops:
             nested = {i for s, e in loops if start < s and e < end for i in range(s, e + 1)}
-            count = sum(self.instructions[i].kind == "matrix" for i in range(start, end + 1) if i not in nested)
+            count = sum(self.instructions[i].kind == kind for i in range(start, end + 1) if i not in nested)
             key = (count, -(end - start))
             if count and (best is None or key > best[0]):
                 best = (key, (start, end))

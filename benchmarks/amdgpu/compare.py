@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 
 import codeobject  # noqa: E402
 
-from model import CHIPS, estimate_contraction, estimate_streaming, occupancy  # noqa: E402
+from model import CHIPS, estimate_contraction, estimate_streaming, fma_loop, occupancy  # noqa: E402
 
 
 ROOT = HERE.parent.parent
@@ -80,9 +80,11 @@ def triton_assembly(name, chip):
 
 def row(name, kernel, lds, chip, spec):
     metadata = kernel.metadata
-    hot = kernel.hot_loop()
-    loop = kernel.instructions[hot[0] : hot[1] + 1] if hot else kernel.instructions
     _, _, shape, element_bytes, outer_trips = spec
+    # A contraction's k loop: its matrix instructions' or, on the FMA
+    # path, the loop loading the operands around the k steps' FMAs.
+    hot = kernel.hot_loop() or (fma_loop(kernel) if shape is not None else None)
+    loop = kernel.instructions[hot[0] : hot[1] + 1] if hot else kernel.instructions
     estimate = None
     if shape is not None:
         estimate = estimate_contraction(kernel, lds, chip, shape, BLOCK, element_bytes, outer_trips)
@@ -106,7 +108,19 @@ def row(name, kernel, lds, chip, spec):
     }
 
 
-MIX_COLUMNS = ("matrix", "global_load", "global_store", "lds_read", "lds_write", "wait_vm", "barrier", "valu", "salu")
+MIX_COLUMNS = (
+    "matrix",
+    "fma",
+    "global_load",
+    "global_store",
+    "lds_read",
+    "lds_write",
+    "wait_vm",
+    "barrier",
+    "valu",
+    "salu",
+    "scratch",
+)
 
 
 def markdown(results):

@@ -7,7 +7,10 @@ for reading code by hand:
 The hot loop is a contraction's k loop (the loop with the most matrix
 instructions of its own); `around` facts describe the loop enclosing it
 (a grid's arbitrary axis, when the kernel has one). Without matrix
-instructions, the kernel's loops are summarized instead."""
+instructions, the kernel's loops are summarized instead, followed, where
+a loop does multiply-adds, by `fma-` facts of the innermost loop with the
+most (the FMA path's loop over k steps) and the global traffic of the loops
+enclosing it (`chunk`: the k-chunk loop, `outer`: the one around that)."""
 
 import sys
 from pathlib import Path
@@ -43,7 +46,7 @@ def facts(kernel):
             f"barriers {counts.get('barrier', 0)}",
             f"cross-lane {sum(codeobject.is_cross_lane(i) for i in kernel.instructions)}",
         ]
-        return lines
+        return lines + fma_facts(kernel)
     loop = kernel.instructions[hot[0] : hot[1] + 1]
     counts = codeobject.mix(loop)
     reads = [lds_read_bits(i) for i in loop if i.kind == "lds_read"]
@@ -66,6 +69,45 @@ def facts(kernel):
         ]
     else:
         lines.append("around none")
+    return lines
+
+
+def fma_facts(kernel):
+    """The FMA loop's multiply-adds per lane, LDS reads and global
+    traffic, and the global traffic of the loops around it."""
+    # The innermost loop with the most multiply-adds: the loop over k steps
+    # (LLVM may also unroll a chunk's steps into the loops around it).
+    loops = kernel.loops()
+    innermost = [(s, e) for s, e in loops if not any(s < s2 and e2 < e for s2, e2 in loops)]
+    counted = [(sum(codeobject.fma_lanes(i) for i in kernel.instructions[s : e + 1]), (s, e)) for s, e in innermost]
+    best = max(counted, default=(0, None), key=lambda entry: entry[0])
+    if best[0] == 0:
+        return []
+    hot = best[1]
+    loop = kernel.instructions[hot[0] : hot[1] + 1]
+    counts = codeobject.mix(loop)
+    reads = [lds_read_bits(i) for i in loop if i.kind == "lds_read"]
+    fmas = sum(codeobject.fma_lanes(i) for i in loop)
+    lines = [
+        f"fma-loop-fmas {fmas}",
+        f"fma-loop-lds-reads {len(reads)}",
+        f"fma-loop-fmas-per-lds-read {fmas // max(1, len(reads))}",
+        f"fma-loop-lds-read-min-bits {min(reads, default=0)}",
+        f"fma-loop-global-loads {counts.get('global_load', 0)}",
+        f"fma-loop-global-stores {counts.get('global_store', 0)}",
+    ]
+    inner = hot
+    for name in ("chunk", "outer"):
+        enclosing = kernel.enclosing_loop(inner)
+        if enclosing is None:
+            lines.append(f"fma-{name} none")
+            break
+        around = codeobject.mix(kernel.instructions[enclosing[0] : enclosing[1] + 1])
+        lines += [
+            f"fma-{name}-global-loads {around.get('global_load', 0)}",
+            f"fma-{name}-global-stores {around.get('global_store', 0)}",
+        ]
+        inner = enclosing
     return lines
 
 

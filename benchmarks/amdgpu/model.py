@@ -5,6 +5,8 @@ cycles and the global-load latency each iteration waits for."""
 import itertools
 import math
 
+import codeobject
+
 # Per chip: the product it is estimated for and its published figures
 # (per device: one GCD of an MI250X), plus the issue model's constants.
 CHIPS = {
@@ -79,7 +81,16 @@ def issue_cycles(instruction, wave_size):
     if instruction.kind == "matrix":
         return MATRIX.get(instruction.mnemonic, (32, None))[0]
     vector_pass = 4 if wave_size == 64 else 1  # SIMD16 x 4 on CDNA, SIMD32 on RDNA 3
-    if instruction.kind in ("valu", "lds_read", "lds_write", "lds_other", "global_load", "global_store"):
+    if instruction.kind in (
+        "valu",
+        "fma",
+        "lds_read",
+        "lds_write",
+        "lds_other",
+        "global_load",
+        "global_store",
+        "scratch",
+    ):
         return vector_pass
     return 1
 
@@ -130,16 +141,35 @@ def load_bytes(instruction):
     return LOAD_BYTES.get(suffix, 4)
 
 
+def outermost_nested(kernel, start, end):
+    """The loops nested in instructions start..end, outermost only."""
+    nested = [span for span in kernel.loops() if start <= span[0] and span[1] <= end and span != (start, end)]
+    return [span for span in nested if not any(o[0] < span[0] and span[1] < o[1] for o in nested)]
+
+
+def expand(kernel, start, end, trips):
+    """Instructions start..end as executed, the loops nested in them
+    repeated `trips` times."""
+    nested = outermost_nested(kernel, start, end)
+    executed, index = [], start
+    while index <= end:
+        span = next((s for s in nested if s[0] == index), None)
+        if span is None:
+            executed.append(kernel.instructions[index])
+            index += 1
+            continue
+        executed.extend(kernel.instructions[span[0] : span[1] + 1] * trips)
+        index = span[1] + 1
+    return executed
+
+
 def iteration(kernel, loop, expected_bytes):
     """One iteration of `loop` (first, last) as executed: nested loops'
     bodies repeated as often as the operand bytes the iteration must load
     (`expected_bytes` per lane) require — their trip counts are not in the
     code, the bytes they move are."""
     start, end = loop
-    nested = [span for span in kernel.loops() if start < span[0] and span[1] < end]
-    # Outermost nested loops only.
-    nested = [span for span in nested if not any(o[0] < span[0] and span[1] < o[1] for o in nested)]
-    inside = {index for s, e in nested for index in range(s, e + 1)}
+    inside = {index for s, e in outermost_nested(kernel, start, end) for index in range(s, e + 1)}
     instructions = kernel.instructions
 
     def loaded(indices):
@@ -150,29 +180,51 @@ def iteration(kernel, loop, expected_bytes):
     trips = 1
     if nested_bytes:
         trips = max(1, round((expected_bytes - body_bytes) / nested_bytes))
-    executed = []
-    index = start
-    while index <= end:
-        span = next((s for s in nested if s[0] == index), None)
-        if span is None:
-            executed.append(instructions[index])
-            index += 1
-            continue
-        executed.extend(instructions[span[0] : span[1] + 1] * trips)
-        index = span[1] + 1
-    return executed, trips
+    return expand(kernel, start, end, trips), trips
 
 
-def exposed_latency(executed):
+def fma_loop(kernel):
+    """The FMA path's k loop: the innermost loop that loads global memory
+    itself (the operands) and does multiply-adds (itself or in the loops
+    over k steps nested in it). None without one."""
+    loops = kernel.loops()
+    candidates = []
+    for start, end in loops:
+        inside = {i for s, e in outermost_nested(kernel, start, end) for i in range(s, e + 1)}
+        own = [kernel.instructions[i] for i in range(start, end + 1) if i not in inside]
+        loads = any(instruction.kind == "global_load" for instruction in own)
+        fmas = any(instruction.kind == "fma" for instruction in kernel.instructions[start : end + 1])
+        if loads and fmas:
+            candidates.append((start, end))
+    return min(candidates, key=lambda span: span[1] - span[0], default=None)
+
+
+def fma_iteration(kernel, loop, block, element_bytes, threads, wave):
+    """One iteration of the FMA k loop as executed: the iteration's own
+    global loads are the next chunk of A and B (k of it: bytes x items /
+    ((bm + bn) x element bytes)), and the loops over k steps nested in it
+    repeat as often as that chunk's multiply-adds for the wave require."""
+    start, end = loop
+    nested = outermost_nested(kernel, start, end)
+    inside = {i for s, e in nested for i in range(s, e + 1)}
+    own = [kernel.instructions[i] for i in range(start, end + 1) if i not in inside]
+    chunk = (
+        sum(load_bytes(i) for i in own if i.kind == "global_load") * threads / ((block[0] + block[1]) * element_bytes)
+    )
+    needed = chunk * block[0] * block[1] / (threads // wave)
+    nested_work = contraction_work([kernel.instructions[i] for i in sorted(inside)], wave)
+    trips = 1
+    if nested_work:
+        trips = max(1, round((needed - contraction_work(own, wave)) / nested_work))
+    return expand(kernel, start, end, trips), trips
+
+
+def exposed_latency(executed, compute="matrix"):
     """Cycles an iteration waits for global loads it issued itself before
-    its first matrix instruction (loads issued later overlap the matrix
-    instructions; so does waiting for them after)."""
-    before_matrix = itertools.takewhile(lambda instruction: instruction.kind != "matrix", executed)
-    return round_trips(before_matrix) * GLOBAL_LATENCY
-
-
-def waits_before_compute(executed):
-    return exposed_latency(executed) > 0
+    its first `compute` instruction (matrix, or fma on the FMA path; loads
+    issued later overlap the compute; so does waiting for them after)."""
+    before_compute = itertools.takewhile(lambda instruction: instruction.kind != compute, executed)
+    return round_trips(before_compute) * GLOBAL_LATENCY
 
 
 def matrix_work(instructions):
@@ -182,6 +234,12 @@ def matrix_work(instructions):
         for instruction in instructions
         if instruction.kind == "matrix"
     )
+
+
+def contraction_work(instructions, wave):
+    """Multiply-adds a wave computes running `instructions`: its matrix
+    instructions' tiles and its FMAs' lanes."""
+    return matrix_work(instructions) + wave * sum(codeobject.fma_lanes(i) for i in instructions)
 
 
 def estimate_contraction(kernel, lds, chip, shape, block, element_bytes, outer_trips):
@@ -195,7 +253,9 @@ def estimate_contraction(kernel, lds, chip, shape, block, element_bytes, outer_t
     (with the kernel's occupancy), `serial_us` (one wave per SIMD: every
     latency exposed), the iteration's issue and exposed cycles."""
     spec = CHIPS[chip]
-    hot = kernel.hot_loop()
+    hot, nested_trips = kernel.hot_loop(), 1
+    if hot is None:
+        hot = fma_loop(kernel)
     waves = occupancy(kernel.metadata, lds, chip)
     if hot is None or waves == 0:
         return None
@@ -204,19 +264,26 @@ def estimate_contraction(kernel, lds, chip, shape, block, element_bytes, outer_t
     waves_per_group = threads // wave
     m, n, k = shape
     body = kernel.instructions[hot[0] : hot[1] + 1]
-    work = matrix_work(body)
-    k_per_iteration = work * waves_per_group / (block[0] * block[1])
-    expected = (block[0] + block[1]) * k_per_iteration * element_bytes / threads
-    executed, trips = iteration(kernel, hot, expected)
+    compute = "matrix" if matrix_work(body) else "fma"
+    if compute == "matrix":
+        work = matrix_work(body)
+        k_per_iteration = work * waves_per_group / (block[0] * block[1])
+        expected = (block[0] + block[1]) * k_per_iteration * element_bytes / threads
+        executed, trips = iteration(kernel, hot, expected)
+    else:
+        # The FMA path: loops over k steps nested in the k loop (their
+        # trips from the chunk's work), and run as often around it.
+        executed, trips = fma_iteration(kernel, hot, block, element_bytes, threads, wave)
+        work, nested_trips = contraction_work(executed, wave), trips
     issue = sum(issue_cycles(instruction, wave) for instruction in executed)
-    exposed = exposed_latency(executed)
+    exposed = exposed_latency(executed, compute)
     around_issue = around_exposed = around_work = 0
     outer = kernel.enclosing_loop(hot)
     if outer is not None and outer_trips > 1:
-        around = kernel.instructions[outer[0] : hot[0]] + kernel.instructions[hot[1] + 1 : outer[1] + 1]
+        around = expand(kernel, outer[0], hot[0] - 1, nested_trips) + expand(kernel, hot[1] + 1, outer[1], nested_trips)
         around_issue = sum(issue_cycles(instruction, wave) for instruction in around)
-        around_exposed = exposed_latency(around)
-        around_work = matrix_work(around)
+        around_exposed = exposed_latency(around, compute)
+        around_work = matrix_work(around) if compute == "matrix" else contraction_work(around, wave)
     total_waves = m * n / (block[0] * block[1]) * waves_per_group
     # The hot loop's iterations: the rest of each wave's matrix work.
     wave_iterations = (m * n * k - total_waves * outer_trips * around_work) / work

@@ -117,10 +117,11 @@ pub const REGISTER_TILE: Knob = Knob {
     value_name: "ROWSxCOLUMNS",
     attribute: "tessel.register_tile",
     kind: Kind::Tile { max: i64::MAX },
-    default: "from the CPU's vector width and registers",
-    target: Target::Cpu,
-    help: "Register tile of contractions, ROWSxCOLUMNS (default: from the host's vector width). Results are \
-           identical under every tile",
+    default: "from the CPU's vector width and registers; on GPUs the largest that fits the block",
+    target: Target::Both,
+    help: "Register tile of contractions, ROWSxCOLUMNS: on CPUs (default: from the host's vector width) and per \
+           work-item of GPU contractions on FMAs (default: the largest that fits the block). Results are identical \
+           under every tile",
 };
 
 pub const NUM_STAGES: Knob = Knob {

@@ -1,7 +1,7 @@
 //! Differential tests: random Pallas configurations (shapes not divisible
 //! by their blocks, identity / transposed / constant index maps, revisited
 //! outputs on arbitrary axes, masked stores, blocked matmuls, matmuls on
-//! the GPUs' matrix cores, unsigned arrays, gathers and scatters, loads
+//! the GPUs' matrix cores and register tiles, unsigned arrays, gathers and scatters, loads
 //! followed by writes to the loaded ref, sibling reductions, index
 //! functions with scalar prefetch, grids sized by values) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
@@ -41,6 +41,10 @@ fn read_npy(path: &Path) -> Result<Vec<f64>, String> {
     let descr = npy.header().dtype().descr();
     if descr.contains("f4") {
         Ok(npy.into_vec::<f32>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
+    } else if descr.contains("f2") {
+        Ok(npy.into_vec::<half::f16>().map_err(|e| e.to_string())?.into_iter().map(f64::from).collect())
+    } else if descr.contains("f8") {
+        npy.into_vec::<f64>().map_err(|e| e.to_string())
     } else if descr.contains("b1") {
         Ok(npy.into_vec::<bool>().map_err(|e| e.to_string())?.into_iter().map(|b| f64::from(u8::from(b))).collect())
     } else if descr.contains("i1") {
@@ -75,7 +79,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..42) {
+        let case = match rng.random_range(0..44) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -88,6 +92,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             34..36 => sibling_reductions(&mut rng),
             36..38 => index_functions(&mut rng),
             38..40 => dynamic_grid(&mut rng),
+            40..42 => register_tile_matmul(&mut rng),
             _ => wide_window(&mut rng),
         };
         let dir = work.join(index.to_string());

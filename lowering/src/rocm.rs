@@ -91,9 +91,11 @@ pub const WORKGROUPS: &[&str] = &[
     // Reduction partials held one per lane folded across lanes.
     "tessel-cross-lane-reductions",
     // Contractions on MFMA/WMMA where they compute block.dot exactly,
-    // accumulators in registers; the others read k-chunks of their
-    // operands from LDS into FMA loops.
+    // accumulators in registers; the others on FMAs over register tiles
+    // per work-item where the block allows, else read k-chunks of their
+    // operands from LDS into FMA loops (tessel-lds-stage).
     "tessel-matrix-cores",
+    "tessel-register-tiles",
     "canonicalize",
     // Output blocks revisited along arbitrary axes stay in registers.
     "tessel-resident-accumulators",

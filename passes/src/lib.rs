@@ -54,6 +54,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &transforms::tessel_split_reductions::PASS,
     &gpu::tessel_cross_lane_reductions::PASS,
     &gpu::tessel_matrix_cores::PASS,
+    &gpu::tessel_register_tiles::PASS,
     &gpu::tessel_resident_accumulators::PASS,
     &gpu::tessel_lds_stage::PASS,
     &gpu::tessel_gpu_vectorize::PASS,

@@ -186,7 +186,7 @@
 
 // LLVM: target triple = "amdgcn-amd-amdhsa"
 // LLVM: define amdgpu_kernel void @matmul_kernel(ptr
-// LLVM: @llvm.fma.f32
+// LLVM: @llvm.fma.{{(v1)?}}f32
 // LLVM: define amdgpu_kernel void @scale_kernel(ptr
 
 // MLIR: gpu.launch_func @matmul_kernel::@matmul_kernel blocks in
@@ -264,3 +264,23 @@ func.func @scale(%x: memref<1000xf32>, %o: memref<1000xf32>) {
 // and the squares its variance sums: no 128 KiB scratch buffer.
 // RUN: tessel compile examples/layernorm_4096.mlir --target rocm --chip gfx942 --emit asm -o %t.layernorm.s
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.layernorm.s | FileCheck %s --check-prefix=RECOMPUTED
+
+// Contractions matrix cores leave run on FMA register tiles
+// (tessel-register-tiles): f32 on RDNA 3 (128 work-items, 8x16 tiles) and
+// on CDNA with matrix cores off (256, 8x8). The k-step loop reads a
+// tile's A and B values with 128-bit LDS reads, at least 16 multiply-adds
+// per read, and touches no global memory; the chunk loop around it loads
+// only the next chunk (stores nothing: the accumulators stay in
+// registers), and so does the grid's k axis around that.
+// RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx1100 --emit asm -o %t.tiles1100.s
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.tiles1100.s | FileCheck %s --check-prefix=FMA-TILES
+// RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx942 --matrix-cores off --emit asm -o %t.tiles942.s
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.tiles942.s | FileCheck %s --check-prefix=FMA-TILES
+// FMA-TILES: fma-loop-fmas-per-lds-read {{(1[6-9]|[2-9][0-9]|[1-9][0-9][0-9]+)$}}
+// FMA-TILES-NEXT: fma-loop-lds-read-min-bits 128
+// FMA-TILES-NEXT: fma-loop-global-loads 0
+// FMA-TILES-NEXT: fma-loop-global-stores 0
+// FMA-TILES-NEXT: fma-chunk-global-loads {{[1-9][0-9]*$}}
+// FMA-TILES-NEXT: fma-chunk-global-stores 0
+// FMA-TILES-NEXT: fma-outer-global-loads {{[1-9][0-9]*$}}
+// FMA-TILES-NEXT: fma-outer-global-stores 0

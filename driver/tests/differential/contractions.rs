@@ -1,4 +1,4 @@
-//! Differential cases: Blocked matmuls on the CPU and on the GPUs' matrix cores.
+//! Differential cases: blocked matmuls on the CPU, on the GPUs' matrix cores and on their register tiles.
 
 use super::Case;
 use rand::{Rng, rngs::StdRng};
@@ -195,22 +195,8 @@ pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
     let (input, output, zero) = if float { ("f32", "f32", "0.0") } else { ("i8", "i32", "0") };
     let description =
         format!("{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages");
-    let text = format!(
-        "module attributes {{tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64}} {{\n\
-         func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
-         %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
-         scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{bm}x{bn}x{output}>\n\
-         block.store %z, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\n}}\n\
-         %a = block.load %x : memref<{bm}x{bk}x{input}> -> tensor<{bm}x{bk}x{input}>\n\
-         %b = block.load %y : memref<{bk}x{bn}x{input}> -> tensor<{bk}x{bn}x{input}>\n\
-         %acc = block.load %o : memref<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
-         %c = block.dot %a, %b acc %acc : tensor<{bm}x{bk}x{input}>, tensor<{bk}x{bn}x{input}>, tensor<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
-         block.store %c, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\nreturn\n}}\n\
-         func.func @main(%x: memref<{m}x{k}x{input}>, %y: memref<{k}x{n}x{input}>, %o: memref<{m}x{n}x{output}>) {{\n\
-         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}x{input}>, memref<{k}x{n}x{input}>) outs(%o : memref<{m}x{n}x{output}>)\n\
-         in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
-         out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n}}\n"
-    );
+    let attributes = format!("tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64");
+    let text = accumulating_matmul(&attributes, (m, n, k), (bm, bn, bk), (gm, gn, gk), (input, output, zero));
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
         let (x, y) = (&inputs[0], &inputs[1]);
         let mut out = vec![0.0; m * n];
@@ -241,4 +227,103 @@ pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
         description,
         gpu_args: vec!["--chip".into(), chip.into()],
     }
+}
+
+/// A contraction the ROCm pipeline computes with FMAs on a register tile
+/// per work-item (what matrix cores leave): f32 on gfx1100 or with matrix
+/// cores off, f16 and bf16 widened to f32, f64, i8 x i8 -> i32 with matrix
+/// cores off; blocks of 8 to 128 on 1, 2
+/// or 4 waves (too few results for the work-items: the plain FMA path), a
+/// random register tile (taken where it fits the block), one or two
+/// stages, LDS chunks of 4 to 16 k (several per k step), partial edge
+/// blocks, k on an arbitrary axis.
+pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
+    let types = [("f32", "f32"), ("f16", "f32"), ("bf16", "f32"), ("f64", "f64"), ("i8", "i32")];
+    let (input, output) = types[rng.random_range(0..types.len())];
+    // 128 x 128 blocks: RDNA 3's 8x16 tiles (128 accumulators per item).
+    let extents = [8usize, 16, 32, 64, 128];
+    let (bm, bn) = (extents[rng.random_range(0..5)], extents[rng.random_range(0..5)]);
+    let bk = [4usize, 8, 16, 32, 48][rng.random_range(0..5)];
+    let (gm, gn, gk) = (rng.random_range(1..=2usize), rng.random_range(1..=2usize), rng.random_range(1..=3usize));
+    let partial = rng.random_bool(0.5);
+    let short = |block: usize, rng: &mut StdRng| if partial { rng.random_range(0..block) } else { 0 };
+    let (m, n, k) = (bm * gm - short(bm, rng), bn * gn - short(bn, rng), bk * gk);
+    let chip = ["gfx90a", "gfx942", "gfx1100"][rng.random_range(0..3)];
+    // f32 on CDNA and i8 everywhere go to the matrix instructions unless
+    // they are switched off.
+    let matrix_cores = if (input == "f32" && chip != "gfx1100") || input == "i8" { 0 } else { rng.random_range(0..=1) };
+    let warps = [1, 2, 4][rng.random_range(0..3)];
+    let stages = rng.random_range(1..=2i64);
+    let chunk = [4, 8, 16][rng.random_range(0..3)];
+    let tiles = [None, Some((1, 1)), Some((2, 4)), Some((4, 4)), Some((4, 8)), Some((8, 8)), Some((8, 2))];
+    let tile = tiles[rng.random_range(0..tiles.len())];
+    let description = format!(
+        "{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, matrix cores {matrix_cores}, {warps} waves, \
+         {stages} stages, chunk {chunk}, register tile {tile:?}"
+    );
+    let tile_attribute = tile
+        .map(|(rows, columns)| format!(", tessel.register_tile = array<i64: {rows}, {columns}>"))
+        .unwrap_or_default();
+    let attributes = format!(
+        "tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64, tessel.lds_chunk = {chunk} : i64, \
+         tessel.matrix_cores = {matrix_cores} : i64{tile_attribute}"
+    );
+    let zero = if input == "i8" { "0" } else { "0.0" };
+    let text = accumulating_matmul(&attributes, (m, n, k), (bm, bn, bk), (gm, gn, gk), (input, output, zero));
+    // bf16 arrays are dumped as their bits (`<u2`).
+    let value = move |raw: f64| if input == "bf16" { f64::from(f32::from_bits((raw as u32) << 16)) } else { raw };
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let (x, y) = (&inputs[0], &inputs[1]);
+        let mut out = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let (a, b) = (|p: usize| value(x[i * k + p]), |p: usize| value(y[p * n + j]));
+                out[i * n + j] = if output == "i32" {
+                    f64::from((0..k).fold(0i32, |acc, p| acc.wrapping_add(a(p) as i32 * b(p) as i32)))
+                } else if output == "f64" {
+                    (0..k).fold(0.0f64, |acc, p| a(p).mul_add(b(p), acc))
+                } else {
+                    f64::from((0..k).fold(0.0f32, |acc, p| (a(p) as f32).mul_add(b(p) as f32, acc)))
+                };
+            }
+        }
+        vec![out]
+    };
+    Case {
+        text,
+        inputs: 2,
+        arguments: 3,
+        reference: Box::new(reference),
+        description,
+        gpu_args: vec!["--chip".into(), chip.into()],
+    }
+}
+
+/// A module (attributes `attributes`) whose `main` computes an m x k by k
+/// x n matmul in bm x bk x bn blocks on a (gm, gn, gk) grid, the output
+/// block zeroed at the first k step and accumulated into at each (k on
+/// an arbitrary axis).
+fn accumulating_matmul(
+    attributes: &str,
+    (m, n, k): (usize, usize, usize),
+    (bm, bn, bk): (usize, usize, usize),
+    (gm, gn, gk): (usize, usize, usize),
+    (input, output, zero): (&str, &str, &str),
+) -> String {
+    format!(
+        "module attributes {{{attributes}}} {{\n\
+         func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
+         %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+         scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{bm}x{bn}x{output}>\n\
+         block.store %z, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\n}}\n\
+         %a = block.load %x : memref<{bm}x{bk}x{input}> -> tensor<{bm}x{bk}x{input}>\n\
+         %b = block.load %y : memref<{bk}x{bn}x{input}> -> tensor<{bk}x{bn}x{input}>\n\
+         %acc = block.load %o : memref<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+         %c = block.dot %a, %b acc %acc : tensor<{bm}x{bk}x{input}>, tensor<{bk}x{bn}x{input}>, tensor<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+         block.store %c, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\nreturn\n}}\n\
+         func.func @main(%x: memref<{m}x{k}x{input}>, %y: memref<{k}x{n}x{input}>, %o: memref<{m}x{n}x{output}>) {{\n\
+         grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}x{input}>, memref<{k}x{n}x{input}>) outs(%o : memref<{m}x{n}x{output}>)\n\
+         in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
+         out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n}}\n"
+    )
 }

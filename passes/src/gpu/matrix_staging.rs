@@ -37,7 +37,11 @@
 //! with block-wide `linalg.copy`.
 
 use crate::gpu::tessel_lds_stage::STAGED_LOOP;
+use crate::grid::grid_to_loops::ARBITRARY_AXIS;
+use crate::support::handles::{parent_of, raw_op};
+use crate::support::ir::{print_type, strided_view_type};
 use crate::support::template::emit_line;
+use mlir_sys::{MlirOperation, MlirType};
 use std::collections::BTreeSet;
 
 /// One operand's LDS layout: `outer` rows of `chunk` k.
@@ -418,6 +422,42 @@ pub(super) trait StagedContraction {
         current: Vec<String>,
         constants: &mut BTreeSet<i64>,
     ) -> Vec<String>;
+}
+
+/// Is `op` inside the programs of a grid (which grid-to-gpu maps to a
+/// launch, binding thread ids): may a contraction there use per-lane code?
+pub(super) fn inside_programs(op: MlirOperation) -> bool {
+    let mut current = parent_of(op);
+    while !current.ptr.is_null() {
+        let raw = raw_op(current);
+        if raw.name() == "scf.forall" || (raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS)) {
+            return true;
+        }
+        current = parent_of(current);
+    }
+    false
+}
+
+/// Types of the views of a `sub_m` x `chunk` chunk of A and a `chunk` x
+/// `sub_n` chunk of B (`types`: A's and B's memrefs).
+pub(super) fn operand_chunk_types(types: [MlirType; 2], (sub_m, sub_n, chunk): (i64, i64, i64)) -> (String, String) {
+    (strided_view_type(types[0], sub_m, chunk), strided_view_type(types[1], chunk, sub_n))
+}
+
+/// Defines `names` (A's, B's) as the chunks at k = `at` of `%A` and `%B`
+/// in the sub-block at `%sm`, `%sn`.
+pub(super) fn operand_chunks(
+    types: [MlirType; 2],
+    (sub_m, sub_n, chunk): (i64, i64, i64),
+    at: &str,
+    (name_a, name_b): (&str, &str),
+) -> String {
+    let (view_a, view_b) = operand_chunk_types(types, (sub_m, sub_n, chunk));
+    let (ta, tb) = (print_type(types[0]), print_type(types[1]));
+    format!(
+        "{name_a} = memref.subview %A[%sm, {at}] [{sub_m}, {chunk}] [1, 1] : {ta} to {view_a}\n\
+         {name_b} = memref.subview %B[{at}, %sn] [{chunk}, {sub_n}] [1, 1] : {tb} to {view_b}\n"
+    )
 }
 
 /// The head of the double-buffered k loop: two chunks per iteration

@@ -13,6 +13,7 @@ pub mod tessel_gpu_vectorize;
 pub mod tessel_lds_stage;
 pub mod tessel_matrix_cores;
 pub mod tessel_recompute_large_values;
+pub mod tessel_register_tiles;
 pub mod tessel_resident_accumulators;
 pub mod work_items;
 pub mod workgroup_arena;

@@ -52,15 +52,17 @@
 //! `tessel.num_stages`, `tessel.lds_chunk` (k steps per staged chunk,
 //! rounded to the instruction's k).
 
-use crate::support::handles::{context_of, dim_size, location_of, parent_of, rank_of, raw_op, value_type};
+use crate::support::handles::{context_of, dim_size, location_of, rank_of, raw_op, value_type};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::grid_to_gpu::DEFAULT_NUM_WARPS,
-    gpu::matrix_staging::{Layout, StagedContraction, Staging, pair_loop_header, pipelined_loop, read_conflicts},
+    gpu::matrix_staging::{
+        Layout, StagedContraction, Staging, inside_programs, operand_chunk_types, operand_chunks, pair_loop_header,
+        pipelined_loop, read_conflicts,
+    },
     gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
-    grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{collect_operations, element_name, print_type, strided_view_type},
     support::template,
 };
@@ -151,20 +153,6 @@ struct Plan {
     types: [MlirType; 3],
     input: String,
     output: String,
-}
-
-/// Is `op` inside the programs of a grid (which grid-to-gpu maps to a
-/// launch, binding thread ids)?
-fn inside_programs(op: MlirOperation) -> bool {
-    let mut current = parent_of(op);
-    while !current.ptr.is_null() {
-        let raw = raw_op(current);
-        if raw.name() == "scf.forall" || (raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS)) {
-            return true;
-        }
-        current = parent_of(current);
-    }
-    false
 }
 
 /// The plan for `op`, when it is a contraction matrix cores compute exactly.
@@ -555,21 +543,14 @@ impl StagedContraction for Plan {
         (self.k, self.chunk, self.stages)
     }
 
-    /// Types of the views of A's and B's chunks in global memory.
     fn chunk_view_types(&self) -> (String, String) {
-        let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
-        (strided_view_type(self.types[0], sub_m, chunk), strided_view_type(self.types[1], chunk, sub_n))
+        operand_chunk_types([self.types[0], self.types[1]], (self.sub_rows(), self.sub_columns(), self.chunk))
     }
 
-    /// `%sa_{label}`, `%sb_{label}`: the chunk at k = `at` of A and B.
+    /// `%sa_{label}` is A's chunk, `%sb_{label}` B's.
     fn chunk_views(&self, label: &str, at: &str) -> String {
-        let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
-        let (view_a, view_b) = self.chunk_view_types();
-        let (ta, tb) = (print_type(self.types[0]), print_type(self.types[1]));
-        format!(
-            "%sa_{label} = memref.subview %A[%sm, {at}] [{sub_m}, {chunk}] [1, 1] : {ta} to {view_a}\n\
-             %sb_{label} = memref.subview %B[{at}, %sn] [{chunk}, {sub_n}] [1, 1] : {tb} to {view_b}\n"
-        )
+        let (a, b) = (format!("%sa_{label}"), format!("%sb_{label}"));
+        operand_chunks([self.types[0], self.types[1]], (self.sub_rows(), self.sub_columns(), self.chunk), at, (&a, &b))
     }
 
     /// Per-lane code: the matrix instructions of one staged chunk (buffers

@@ -76,6 +76,31 @@ pub fn element_bits(element: MlirType) -> i64 {
     }
 }
 
+/// Bytes of one element of a shaped type (or of an element type): its
+/// bits rounded up to whole bytes.
+pub fn element_bytes(r#type: MlirType) -> i64 {
+    (element_bits(element_type(r#type)) + 7) / 8
+}
+
+/// Bytes of a statically shaped type; `None` for a dynamic shape or a
+/// size beyond `i64`.
+pub fn static_bytes(shaped: MlirType) -> Option<i64> {
+    // SAFETY: types live in the context; the shape is read only from a shaped type
+    let rank = unsafe {
+        if mlirTypeIsAShaped(shaped) && mlirShapedTypeHasRank(shaped) {
+            mlirShapedTypeGetRank(shaped)
+        } else {
+            return None;
+        }
+    };
+    let elements = (0..rank as isize).try_fold(1i64, |total, d| {
+        // SAFETY: as above, `d` is below the rank
+        let size = unsafe { mlirShapedTypeGetDimSize(shaped, d) };
+        (size >= 0).then(|| total.checked_mul(size)).flatten()
+    });
+    elements?.checked_mul(element_bytes(shaped))
+}
+
 /// The op that defines `value` (`None` for a block argument).
 pub fn defining_op(value: MlirValue) -> Option<MlirOperation> {
     // SAFETY: live values of the module being rewritten (crate invariant, support/handles.rs); the owner is asked only of an op result
