@@ -34,12 +34,11 @@
 //! become OpenMP regions.
 
 use crate::support::handles::{
-    block_of, context_of, dim_size, location_of, next_of, operation_ref, parent_of, rank_of, raw_op, replace_all_uses,
-    shaped_element, value_type,
+    block_of, context_of, location_of, next_of, operation_ref, parent_of, raw_op, replace_all_uses, value_type,
 };
 use crate::support::ir::{
-    VIEWS, collect_operations, constant_integer, defining_op, element_bits, erase, is_inside, join, print_type,
-    recompute_before, uses, view_root,
+    VIEWS, collect_operations, constant_integer, defining_op, erase, is_inside, join, print_type, recompute_before,
+    static_bytes, uses, view_root,
 };
 use crate::support::template;
 use crate::{PassDefinition, PassError};
@@ -211,14 +210,6 @@ fn varies_with(value: MlirValue, dimensions: &[Dimension], scope: MlirOperation,
         // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); `value` is a block argument
         None => !is_inside(unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)) }, scope),
     }
-}
-
-/// Bytes of a statically shaped memref.
-fn static_bytes(memref: MlirType) -> Option<i64> {
-    let elements: Option<i64> = (0..rank_of(memref) as usize)
-        .map(|d| dim_size(memref, d))
-        .try_fold(1i64, |total, size| (size >= 0).then(|| total.checked_mul(size)).flatten());
-    elements?.checked_mul((element_bits(shaped_element(memref)) + 7) / 8)
 }
 
 /// Whether and how `copy` can be packed ahead (module docs).

@@ -28,7 +28,9 @@ use crate::support::template::emit;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
-    support::ir::{collect_operations, fitting, group_of, print_type, set_i64_attribute, strided_view_type},
+    support::ir::{
+        collect_operations, element_bytes, fitting, group_of, print_type, set_i64_attribute, strided_view_type,
+    },
     support::transform,
 };
 use melior::ir::{OperationRef, operation::OperationLike};
@@ -122,8 +124,7 @@ fn double_buffer(op: MlirOperation, wanted: i64) -> Result<bool, String> {
     }
     let dim = |t: MlirType, d: isize| dim_size(t, (d) as usize);
     let (m, k, n) = (dim(types[0], 0), dim(types[0], 1), dim(types[1], 1));
-    let bytes = |t: MlirType| (crate::support::ir::element_bits(shaped_element(t)) + 7) / 8;
-    let per_step = 2 * (m * bytes(types[0]) + n * bytes(types[1]));
+    let per_step = 2 * (m * element_bytes(types[0]) + n * element_bytes(types[1]));
     let chunk = fitting(k, wanted.min((DOUBLE_BUFFER_BYTES / per_step.max(1)).max(1)));
     let chunks = k / chunk;
     if chunks < 2 || chunks % 2 != 0 {

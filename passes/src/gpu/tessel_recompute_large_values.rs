@@ -29,7 +29,7 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::grid_to_gpu::DEFAULT_WORKGROUP_MEMORY,
-    support::ir::{block_operations, collect_operations, element_bits, recompute_before, set_i64_attribute, uses},
+    support::ir::{block_operations, collect_operations, recompute_before, set_i64_attribute, static_bytes, uses},
     support::transform,
 };
 use melior::ir::{OperationRef, operation::OperationLike};
@@ -79,15 +79,11 @@ fn takes_producer(op: MlirOperation) -> bool {
 /// Bytes of a statically shaped tensor value (0 otherwise).
 fn tensor_bytes(value: MlirValue) -> i64 {
     let r#type = value_type(value);
-    // SAFETY: types live in the context; shape queries only on static ranked tensors.
-    unsafe {
-        if !mlirTypeIsARankedTensor(r#type) || !mlirShapedTypeHasStaticShape(r#type) {
-            return 0;
-        }
-        let rank = mlirShapedTypeGetRank(r#type);
-        let elements: i64 = (0..rank).map(|d| mlirShapedTypeGetDimSize(r#type, d as isize)).product();
-        elements * (element_bits(mlirShapedTypeGetElementType(r#type)) / 8).max(1)
+    // SAFETY: types live in the context
+    if !unsafe { mlirTypeIsARankedTensor(r#type) } {
+        return 0;
     }
+    static_bytes(r#type).unwrap_or(0)
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {

@@ -4,10 +4,8 @@
 //! buffer with one slice per workgroup; a buffer a loop carries to its next
 //! iteration gets two slots it alternates between.
 
-use crate::support::handles::{
-    context_of, dim_size, operation_ref, parent_of, rank_of, raw_op, result_of, shaped_element, value_type,
-};
-use crate::support::ir::{block_arguments, block_operations, collect_operations, element_bits, erase, print_type};
+use crate::support::handles::{context_of, operation_ref, parent_of, raw_op, result_of, value_type};
+use crate::support::ir::{block_arguments, block_operations, collect_operations, erase, print_type, static_bytes};
 use mlir_sys::*;
 
 /// Alignment of every buffer in a workgroup's arena (what bufferization
@@ -62,9 +60,8 @@ pub(super) fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, Stri
                 print_type(memref)
             ));
         }
-        let rank = rank_of(memref);
-        let elements: i64 = (0..rank).map(|d| dim_size(memref, (d as isize) as usize)).product();
-        let mut bytes = elements * ((element_bits(shaped_element(memref)) + 7) / 8);
+        let mut bytes = static_bytes(memref)
+            .ok_or_else(|| format!("a local buffer of {} is too large to address", print_type(memref)))?;
         let alternating = carried_by(alloc)?.map(|loop_op| (loop_op, round_up(bytes, ALIGNMENT)));
         if let Some((_, distance)) = alternating {
             bytes += distance;

@@ -19,15 +19,13 @@
 //! tuner's knob; 1, the default, disables the pass); loops with fewer than S
 //! steps are left alone. Runs after grid-to-loops, before inlining.
 
-use crate::support::handles::{
-    context_of, dim_size, location_of, next_of, rank_of, raw_op, result_of, shaped_element, value_type,
-};
+use crate::support::handles::{context_of, dim_size, location_of, next_of, rank_of, raw_op, result_of, value_type};
 use crate::support::ir::defining_op;
 use crate::support::template::emit_line;
 use crate::{
     PassAlias, PassDefinition, PassError,
     grid::grid_to_loops::ARBITRARY_AXIS,
-    support::ir::{collect_operations, constant_value, element_bits, print_type, recompute_before},
+    support::ir::{collect_operations, constant_value, element_bytes, print_type, recompute_before},
     support::template,
 };
 use melior::{
@@ -164,8 +162,7 @@ fn prefetch_block(anchor: MlirOperation, view: MlirValue) -> Result<(), String> 
     let view_type = value_type(view);
     let rank = rank_of(view_type) as usize;
     let shape: Vec<i64> = (0..rank).map(|d| dim_size(view_type, (d as isize) as usize)).collect();
-    let element_bytes = (element_bits(shaped_element(view_type)) + 7) / 8;
-    let line = (64 / element_bytes).max(1);
+    let line = (64 / element_bytes(view_type)).max(1);
     let text_type = print_type(view_type);
     let mut body = String::from("%c0 = arith.constant 0 : index\n");
     for (d, &size) in shape.iter().enumerate() {
