@@ -11,7 +11,10 @@
 // vector of 4 A values and one of 8 B values, then per tile row an FMA of
 // the A value broadcast with the B row: 32 FMAs per 12 values read. The
 // chunk loop is the pipelined one (k = 32: the second chunk's loads before
-// the first's FMAs, stored to LDS after them).
+// the first's FMAs, stored to LDS after them). The k-step loop is
+// unrolled by two (RDNA 3 dual-issues pairs of the two steps' FMAs).
+// CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<count = 2 : i32>
+// CHECK: #[[STEPS:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
 // CHECK-LABEL: func.func @f32_on_rdna3
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
@@ -43,7 +46,7 @@
 // CHECK-NEXT: %[[F0:.*]] = math.fma %[[A0S]], %[[B]], %[[ACC0]] : vector<8xf32>
 // CHECK-COUNT-3: math.fma
 // CHECK: scf.yield %[[F0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>
-// CHECK-NEXT: }
+// CHECK-NEXT: } {loop_annotation = #[[STEPS]]}
 // CHECK-NEXT: gpu.barrier
 // CHECK: vector.store %{{.*}}, %[[LB]]
 // CHECK-COUNT-4: vector.store %{{.*}}, %[[LA]]

@@ -74,6 +74,13 @@ fn accumulator_registers(wave: i64) -> i64 {
 }
 /// Tile extents tried (rows and columns).
 const TILE_EXTENTS: [i64; 5] = [1, 2, 4, 8, 16];
+/// The k-step loop is unrolled by two, no more: two steps' multiply-adds
+/// give RDNA 3 independent FMAs to dual-issue (`v_dual_fmac_f32`: none
+/// with the loop rolled or LLVM's own choice on 8x16 tiles); a whole
+/// chunk straight-line had LLVM hoist every step's LDS reads above the
+/// multiply-adds, a chunk of operands live at once (spills).
+const UNROLL_STEPS_BY_TWO: &str =
+    "loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<count = 2 : i32>>";
 /// Bytes of LDS the staged chunks of one contraction may take.
 const STAGED_BYTES: i64 = 32768;
 
@@ -405,12 +412,10 @@ impl StagedContraction for Plan {
         operand_chunks([self.types[0], self.types[1]], (self.sub_rows(), self.sub_columns(), self.chunk), at, (&a, &b))
     }
 
-    /// A loop over the chunk's k steps (rolled: straight-line, LLVM would
-    /// hoist every step's LDS reads above the multiply-adds, holding a
-    /// whole chunk of operands in registers); per step one vector of A's
-    /// column (the tile's rows) and one of B's row (its columns), then per
-    /// tile row the body on A's element broadcast, B's row and the row's
-    /// accumulators.
+    /// A loop over the chunk's k steps (`UNROLL_STEPS_BY_TWO`); per step
+    /// one vector of A's column (the tile's rows) and one of B's row (its
+    /// columns), then per tile row the body on A's element broadcast, B's
+    /// row and the row's accumulators.
     fn compute(
         &self,
         body: &mut String,
@@ -451,7 +456,7 @@ impl StagedContraction for Plan {
             .collect();
         emit_line!(
             body,
-            "scf.yield {} : {}\n}}",
+            "scf.yield {} : {}\n}} {{{UNROLL_STEPS_BY_TWO}}}",
             next.join(", "),
             vec![self.vector(self.columns, &self.output); count].join(", ")
         );
