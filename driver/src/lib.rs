@@ -208,12 +208,13 @@ impl GpuOptions {
             Ok(Some(tuned)) => {
                 eprintln!(
                     "tessel: note: using the tuned schedule from the cache: num_warps {}, num_stages {}, lds_chunk {}, \
-                     matrix cores {}, {} grid",
+                     matrix cores {}, {} grid, register tile {}",
                     tuned.num_warps,
                     tuned.num_stages,
                     tuned.lds_chunk,
                     if tuned.matrix_cores { "on" } else { "off" },
-                    tessel_lowering::grid_order_name(tuned.column_major)
+                    tessel_lowering::grid_order_name(tuned.column_major),
+                    tessel_tuner::gpu::tile_name(tuned.register_tile)
                 );
                 tessel_lowering::rocm::RocmOptions { code_object: self.code_object, ..tuned.options(chip) }
             }

@@ -1,7 +1,8 @@
 //! Tuning ROCm kernels: the workgroup's wavefronts (`num_warps`), LDS
 //! double buffering of contraction chunks (`num_stages`), the chunk
-//! depth (`lds_chunk`) and matrix cores or FMAs for contractions
-//! (`matrix_cores`), for one chip, measured on an AMD GPU through HIP
+//! depth (`lds_chunk`), matrix cores or FMAs for contractions
+//! (`matrix_cores`) and the FMA path's register tile per work-item
+//! (`register_tile`), for one chip, measured on an AMD GPU through HIP
 //! (the emulator's timings say nothing about a GPU). Same search, guard,
 //! confirmation and cache as the CPU's; without a GPU it says so.
 
@@ -12,7 +13,9 @@ use crate::{
 };
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
-use tessel_dialects::knobs::{GRID_ORDER, LDS_CHUNK, MATRIX_CORES, NUM_STAGES, NUM_WARPS, Settings};
+use tessel_dialects::knobs::{
+    GRID_ORDER, LDS_CHUNK, MATRIX_CORES, NUM_STAGES, NUM_WARPS, REGISTER_TILE, Settings, Value,
+};
 use tessel_lowering::rocm::{self, Chip, RocmOptions};
 use tessel_runtime::{HostArray, hip};
 
@@ -27,17 +30,33 @@ pub struct GpuSchedule {
     /// Workgroups of the grid's parallel axes in column-major order.
     #[serde(default)]
     pub column_major: bool,
+    /// A work-item's tile of FMA contractions (rows, columns); `None`: the
+    /// largest that fits the block (tessel-register-tiles' choice).
+    #[serde(default)]
+    pub register_tile: Option<(i64, i64)>,
 }
 
 /// Names the ROCm space (part of the cache key).
-pub const GPU_SPACE: &str = "rocm-3: num_warps 1..16 (up to 1024 work-items), num_stages 1..2, lds_chunk 4..32, \
-                             matrix_cores on/off, grid order";
+pub const GPU_SPACE: &str = "rocm-4: num_warps 1..16 (up to 1024 work-items), num_stages 1..2, lds_chunk 4..32, \
+                             matrix_cores on/off, grid order, FMA register tile 1..16 x 1..16";
 
 const LDS_CHUNKS: [i64; 4] = [4, 8, 16, 32];
+/// Tile extents of the FMA path (tessel-register-tiles tries the same).
+const TILE_EXTENTS: [i64; 5] = [1, 2, 4, 8, 16];
+/// The tiles the search tries first when the pass chooses: its usual
+/// choices and their neighbours.
+const FIRST_TILES: [(i64, i64); 4] = [(4, 4), (8, 8), (8, 16), (16, 8)];
 
 impl GpuSchedule {
     pub fn default_for(_chip: Chip) -> Self {
-        GpuSchedule { num_warps: 4, num_stages: 1, lds_chunk: 16, matrix_cores: true, column_major: false }
+        GpuSchedule {
+            num_warps: 4,
+            num_stages: 1,
+            lds_chunk: 16,
+            matrix_cores: true,
+            column_major: false,
+            register_tile: None,
+        }
     }
 
     pub fn is_legal(self, chip: Chip) -> bool {
@@ -47,12 +66,17 @@ impl GpuSchedule {
             && NUM_STAGES.allows(self.num_stages)
             && LDS_CHUNKS.contains(&self.lds_chunk)
             && LDS_CHUNK.allows(self.lds_chunk)
+            && self
+                .register_tile
+                .is_none_or(|(rows, columns)| TILE_EXTENTS.contains(&rows) && TILE_EXTENTS.contains(&columns))
     }
 
     /// The legal schedules one action away: wavefronts doubled or halved,
     /// the other pipelining depth, chunks doubled or halved, and where the
-    /// kernel has them (`knobs`), matrix cores or FMAs and the other grid
-    /// order.
+    /// kernel has them (`knobs`), matrix cores or FMAs, the other grid
+    /// order and, for contractions, the FMA register tile (from the pass's
+    /// choice, its usual tiles; from a tile, either extent doubled or
+    /// halved, or the pass's choice again).
     pub fn neighbours(&self, chip: Chip, knobs: Knobs) -> Vec<Self> {
         let mut candidates = vec![
             GpuSchedule { num_warps: self.num_warps * 2, ..*self },
@@ -67,6 +91,19 @@ impl GpuSchedule {
         if knobs.grid_order {
             candidates.push(GpuSchedule { column_major: !self.column_major, ..*self });
         }
+        if knobs.contractions {
+            let tiles: Vec<Option<(i64, i64)>> = match self.register_tile {
+                None => FIRST_TILES.into_iter().map(Some).collect(),
+                Some((rows, columns)) => vec![
+                    Some((rows * 2, columns)),
+                    Some((rows / 2, columns)),
+                    Some((rows, columns * 2)),
+                    Some((rows, columns / 2)),
+                    None,
+                ],
+            };
+            candidates.extend(tiles.into_iter().map(|register_tile| GpuSchedule { register_tile, ..*self }));
+        }
         candidates.into_iter().filter(|candidate| candidate != self && candidate.is_legal(chip)).collect()
     }
 
@@ -79,6 +116,9 @@ impl GpuSchedule {
             .set_integer(&LDS_CHUNK, self.lds_chunk)
             .set_integer(&MATRIX_CORES, self.matrix_cores as i64)
             .set_integer(&GRID_ORDER, self.column_major as i64);
+        if let Some((rows, columns)) = self.register_tile {
+            knobs.set(&REGISTER_TILE, Value::Pair(rows, columns));
+        }
         RocmOptions { chip, knobs, ..RocmOptions::default() }
     }
 }
@@ -113,6 +153,8 @@ pub struct GpuReport {
     lds_chunk: i64,
     matrix_cores: bool,
     grid_order: &'static str,
+    /// `ROWSxCOLUMNS`, or `default` (the pass's choice).
+    register_tile: String,
 }
 
 impl ScheduleJson for GpuSchedule {
@@ -124,8 +166,14 @@ impl ScheduleJson for GpuSchedule {
             lds_chunk: self.lds_chunk,
             matrix_cores: self.matrix_cores,
             grid_order: tessel_lowering::grid_order_name(self.column_major),
+            register_tile: tile_name(self.register_tile),
         }
     }
+}
+
+/// `ROWSxCOLUMNS`, or `default` for the pass's choice.
+pub fn tile_name(tile: Option<(i64, i64)>) -> String {
+    tile.map_or("default".into(), |(rows, columns)| format!("{rows}x{columns}"))
 }
 
 /// The knobs worth measuring for a kernel beyond the always-present ones.
@@ -136,17 +184,21 @@ pub struct Knobs {
     pub matrix_cores: bool,
     /// It has a grid of two or more axes.
     pub grid_order: bool,
+    /// It has contractions (the FMA path's register tile matters: they
+    /// are FMAs where matrix cores do not take them, or are off).
+    pub contractions: bool,
 }
 
 fn knobs_of(module_text: &str, chip: Chip) -> Knobs {
     tessel_lowering::register_everything();
     let context = tessel_dialects::create_context();
     let Some(module) = melior::ir::Module::parse(&context, module_text) else { return Knobs::default() };
-    let matrix_cores = crate::space::Space::dots(&module).iter().any(|dot| {
+    let dots = crate::space::Space::dots(&module);
+    let matrix_cores = dots.iter().any(|dot| {
         let [m, n, _] = dot.sizes;
         m % 16 == 0 && n % 16 == 0 && chip.matrix_instruction(&dot.input, &dot.output).is_some()
     });
-    Knobs { matrix_cores, grid_order: crate::space::grid_shapes(&module).0 }
+    Knobs { matrix_cores, grid_order: crate::space::grid_shapes(&module).0, contractions: !dots.is_empty() }
 }
 
 /// A compiled candidate: the code object and what the host launches.
@@ -289,15 +341,31 @@ mod tests {
         for chip in Chip::ALL {
             let start = GpuSchedule::default_for(chip);
             assert!(start.is_legal(chip));
-            let next = start.neighbours(chip, Knobs { matrix_cores: true, grid_order: true });
+            let next = start.neighbours(chip, Knobs { matrix_cores: true, grid_order: true, contractions: true });
             assert!(next.iter().all(|s| s.is_legal(chip) && *s != start));
             assert!(next.iter().any(|s| s.num_stages == 2));
             assert!(next.iter().any(|s| !s.matrix_cores));
             assert!(next.iter().any(|s| s.column_major));
-            assert!(start.neighbours(chip, Knobs::default()).iter().all(|s| s.matrix_cores && !s.column_major));
+            assert!(next.iter().any(|s| s.register_tile == Some((8, 16))));
+            assert!(
+                start
+                    .neighbours(chip, Knobs::default())
+                    .iter()
+                    .all(|s| s.matrix_cores && !s.column_major && s.register_tile.is_none())
+            );
+            // From a tile: its extents doubled or halved within 1..16, or
+            // the pass's choice again.
+            let tiled = GpuSchedule { register_tile: Some((16, 1)), ..start };
+            let tiles: Vec<_> = tiled
+                .neighbours(chip, Knobs { contractions: true, ..Knobs::default() })
+                .into_iter()
+                .filter(|s| s.register_tile != tiled.register_tile)
+                .map(|s| s.register_tile)
+                .collect();
+            assert_eq!(tiles, [Some((8, 1)), Some((16, 2)), None]);
         }
         // 16 wavefronts of 64 are 1024 work-items; of 32 (RDNA) too.
-        let wide = GpuSchedule { num_warps: 16, num_stages: 1, lds_chunk: 16, matrix_cores: true, column_major: false };
+        let wide = GpuSchedule { num_warps: 16, ..GpuSchedule::default_for(Chip::Gfx90a) };
         assert!(wide.is_legal(Chip::Gfx90a) && wide.is_legal(Chip::Gfx1100));
         assert!(!GpuSchedule { num_warps: 32, ..wide }.is_legal(Chip::Gfx1100));
     }
@@ -306,7 +374,14 @@ mod tests {
     fn cached_schedules_are_per_chip() {
         let dir = tempfile::tempdir().unwrap();
         let module = "module {}";
-        let tuned = GpuSchedule { num_warps: 8, num_stages: 2, lds_chunk: 8, matrix_cores: false, column_major: true };
+        let tuned = GpuSchedule {
+            num_warps: 8,
+            num_stages: 2,
+            lds_chunk: 8,
+            matrix_cores: false,
+            column_major: true,
+            register_tile: Some((4, 8)),
+        };
         let entry = Entry { schedule: tuned, default_s: 2.0, best_s: 1.0, candidates: 5 };
         Cache::new(dir.path()).put(&cache::key(module, &target(Chip::Gfx942), GPU_SPACE), &entry).unwrap();
         assert_eq!(cached_schedule(module, Chip::Gfx942, dir.path()), Ok(Some(tuned)));
@@ -317,6 +392,7 @@ mod tests {
             (knob(&NUM_WARPS), knob(&NUM_STAGES), knob(&LDS_CHUNK), knob(&MATRIX_CORES), knob(&GRID_ORDER)),
             (Some(8), Some(2), Some(8), Some(0), Some(1))
         );
+        assert_eq!(options.knobs.get(&REGISTER_TILE), Some(Value::Pair(4, 8)));
     }
 
     #[test]
