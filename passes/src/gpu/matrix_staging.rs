@@ -35,6 +35,13 @@
 //! instructions. Only used where every unit has the same shape of stores
 //! (the offsets below are checked for every unit); other contractions stage
 //! with block-wide `linalg.copy`.
+//!
+//! The FMA path (`tessel-register-tiles`) uses layouts of one-element
+//! "instructions" (`inst_k = elements = 1`: a plain `[outer][chunk]`) to
+//! stage both operands k-major: B's chunk copied as it is (as `a`, its k
+//! rows the outer index: `[k][n]`) and A's transposed (as `b`: `[k][m]`),
+//! so a work-item's k step reads a run of its tile's rows and one of its
+//! columns.
 
 use crate::gpu::tessel_lds_stage::STAGED_LOOP;
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
