@@ -43,13 +43,17 @@
 //! so a work-item's k step reads a run of its tile's rows and one of its
 //! columns.
 
-use crate::gpu::tessel_lds_stage::STAGED_LOOP;
+use crate::PassError;
+use crate::gpu::grid_to_gpu::DEFAULT_NUM_WARPS;
+use crate::gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_LOOP};
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
 use crate::support::handles::{parent_of, raw_op};
 use crate::support::ir::{print_type, strided_view_type};
 use crate::support::template::emit_line;
+use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::{MlirOperation, MlirType};
 use std::collections::BTreeSet;
+use tessel_dialects::{Chip, knobs};
 
 /// One operand's LDS layout: `outer` rows of `chunk` k.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -429,6 +433,40 @@ pub(super) trait StagedContraction {
         current: Vec<String>,
         constants: &mut BTreeSet<i64>,
     ) -> Vec<String>;
+}
+
+/// What both contraction passes read from the module's settings: the
+/// chip, the waves per workgroup, the wanted chunk depth, the pipelining
+/// depth and the work-items per wave grid-to-gpu will launch.
+pub(super) struct Launch {
+    pub chip: Chip,
+    pub warps: i64,
+    pub wanted_chunk: i64,
+    pub stages: i64,
+    pub wave: i64,
+}
+
+impl Launch {
+    /// The module's launch settings; an error names unsupported ones.
+    pub fn of(module: OperationRef<'static, '_>) -> Result<Launch, PassError> {
+        let settings = raw_op(module.to_raw());
+        let warps = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS);
+        let wanted_chunk = knobs::LDS_CHUNK.integer_or(settings, DEFAULT_LDS_CHUNK);
+        let stages = knobs::NUM_STAGES.integer_or(settings, 1);
+        match knobs::chip_of(settings) {
+            Ok(chip) if warps >= 1 && wanted_chunk >= 1 => {
+                let wave = knobs::WAVE_SIZE.integer_or(settings, chip.wave_size());
+                Ok(Launch { chip, warps, wanted_chunk, stages, wave })
+            }
+            unsupported => {
+                let name = unsupported.map_or_else(|name| name, |chip| chip.name().to_string());
+                Err(PassError::at(
+                    module.location(),
+                    format!("unsupported settings (chip '{name}', {warps} waves, chunk {wanted_chunk})"),
+                ))
+            }
+        }
+    }
 }
 
 /// Is `op` inside the programs of a grid (which grid-to-gpu maps to a

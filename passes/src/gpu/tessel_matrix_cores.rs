@@ -57,16 +57,15 @@ use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
-    gpu::grid_to_gpu::DEFAULT_NUM_WARPS,
     gpu::matrix_staging::{
-        Layout, StagedContraction, Staging, inside_programs, operand_chunk_types, operand_chunks, pair_loop_header,
-        pipelined_loop, read_conflicts,
+        Launch, Layout, StagedContraction, Staging, inside_programs, operand_chunk_types, operand_chunks,
+        pair_loop_header, pipelined_loop, read_conflicts,
     },
-    gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_BUFFER, STAGED_LOOP},
+    gpu::tessel_lds_stage::{STAGED_BUFFER, STAGED_LOOP},
     support::ir::{collect_operations, element_name, print_type, strided_view_type},
     support::template,
 };
-use melior::ir::{OperationRef, operation::OperationLike};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use tessel_dialects::knobs;
 use tessel_dialects::{
@@ -101,25 +100,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if knobs::MATRIX_CORES.integer_or(settings, 1) == 0 {
         return Ok(());
     }
-    let warps = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS);
-    let wanted_chunk = knobs::LDS_CHUNK.integer_or(settings, DEFAULT_LDS_CHUNK);
-    let stages = knobs::NUM_STAGES.integer_or(settings, 1);
-    let chip = match knobs::chip_of(settings) {
-        Ok(chip) if warps >= 1 && wanted_chunk >= 1 => chip,
-        unsupported => {
-            let name = unsupported.map_or_else(|name| name, |chip| chip.name().to_string());
-            return Err(PassError::at(
-                module.location(),
-                format!("unsupported settings (chip '{name}', {warps} waves, chunk {wanted_chunk})"),
-            ));
-        }
-    };
-    // Work-items per wavefront as grid-to-gpu will launch them (the
-    // instructions need their own: 64 for MFMA, 32 for WMMA).
-    let wave_size = knobs::WAVE_SIZE.integer_or(settings, chip.wave_size());
+    let Launch { chip, warps, wanted_chunk, stages, wave } = Launch::of(module)?;
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
         let Some(plan) = plan(raw, chip, warps, wanted_chunk, stages) else { continue };
-        if plan.instruction.wave_size() != wave_size {
+        // The instructions need their own wave size (64 for MFMA, 32 for
+        // WMMA) as grid-to-gpu will launch the work-items.
+        if plan.instruction.wave_size() != wave {
             continue;
         }
         let operands = raw_op(raw).operands();

@@ -40,16 +40,15 @@ use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
-    gpu::grid_to_gpu::DEFAULT_NUM_WARPS,
     gpu::matrix_staging::{
-        Layout, StagedContraction, Staging, bank_conflicts, inside_programs, operand_chunk_types, operand_chunks,
-        pipelined_loop,
+        Launch, Layout, StagedContraction, Staging, bank_conflicts, inside_programs, operand_chunk_types,
+        operand_chunks, pipelined_loop,
     },
-    gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_BUFFER},
+    gpu::tessel_lds_stage::STAGED_BUFFER,
     support::ir::{element_name, print_type, strided_view_type},
     support::template,
 };
-use melior::ir::{OperationRef, operation::OperationLike};
+use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::collections::BTreeSet;
 use tessel_dialects::knobs;
@@ -85,25 +84,12 @@ const UNROLL_STEPS_BY_TWO: &str =
 const STAGED_BYTES: i64 = 32768;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let settings = raw_op(module.to_raw());
-    let warps = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS);
-    let wanted_chunk = knobs::LDS_CHUNK.integer_or(settings, DEFAULT_LDS_CHUNK);
-    let stages = knobs::NUM_STAGES.integer_or(settings, 1);
-    let wave = match knobs::chip_of(settings) {
-        Ok(chip) if warps >= 1 && wanted_chunk >= 1 => knobs::WAVE_SIZE.integer_or(settings, chip.wave_size()),
-        unsupported => {
-            let name = unsupported.map_or_else(|name| name, |chip| chip.name().to_string());
-            return Err(PassError::at(
-                module.location(),
-                format!("unsupported settings (chip '{name}', {warps} waves, chunk {wanted_chunk})"),
-            ));
-        }
-    };
-    let wanted_tile = match settings.integers(knobs::REGISTER_TILE.attribute)[..] {
+    let Launch { warps, wanted_chunk, stages, wave, .. } = Launch::of(module)?;
+    let wanted_tile = match raw_op(module.to_raw()).integers(knobs::REGISTER_TILE.attribute)[..] {
         [rows, columns] => Some((rows, columns)),
         _ => None,
     };
-    let launch = Launch { threads: warps * wave, wave, wanted_tile, wanted_chunk, stages };
+    let launch = Tiling { threads: warps * wave, wave, wanted_tile, wanted_chunk, stages };
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
         let Some(plan) = plan(raw, &launch) else { continue };
         let operands = raw_op(raw).operands();
@@ -115,7 +101,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 }
 
 /// What the module's settings give every contraction.
-struct Launch {
+struct Tiling {
     threads: i64,
     wave: i64,
     wanted_tile: Option<(i64, i64)>,
@@ -200,7 +186,7 @@ struct Plan {
 }
 
 /// The plan for `op`, when it is a contraction register tiles can take.
-fn plan(op: MlirOperation, launch: &Launch) -> Option<Plan> {
+fn plan(op: MlirOperation, launch: &Tiling) -> Option<Plan> {
     let raw = raw_op(op);
     if !raw.has(CONTRACTION) || raw.operands().len() != 3 || !inside_programs(op) {
         return None;
@@ -268,7 +254,7 @@ fn plan(op: MlirOperation, launch: &Launch) -> Option<Plan> {
 /// wanted tile if it is one, else the most results per work-item, then the
 /// squarest tile, then the squarest sub-block (the least staged per
 /// result); the first of equals.
-fn arrange((m, n): (i64, i64), launch: &Launch, bytes: i64, registers_per_result: i64) -> Option<(i64, i64, i64)> {
+fn arrange((m, n): (i64, i64), launch: &Tiling, bytes: i64, registers_per_result: i64) -> Option<(i64, i64, i64)> {
     let threads = launch.threads;
     let arrangements = (1..=threads).filter(|columns| threads % columns == 0).flat_map(|thread_columns| {
         TILE_EXTENTS
@@ -468,8 +454,8 @@ impl StagedContraction for Plan {
 mod tests {
     use super::*;
 
-    fn launch(threads: i64, wave: i64, wanted_tile: Option<(i64, i64)>) -> Launch {
-        Launch { threads, wave, wanted_tile, wanted_chunk: 16, stages: 1 }
+    fn launch(threads: i64, wave: i64, wanted_tile: Option<(i64, i64)>) -> Tiling {
+        Tiling { threads, wave, wanted_tile, wanted_chunk: 16, stages: 1 }
     }
 
     #[test]
