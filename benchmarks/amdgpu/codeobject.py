@@ -105,16 +105,15 @@ class Kernel:
                 found.append((start, index))
         return found
 
-    def hot_loop(self, kind="matrix"):
-        """The loop with the most `kind` instructions of its own (not in
-        loops nested in it; the innermost of equals): with matrix
-        instructions, a contraction's k loop; with `fma`, the FMA path's
-        loop over k steps. None without such instructions in loops."""
+    def hot_loop(self):
+        """The loop with the most matrix instructions of its own (not in
+        loops nested in it; the innermost of equals): a contraction's k
+        loop. None without matrix instructions."""
         loops = self.loops()
         best = None
         for start, end in loops:
             nested = {i for s, e in loops if start < s and e < end for i in range(s, e + 1)}
-            count = sum(self.instructions[i].kind == kind for i in range(start, end + 1) if i not in nested)
+            count = sum(self.instructions[i].kind == "matrix" for i in range(start, end + 1) if i not in nested)
             key = (count, -(end - start))
             if count and (best is None or key > best[0]):
                 best = (key, (start, end))
