@@ -419,10 +419,25 @@ pub(super) trait StagedContraction {
     /// k, the k of one chunk and the buffers per operand (2: double
     /// buffering).
     fn depth(&self) -> (i64, i64, i64);
-    /// Types of the views `chunk_views` defines.
-    fn chunk_view_types(&self) -> (String, String);
-    /// `%sa_{label}`, `%sb_{label}`: the operands' chunks at k = `at`.
-    fn chunk_views(&self, label: &str, at: &str) -> String;
+    /// Whether B's chunk is staged as `Staging::a` (`%sa_*`) and A's as
+    /// `Staging::b`: the FMA path stages both k-major, B as it is and A
+    /// transposed; the matrix-core path stages A first.
+    const B_STAGED_FIRST: bool;
+    /// The element types of A and B.
+    fn operand_types(&self) -> [MlirType; 2];
+    /// The sub-block's rows and columns and the k of one chunk.
+    fn chunk_shape(&self) -> (i64, i64, i64);
+    /// Types of the views `chunk_views` defines (`%sa_*`'s, `%sb_*`'s).
+    fn chunk_view_types(&self) -> (String, String) {
+        let (view_a, view_b) = operand_chunk_types(self.operand_types(), self.chunk_shape());
+        if Self::B_STAGED_FIRST { (view_b, view_a) } else { (view_a, view_b) }
+    }
+    /// `%sa_{label}`, `%sb_{label}`: the staged operands' chunks at k = `at`.
+    fn chunk_views(&self, label: &str, at: &str) -> String {
+        let (first, second) = (format!("%sa_{label}"), format!("%sb_{label}"));
+        let (a, b) = if Self::B_STAGED_FIRST { (&second, &first) } else { (&first, &second) };
+        operand_chunks(self.operand_types(), self.chunk_shape(), at, (a, b))
+    }
     /// Per-lane code computing the chunk in buffers `buffer` from the
     /// accumulators `current`; returns the new ones.
     fn compute(

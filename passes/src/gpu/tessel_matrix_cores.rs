@@ -58,8 +58,7 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::matrix_staging::{
-        Launch, Layout, StagedContraction, Staging, inside_programs, operand_chunk_types, operand_chunks,
-        pair_loop_header, pipelined_loop, read_conflicts,
+        Launch, Layout, StagedContraction, Staging, inside_programs, pair_loop_header, pipelined_loop, read_conflicts,
     },
     gpu::tessel_lds_stage::{STAGED_BUFFER, STAGED_LOOP},
     support::ir::{collect_operations, element_name, print_type, strided_view_type},
@@ -529,14 +528,14 @@ impl StagedContraction for Plan {
         (self.k, self.chunk, self.stages)
     }
 
-    fn chunk_view_types(&self) -> (String, String) {
-        operand_chunk_types([self.types[0], self.types[1]], (self.sub_rows(), self.sub_columns(), self.chunk))
+    const B_STAGED_FIRST: bool = false;
+
+    fn operand_types(&self) -> [MlirType; 2] {
+        [self.types[0], self.types[1]]
     }
 
-    /// `%sa_{label}` is A's chunk, `%sb_{label}` B's.
-    fn chunk_views(&self, label: &str, at: &str) -> String {
-        let (a, b) = (format!("%sa_{label}"), format!("%sb_{label}"));
-        operand_chunks([self.types[0], self.types[1]], (self.sub_rows(), self.sub_columns(), self.chunk), at, (&a, &b))
+    fn chunk_shape(&self) -> (i64, i64, i64) {
+        (self.sub_rows(), self.sub_columns(), self.chunk)
     }
 
     /// Per-lane code: the matrix instructions of one staged chunk (buffers

@@ -41,8 +41,7 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::matrix_staging::{
-        Launch, Layout, StagedContraction, Staging, bank_conflicts, inside_programs, operand_chunk_types,
-        operand_chunks, pipelined_loop,
+        Launch, Layout, StagedContraction, Staging, bank_conflicts, inside_programs, pipelined_loop,
     },
     gpu::tessel_lds_stage::STAGED_BUFFER,
     support::ir::{element_name, print_type, strided_view_type},
@@ -385,17 +384,14 @@ impl StagedContraction for Plan {
         (self.k, self.chunk, self.stages)
     }
 
-    /// `%sa_{label}` is B's chunk (staged as it is), `%sb_{label}` A's
-    /// (staged transposed).
-    fn chunk_view_types(&self) -> (String, String) {
-        let (view_a, view_b) =
-            operand_chunk_types([self.types[0], self.types[1]], (self.sub_rows(), self.sub_columns(), self.chunk));
-        (view_b, view_a)
+    const B_STAGED_FIRST: bool = true;
+
+    fn operand_types(&self) -> [MlirType; 2] {
+        [self.types[0], self.types[1]]
     }
 
-    fn chunk_views(&self, label: &str, at: &str) -> String {
-        let (a, b) = (format!("%sb_{label}"), format!("%sa_{label}"));
-        operand_chunks([self.types[0], self.types[1]], (self.sub_rows(), self.sub_columns(), self.chunk), at, (&a, &b))
+    fn chunk_shape(&self) -> (i64, i64, i64) {
+        (self.sub_rows(), self.sub_columns(), self.chunk)
     }
 
     /// A loop over the chunk's k steps (`UNROLL_STEPS_BY_TWO`); per step
