@@ -76,6 +76,36 @@ def is_cross_lane(instruction):
     return "_dpp" in instruction.mnemonic or instruction.mnemonic.startswith(CROSS_LANE_PREFIXES)
 
 
+# Bytes per lane of a global load or store, by mnemonic suffix.
+ACCESS_BYTES = {
+    "dwordx4": 16,
+    "b128": 16,
+    "dwordx3": 12,
+    "b96": 12,
+    "dwordx2": 8,
+    "b64": 8,
+    "dword": 4,
+    "b32": 4,
+    "short": 2,
+    "ushort": 2,
+    "sshort": 2,
+    "u16": 2,
+    "i16": 2,
+    "b16": 2,
+    "byte": 1,
+    "ubyte": 1,
+    "sbyte": 1,
+    "u8": 1,
+    "i8": 1,
+}
+
+
+def access_bytes(instruction):
+    """Bytes one lane moves with a global load or store."""
+    suffix = instruction.mnemonic.rsplit("_", 1)[-1]
+    return ACCESS_BYTES.get(suffix, 4)
+
+
 @dataclass
 class Instruction:
     mnemonic: str
@@ -144,6 +174,7 @@ def widths(instructions, kind):
 LINE = re.compile(r"^\s+([a-z_][a-z0-9_.]*)\s*(.*?)\s*(?:;.*)?$")
 LABEL = re.compile(r"^([.A-Za-z_][\w.$]*):")
 METADATA = re.compile(r"\.amdgpu_metadata\n(.*?)\.end_amdgpu_metadata", re.S)
+DESCRIPTOR = re.compile(r"\.amdhsa_kernel (\S+)\n(.*?)\.end_amdhsa_kernel", re.S)
 
 
 def kernel_metadata(text):
@@ -179,4 +210,9 @@ def kernels_of(text):
     for name, metadata in kernel_metadata(text).items():
         if name in kernels:
             kernels[name].metadata = metadata
+    # The kernel descriptor's user SGPRs: the work-group id follows them.
+    for name, descriptor in DESCRIPTOR.findall(text):
+        count = re.search(r"\.amdhsa_user_sgpr_count (\d+)", descriptor)
+        if name in kernels and count:
+            kernels[name].metadata["user_sgpr_count"] = int(count.group(1))
     return [kernel for kernel in kernels.values() if kernel.instructions]

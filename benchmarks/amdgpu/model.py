@@ -6,6 +6,7 @@ import itertools
 import math
 
 import codeobject
+import interpreter
 
 # Per chip: the product it is estimated for and its published figures
 # (per device: one GCD of an MI250X), plus the issue model's constants.
@@ -112,35 +113,6 @@ def occupancy(metadata, lds, chip):
     return max(0, min(spec["max_waves"], by_registers, by_lds))
 
 
-# Bytes per lane of a global load, by mnemonic suffix.
-LOAD_BYTES = {
-    "dwordx4": 16,
-    "b128": 16,
-    "dwordx3": 12,
-    "b96": 12,
-    "dwordx2": 8,
-    "b64": 8,
-    "dword": 4,
-    "b32": 4,
-    "short": 2,
-    "ushort": 2,
-    "sshort": 2,
-    "u16": 2,
-    "i16": 2,
-    "b16": 2,
-    "byte": 1,
-    "ubyte": 1,
-    "sbyte": 1,
-    "u8": 1,
-    "i8": 1,
-}
-
-
-def load_bytes(instruction):
-    suffix = instruction.mnemonic.rsplit("_", 1)[-1]
-    return LOAD_BYTES.get(suffix, 4)
-
-
 def outermost_nested(kernel, start, end):
     """The loops nested in instructions start..end, outermost only."""
     nested = [span for span in kernel.loops() if start <= span[0] and span[1] <= end and span != (start, end)]
@@ -173,7 +145,7 @@ def iteration(kernel, loop, expected_bytes):
     instructions = kernel.instructions
 
     def loaded(indices):
-        return sum(load_bytes(instructions[i]) for i in indices if instructions[i].kind == "global_load")
+        return sum(codeobject.access_bytes(instructions[i]) for i in indices if instructions[i].kind == "global_load")
 
     body_bytes = loaded(i for i in range(start, end + 1) if i not in inside)
     nested_bytes = loaded(inside)
@@ -209,7 +181,9 @@ def fma_iteration(kernel, loop, block, element_bytes, threads, wave):
     inside = {i for s, e in nested for i in range(s, e + 1)}
     own = [kernel.instructions[i] for i in range(start, end + 1) if i not in inside]
     chunk = (
-        sum(load_bytes(i) for i in own if i.kind == "global_load") * threads / ((block[0] + block[1]) * element_bytes)
+        sum(codeobject.access_bytes(i) for i in own if i.kind == "global_load")
+        * threads
+        / ((block[0] + block[1]) * element_bytes)
     )
     needed = chunk * block[0] * block[1] / (threads // wave)
     nested_work = contraction_work([kernel.instructions[i] for i in sorted(inside)], wave)
@@ -319,59 +293,49 @@ def round_trips(executed):
 
 def lane_bytes(instructions):
     """Global bytes one lane loads and stores running `instructions`."""
-    return sum(load_bytes(i) for i in instructions if i.kind in ("global_load", "global_store"))
-
-
-def streamed(kernel, lane_compulsory):
-    """The instructions one wave executes: the code itself without loops;
-    with one loop that moves all of its global memory (an element-wise
-    kernel's), that loop repeated as often as the bytes each lane must
-    move (`lane_compulsory`) require. None otherwise: other loops' trip
-    counts are not in the code."""
-    loops = kernel.loops()
-    instructions = kernel.instructions
-    if not loops:
-        return instructions
-    if len(loops) > 1:
-        return None
-    start, end = loops[0]
-    body, outside = instructions[start : end + 1], instructions[:start] + instructions[end + 1 :]
-    if lane_bytes(outside) or not lane_bytes(body):
-        return None
-    trips = max(1, round(lane_compulsory / lane_bytes(body)))
-    return instructions[:start] + body * trips + instructions[end + 1 :]
+    return sum(codeobject.access_bytes(i) for i in instructions if i.kind in ("global_load", "global_store"))
 
 
 def estimate_streaming(kernel, lds, chip, programs, compulsory_bytes):
-    """Estimated time of a memory-bound kernel, from the instructions a
-    wave executes (`streamed`):
+    """Estimated time of a memory-bound kernel, from the instructions each
+    wave of a work-group executes (`interpreter.workgroup`: its integer and control
+    code run, so every loop counts its real trips):
     the slowest of (1) DRAM: the bytes the computation must move (inputs
     read once, outputs written once; the same for every compiler) at the
     chip's bandwidth, (2) the last-level cache: the bytes the code moves
     (re-reads included) at its bandwidth, (3) the SIMDs: every wave's issue
     cycles plus, per round trip to memory, STREAM_LATENCY cycles that the
     other resident waves hide as far as they can. Returns a dict like
-    `estimate_contraction`'s (`exposed`: one wave's round trips x latency),
-    or None where `streamed` cannot tell what a wave executes."""
+    `estimate_contraction`'s (`issue`, `exposed`: a wave's mean issue
+    cycles and round trips x latency), or None where a wave's path depends
+    on a value the run does not know."""
     spec = CHIPS[chip]
     waves = occupancy(kernel.metadata, lds, chip)
     if waves == 0:
         return None
-    wave = spec["wave_size"]
-    threads = kernel.metadata.get("max_flat_workgroup_size", 256)
-    total_waves = programs * (threads // wave)
-    executed = streamed(kernel, compulsory_bytes / (total_waves * wave))
+    wave_size = spec["wave_size"]
+    executed = interpreter.workgroup(kernel, wave_size)
     if executed is None:
         return None
-    issue = sum(issue_cycles(instruction, wave) for instruction in executed)
-    exposed = round_trips(executed) * STREAM_LATENCY
+    total_waves = programs * len(executed)
+
+    def mean(measure):
+        return sum(measure(instructions) for instructions in executed) / len(executed)
+
+    issue = mean(lambda instructions: sum(issue_cycles(i, wave_size) for i in instructions))
+    exposed = mean(round_trips) * STREAM_LATENCY
     simds = spec["cus"] * spec["simds"]
     hertz = spec["clock_ghz"] * 1e9
     dram_us = compulsory_bytes / (spec["dram_gbps"] * 1e9) * 1e6
-    llc_us = total_waves * wave * lane_bytes(executed) / (spec["llc_gbps"] * 1e9) * 1e6
+    llc_us = total_waves * wave_size * mean(lane_bytes) / (spec["llc_gbps"] * 1e9) * 1e6
 
     def microseconds(resident):
         cycles = total_waves * max(issue, (issue + exposed) / resident)
         return max(dram_us, llc_us, cycles / simds / hertz * 1e6)
 
-    return {"us": microseconds(waves), "serial_us": microseconds(1), "issue": issue, "exposed": exposed}
+    return {
+        "us": microseconds(waves),
+        "serial_us": microseconds(1),
+        "issue": round(issue),
+        "exposed": round(exposed),
+    }
