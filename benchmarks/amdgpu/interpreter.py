@@ -539,9 +539,26 @@ def workgroup(kernel, wave_size):
     return waves
 
 
+def round_trips(executed):
+    """Times a wave waits for global loads it issued (a run of loads and
+    then waits for any of them is one round trip to memory)."""
+    waiting, trips = False, 0
+    for instruction in executed:
+        if instruction.kind == "global_load":
+            waiting = True
+        elif instruction.kind == "wait_vm" and waiting:
+            trips += 1
+            waiting = False
+    return trips
+
+
+KINDS = ("global_load", "global_store")
+
+
 def facts(kernel):
     """One line per fact: per wave, the instructions it executes, the
-    global bytes one of its lanes moves and how often it runs the target
+    global bytes one of its lanes loads and stores, the round trips to
+    memory it waits for, and how often it runs the target
     of each backward branch (a loop's trips; once for an out-of-line
     block that branches back)."""
     wave_size = kernel.metadata.get("wavefront_size", 64)
@@ -551,8 +568,11 @@ def facts(kernel):
         return lines + ["unknown: a branch depends on a value not in the code"]
     names = {index: label for label, index in kernel.labels.items()}
     for number, executed in enumerate(waves):
-        moved = sum(codeobject.access_bytes(i) for i in executed if i.kind in ("global_load", "global_store"))
-        lines.append(f"wave {number} executes {len(executed)} moves {moved} bytes per lane")
+        loaded, stored = (sum(codeobject.access_bytes(i) for i in executed if i.kind == kind) for kind in KINDS)
+        lines.append(
+            f"wave {number} executes {len(executed)} loads {loaded} stores {stored} bytes per lane "
+            f"in {round_trips(executed)} round trips"
+        )
         for start, _ in kernel.loops():
             head = kernel.instructions[start]
             trips = sum(instruction is head for instruction in executed)

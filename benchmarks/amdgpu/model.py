@@ -198,7 +198,7 @@ def exposed_latency(executed, compute="matrix"):
     its first `compute` instruction (matrix, or fma on the FMA path; loads
     issued later overlap the compute; so does waiting for them after)."""
     before_compute = itertools.takewhile(lambda instruction: instruction.kind != compute, executed)
-    return round_trips(before_compute) * GLOBAL_LATENCY
+    return interpreter.round_trips(before_compute) * GLOBAL_LATENCY
 
 
 def matrix_work(instructions):
@@ -278,19 +278,6 @@ def estimate_contraction(kernel, lds, chip, shape, block, element_bytes, outer_t
     }
 
 
-def round_trips(executed):
-    """Times a wave waits for global loads it issued (a run of loads and
-    then waits for any of them is one round trip to memory)."""
-    waiting, trips = False, 0
-    for instruction in executed:
-        if instruction.kind == "global_load":
-            waiting = True
-        elif instruction.kind == "wait_vm" and waiting:
-            trips += 1
-            waiting = False
-    return trips
-
-
 def lane_bytes(instructions):
     """Global bytes one lane loads and stores running `instructions`."""
     return sum(codeobject.access_bytes(i) for i in instructions if i.kind in ("global_load", "global_store"))
@@ -323,7 +310,7 @@ def estimate_streaming(kernel, lds, chip, programs, compulsory_bytes):
         return sum(measure(instructions) for instructions in executed) / len(executed)
 
     issue = mean(lambda instructions: sum(issue_cycles(i, wave_size) for i in instructions))
-    exposed = mean(round_trips) * STREAM_LATENCY
+    exposed = mean(interpreter.round_trips) * STREAM_LATENCY
     simds = spec["cus"] * spec["simds"]
     hertz = spec["clock_ghz"] * 1e9
     dram_us = compulsory_bytes / (spec["dram_gbps"] * 1e9) * 1e6

@@ -3,7 +3,8 @@
 //! outputs on arbitrary axes, masked stores, blocked matmuls, matmuls on
 //! the GPUs' matrix cores and register tiles, unsigned arrays, gathers and scatters, loads
 //! followed by writes to the loaded ref, sibling reductions, index
-//! functions with scalar prefetch, grids sized by values) are compiled
+//! functions with scalar prefetch, grids sized by values, element-wise
+//! blocks long enough for batched loads on the GPU) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -79,7 +80,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..44) {
+        let case = match rng.random_range(0..46) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -93,6 +94,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             36..38 => index_functions(&mut rng),
             38..40 => dynamic_grid(&mut rng),
             40..42 => register_tile_matmul(&mut rng),
+            42..44 => long_rows(&mut rng),
             _ => wide_window(&mut rng),
         };
         let dir = work.join(index.to_string());

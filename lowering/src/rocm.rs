@@ -110,6 +110,8 @@ pub const WORKGROUPS: &[&str] = &[
     "canonicalize",
     // Programs -> workgroups, block work -> work-items.
     "grid-to-gpu",
+    // Long per-item loops unrolled, their reads of unwritten memory first.
+    "tessel-batch-loads",
     "canonicalize",
     "tessel-elide-barriers",
 ];

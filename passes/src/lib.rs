@@ -59,6 +59,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &gpu::tessel_lds_stage::PASS,
     &gpu::tessel_gpu_vectorize::PASS,
     &gpu::grid_to_gpu::PASS,
+    &gpu::tessel_batch_loads::PASS,
     &gpu::tessel_elide_barriers::PASS,
     &gpu::tessel_gather_kernels::PASS,
     &emulate::tessel_emulate_matrix_cores::PASS,

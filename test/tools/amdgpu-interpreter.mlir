@@ -3,7 +3,8 @@
 // benchmarks/amdgpu/model.py rest on it. A hand-written kernel pins its
 // semantics (scalar counters with carries, exec-masked loops whose lanes
 // leave at different trips, dual-issued moves, an out-of-line block that
-// branches back, a bound loaded from memory that it cannot know); usage
+// branches back, a bound loaded from memory that it cannot know; a round
+// trip is a run of loads and a wait for them); usage
 // errors exit 2, unreadable files 1.
 // RUN: python3 benchmarks/amdgpu/interpreter.py test/tools/Inputs/interpreter-loops.s | FileCheck %s
 // RUN: python3 benchmarks/amdgpu/interpreter.py 2>&1; test $? -eq 2
@@ -19,12 +20,12 @@
 // RUN: python3 benchmarks/amdgpu/interpreter.py %t.gfx1100.s | FileCheck %s --check-prefix=SOFTMAX32
 
 // CHECK: kernel loops
-// CHECK-NEXT: wave 0 executes 91 moves 100 bytes per lane
+// CHECK-NEXT: wave 0 executes 99 loads 32 stores 68 bytes per lane in 8 round trips
 // CHECK-NEXT: wave 0 runs .LBB0_1 8 times
 // CHECK-NEXT: wave 0 runs .LBB0_2 4 times
 // CHECK-NEXT: wave 0 runs .LBB0_3 4 times
 // CHECK-NEXT: wave 0 runs .LBB0_4 1 times
-// CHECK-NEXT: wave 1 executes 83 moves 80 bytes per lane
+// CHECK-NEXT: wave 1 executes 91 loads 32 stores 48 bytes per lane in 8 round trips
 // CHECK-NEXT: wave 1 runs .LBB0_1 8 times
 // CHECK-NEXT: wave 1 runs .LBB0_2 3 times
 // CHECK-NEXT: wave 1 runs .LBB0_3 4 times
@@ -34,12 +35,12 @@
 
 // SOFTMAX64: kernel softmax_4096_kernel
 // SOFTMAX64-NOT: unknown
-// SOFTMAX64: wave 0 executes {{[0-9]+}} moves 2048 bytes per lane
-// SOFTMAX64: wave 1 executes {{[0-9]+}} moves 2048 bytes per lane
-// SOFTMAX64: wave 2 executes {{[0-9]+}} moves 2048 bytes per lane
-// SOFTMAX64: wave 3 executes {{[0-9]+}} moves 2048 bytes per lane
+// SOFTMAX64: wave 0 executes {{[0-9]+}} loads 1536 stores 512 bytes per lane in {{[0-9]+}} round trips
+// SOFTMAX64: wave 1 executes {{[0-9]+}} loads 1536 stores 512 bytes per lane in {{[0-9]+}} round trips
+// SOFTMAX64: wave 2 executes {{[0-9]+}} loads 1536 stores 512 bytes per lane in {{[0-9]+}} round trips
+// SOFTMAX64: wave 3 executes {{[0-9]+}} loads 1536 stores 512 bytes per lane in {{[0-9]+}} round trips
 
 // SOFTMAX32: kernel softmax_4096_kernel
 // SOFTMAX32-NOT: unknown
-// SOFTMAX32: wave 0 executes {{[0-9]+}} moves 4096 bytes per lane
-// SOFTMAX32: wave 3 executes {{[0-9]+}} moves 4096 bytes per lane
+// SOFTMAX32: wave 0 executes {{[0-9]+}} loads 3072 stores 1024 bytes per lane in {{[0-9]+}} round trips
+// SOFTMAX32: wave 3 executes {{[0-9]+}} loads 3072 stores 1024 bytes per lane in {{[0-9]+}} round trips

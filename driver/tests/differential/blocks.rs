@@ -585,3 +585,87 @@ fn extreme(a: f64, b: f64, largest: bool) -> f64 {
     let a_first = if a == b { a.is_sign_negative() != largest } else { (a > b) == largest };
     if a_first { a } else { b }
 }
+
+/// Element-wise blocks of more than eight 16-byte vectors per work-item
+/// on the GPU (9 to 36 per item of 256): tessel-batch-loads unrolls each
+/// item's loop and issues its reads first. Plain (o = 2x + y), in place
+/// (the output revisited along an arbitrary axis: its reads must stay
+/// after the writes before them), or reading the output a first call
+/// wrote (o = 2o + y after o = 3y).
+pub(super) fn long_rows(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (mul, add, zero) = if float { ("arith.mulf", "arith.addf", "0.0") } else { ("arith.muli", "arith.addi", "0") };
+    let per_item = [9usize, 10, 11, 12, 16, 20, 24, 32, 36][rng.random_range(0..9)];
+    let rows = [1usize, 2, 4, 8][rng.random_range(0..4)];
+    let columns = per_item * 256 * 4 / rows;
+    let programs = rng.random_range(1..=2usize);
+    let variant = rng.random_range(0..3);
+    let description =
+        format!("{e} blocks {rows}x{columns} ({per_item} vectors per item) x {programs}, variant {variant}");
+    let block = format!("{rows}x{columns}x{e}");
+    let array = format!("memref<{}x{columns}x{e}>", rows * programs);
+    let (revisits, dims, map) = if variant == 1 { (2, "i, k", "(i, 0)") } else { (1, "i", "(i, 0)") };
+    let spec = format!("#grid.block<[{rows}, {columns}], ({dims}) -> {map}>");
+    let mut kernel = format!(
+        "func.func @kernel(%x: memref<{block}>, %y: memref<{block}>, %o: memref<{block}>) {{\n\
+         %a = block.load %x : memref<{block}> -> tensor<{block}>\n\
+         %b = block.load %y : memref<{block}> -> tensor<{block}>\n\
+         %two = arith.constant dense<2> : tensor<{block}>\n\
+         %t = {mul} %a, %two : tensor<{block}>\n\
+         %v = {add} %t, %b : tensor<{block}>\n"
+    );
+    if variant == 1 {
+        write!(
+            kernel,
+            "%k = grid.program_id 1\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+             scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{block}>\n\
+             block.store %z, %o : tensor<{block}>, memref<{block}>\n}}\n\
+             %old = block.load %o : memref<{block}> -> tensor<{block}>\n%sum = {add} %old, %v : tensor<{block}>\n\
+             block.store %sum, %o : tensor<{block}>, memref<{block}>\nreturn\n}}\n"
+        )
+        .unwrap();
+    } else {
+        writeln!(kernel, "block.store %v, %o : tensor<{block}>, memref<{block}>\nreturn\n}}").unwrap();
+    }
+    let kernel = kernel.replace("dense<2>", if float { "dense<2.0>" } else { "dense<2>" });
+    let grid = if variant == 1 { format!("{programs}, {revisits}") } else { programs.to_string() };
+    let call = |ins: &str| {
+        format!(
+            "grid.call @kernel grid [{grid}] ins({ins} : {array}, {array}) outs(%o : {array})\n\
+             in_specs [{spec}, {spec}] out_specs [{spec}]\n"
+        )
+    };
+    let text = if variant == 2 {
+        // A first call writes o = 2y + y; the second reads it as x.
+        format!(
+            "{kernel}func.func @main(%x: {array}, %y: {array}, %o: {array}) {{\n{}{}return\n}}\n",
+            call("%y, %y"),
+            call("%o, %y")
+        )
+    } else {
+        format!("{kernel}func.func @main(%x: {array}, %y: {array}, %o: {array}) {{\n{}return\n}}\n", call("%x, %y"))
+    };
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let (x, y) = (&inputs[0], &inputs[1]);
+        let step = |a: f64, b: f64| -> f64 {
+            if float {
+                ((a as f32) * 2.0 + b as f32) as f64
+            } else {
+                (a as i32).wrapping_mul(2).wrapping_add(b as i32) as f64
+            }
+        };
+        let out = (0..x.len())
+            .map(|i| match variant {
+                1 => {
+                    let v = step(x[i], y[i]);
+                    if float { ((v as f32) + (v as f32)) as f64 } else { (v as i32).wrapping_mul(2) as f64 }
+                }
+                2 => step(step(y[i], y[i]), y[i]),
+                _ => step(x[i], y[i]),
+            })
+            .collect();
+        vec![out]
+    };
+    Case { text, inputs: 2, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}

@@ -4,7 +4,9 @@
 
 pub mod grid_to_gpu;
 mod matrix_staging;
+mod memory_roots;
 pub mod per_item;
+pub mod tessel_batch_loads;
 pub mod tessel_contraction_fma;
 pub mod tessel_cross_lane_reductions;
 pub mod tessel_elide_barriers;

@@ -5,7 +5,7 @@
 use crate::support::handles::{attribute_text, next_of, operation_ref, raw_op, replace_all_uses, result_of};
 use crate::support::template::{emit, emit_line};
 use crate::{
-    gpu::per_item::PerItem,
+    gpu::{per_item::PerItem, tessel_batch_loads::BATCH_LOADS},
     support::ir::{
         any_nested, block_arguments, block_operations, collect_operations, constant_integer, defining_op, erase,
         find_named, inline_template, is_inside, join, move_before, region_blocks,
@@ -240,10 +240,27 @@ fn on_first_item(ops: &mut Vec<MlirOperation>, items: &Items) -> Result<(), Stri
     Ok(())
 }
 
-/// The most iterations per work-item block work runs as a loop of a
-/// constant trip count (which LLVM unrolls): more, unrolled, keep too many
-/// values live at once (an attention kernel's 128 items on RDNA 3 spilled).
-const MAX_CONSTANT_TRIPS: i64 = 8;
+/// The most iterations per work-item of a constant-trip loop LLVM may
+/// unroll as it likes (completely, for short ones: their loads issue
+/// together): more, unrolled, keep too many values live at once (an
+/// attention kernel's 128 items on RDNA 3 spilled).
+const MAX_FREELY_UNROLLED_TRIPS: i64 = 8;
+
+/// Longer constant-trip loops are unrolled by this much (a divisor of the
+/// trips) by tessel-batch-loads, which issues the unrolled iterations'
+/// loads together: one wait for memory per this many iterations, at most
+/// this many iterations' values live.
+const BATCHED_ITERATIONS: i64 = 4;
+
+/// The iterations per batch of a long constant-trip loop of `trips`
+/// (`BATCHED_ITERATIONS` or its largest divisor of `trips`, at least 2);
+/// None for short loops and trips it does not divide.
+fn batch_of(trips: i64) -> Option<i64> {
+    if trips <= MAX_FREELY_UNROLLED_TRIPS {
+        return None;
+    }
+    (2..=BATCHED_ITERATIONS).rev().find(|batch| trips % batch == 0)
+}
 
 /// `scf.parallel` -> a loop of item `t` over linear iterations t, t + T, ...
 fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), String> {
@@ -283,16 +300,22 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
         (step > 0).then(|| (span + step - 1) / step)
     };
     let total = (0..rank).map(trip).try_fold(1i64, |total, n| Some(total * n?));
+    // Only work that reads memory gains from batching its loads.
+    let reads = any_nested(parallel, |op| {
+        matches!(raw_op(op).name().as_str(), "memref.load" | "vector.load" | "vector.transfer_read")
+    });
+    let batch_of = |trips: i64| if reads { batch_of(trips) } else { None };
     let per_item = total
         .filter(|&total| total > 0 && total % items.threads == 0)
         .map(|total| total / items.threads)
-        .filter(|&trips| trips <= MAX_CONSTANT_TRIPS);
+        .filter(|&trips| trips <= MAX_FREELY_UNROLLED_TRIPS || batch_of(trips).is_some());
     let work = match per_item {
         Some(1) => "gpu.barrier".to_string(),
         Some(trips) => format!(
             "%c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n%trips = arith.constant {trips} : index\n\
              scf.for %k = %c0 to %trips step %c1 {{\n%o = arith.muli %k, %threads : index\n\
-             %l = arith.addi %o, %t : index\ngpu.barrier\n}}"
+             %l = arith.addi %o, %t : index\ngpu.barrier\n}}{}",
+            batch_of(trips).map_or(String::new(), |batch| format!(" {{{BATCH_LOADS} = {batch} : i64}}"))
         ),
         None => format!("scf.for %l = %t to %total{rank} step %threads {{\ngpu.barrier\n}}"),
     };

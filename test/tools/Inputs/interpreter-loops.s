@@ -9,6 +9,7 @@ loops:
 ; A scalar count down by 16 from 0x80: 8 trips.
 .LBB0_1:
 	global_load_dword v2, v[4:5], off
+	s_waitcnt vmcnt(0)
 	s_add_u32 s10, s10, -16
 	s_addc_u32 s11, s11, -1
 	s_cmp_lg_u64 s[10:11], 0

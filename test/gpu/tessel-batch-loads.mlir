@@ -1,0 +1,110 @@
+// RUN: tessel-opt %s --tessel-batch-loads | FileCheck %s
+// End to end: the eight-row softmax's normalization (32 vectors per
+// work-item) runs as 8 trips of 4 vectors whose loads issue together: a
+// wave waits for memory 32 times in the whole kernel (its max and sum
+// loops 8 + 16 times, as LLVM unrolls them; the normalization 8), where
+// one wait per vector made it 56.
+// RUN: tessel compile examples/softmax_4096.mlir --target rocm --chip gfx942 --emit asm -o %t.softmax.s
+// RUN: python3 benchmarks/amdgpu/interpreter.py %t.softmax.s | FileCheck %s --check-prefix=SOFTMAX
+
+// A work-item's share of element-wise work, 16 iterations, marked by
+// grid-to-gpu: unrolled by 4, the four iterations' reads of %x (which the
+// loop does not write) and their index arithmetic first, then the
+// computations and writes; the loop is not unrolled further by LLVM.
+// CHECK: #[[NO_UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK: #[[ANNOTATION:.*]] = #llvm.loop_annotation<unroll = #[[NO_UNROLL]]>
+// CHECK-LABEL: func.func @stream
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[FOUR:.*]] {
+// CHECK-COUNT-4: vector.transfer_read %arg0
+// CHECK-NOT: vector.transfer_read
+// CHECK: vector.transfer_write
+// CHECK: vector.transfer_write
+// CHECK: vector.transfer_write
+// CHECK: vector.transfer_write
+// CHECK-NEXT: } {loop_annotation = #[[ANNOTATION]]}
+// CHECK-NOT: tessel.batch_loads
+func.func @stream(%x: memref<4096xf32>, %o: memref<4096xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %cst = arith.constant 0.0 : f32
+    scf.for %k = %c0 to %c16 step %c1 {
+      %offset = arith.muli %k, %c64 : index
+      %l = arith.addi %offset, %tx : index
+      %i = affine.apply affine_map<(d0) -> (d0 * 4)>(%l)
+      %v = vector.transfer_read %x[%i], %cst {in_bounds = [true]} : memref<4096xf32>, vector<4xf32>
+      %w = arith.addf %v, %v : vector<4xf32>
+      vector.transfer_write %w, %o[%i] {in_bounds = [true]} : vector<4xf32>, memref<4096xf32>
+    } {tessel.batch_loads = 4 : i64}
+    gpu.terminator
+  }
+  return
+}
+
+// An in-place update reads the memory it writes: unrolled, but each read
+// stays after the previous iteration's write. A read of a workgroup (LDS)
+// value the loop does not write moves up.
+// CHECK-LABEL: func.func @in_place
+// CHECK: scf.for
+// CHECK: memref.load %view
+// CHECK-NEXT: memref.load %view
+// CHECK: vector.transfer_read %arg0
+// CHECK: vector.transfer_write {{.*}} %arg0
+// CHECK: vector.transfer_read %arg0
+// CHECK: vector.transfer_write {{.*}} %arg0
+// CHECK: } {loop_annotation = #[[ANNOTATION]]}
+func.func @in_place(%x: memref<4096xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) workgroup(%lds : memref<64xi8, #gpu.address_space<workgroup>>) {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %cst = arith.constant 0.0 : f32
+    %view = memref.view %lds[%c0][] : memref<64xi8, #gpu.address_space<workgroup>> to memref<16xf32, #gpu.address_space<workgroup>>
+    scf.for %k = %c0 to %c32 step %c1 {
+      %offset = arith.muli %k, %c64 : index
+      %l = arith.addi %offset, %tx : index
+      %i = affine.apply affine_map<(d0) -> (d0 * 2)>(%l)
+      %v = vector.transfer_read %x[%i], %cst {in_bounds = [true]} : memref<4096xf32>, vector<2xf32>
+      %s = memref.load %view[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
+      %b = vector.broadcast %s : f32 to vector<2xf32>
+      %w = arith.mulf %v, %b : vector<2xf32>
+      vector.transfer_write %w, %x[%i] {in_bounds = [true]} : vector<2xf32>, memref<4096xf32>
+    } {tessel.batch_loads = 2 : i64}
+    gpu.terminator
+  }
+  return
+}
+
+// A loop holding a barrier is unrolled, its order kept.
+// CHECK-LABEL: func.func @synchronized
+// CHECK: scf.for
+// CHECK: vector.transfer_read %arg0
+// CHECK: gpu.barrier
+// CHECK: vector.transfer_write
+// CHECK: vector.transfer_read %arg0
+// CHECK: gpu.barrier
+// CHECK: vector.transfer_write
+func.func @synchronized(%x: memref<4096xf32>, %o: memref<4096xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %cst = arith.constant 0.0 : f32
+    scf.for %k = %c0 to %c32 step %c1 {
+      %offset = arith.muli %k, %c64 : index
+      %l = arith.addi %offset, %tx : index
+      %i = affine.apply affine_map<(d0) -> (d0 * 2)>(%l)
+      %v = vector.transfer_read %x[%i], %cst {in_bounds = [true]} : memref<4096xf32>, vector<2xf32>
+      gpu.barrier
+      vector.transfer_write %v, %o[%i] {in_bounds = [true]} : vector<2xf32>, memref<4096xf32>
+    } {tessel.batch_loads = 2 : i64}
+    gpu.terminator
+  }
+  return
+}
+
+// SOFTMAX: wave 0 executes {{[0-9]+}} loads 1536 stores 512 bytes per lane in 32 round trips
