@@ -1,14 +1,26 @@
 // RUN: tessel-opt %s --split-input-file --tessel-split-reductions --canonicalize | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-split-reductions --canonicalize | FileCheck %s --check-prefix=MAPS
+// MAPS: #[[IN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+// MAPS: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// MAPS-LABEL: func.func @rows
+// MAPS: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]]
 
-// 8 row sums over 4096 with 256 work-items: 32 partials per row, partial p
-// summing elements p, p + 32, ... (the reduction loop innermost): one
-// partial per work-item, a row's 32 in consecutive lanes, so their combine
+// 8 row sums over 4096 with 256 work-items: 32 partials per row, one per
+// work-item, partial p folding the 16-byte vectors p, p + 32, ... of its
+// row (the elements (s * 32 + p) * 4 + v: two reduction dimensions,
+// innermost, from -0.0, the sum's neutral element); a row's 32 partials
+// sit in consecutive lanes, so their combine (into the reduction's init)
 // is marked to run across lanes (tessel-cross-lane-reductions).
 // CHECK-LABEL: func.func @rows
-// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [8, 128, 32]
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<8x128x32xf32>) outs(%{{.*}} : tensor<8x32xf32>) {
+// CHECK-DAG: %[[NEUTRAL:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32)
+// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] output_shape [8, 32, 32, 4]
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[NEUTRAL]] : f32) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[IN:.*]], #[[OUT:.*]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[X]] : tensor<8x32x32x4xf32>) outs(%[[FILL]] : tensor<8x32xf32>) {
 // CHECK: arith.addf {{.*}} fastmath<reassoc>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<8x32xf32>) outs(%{{.*}} : tensor<8xf32>) attrs = {tessel.cross_lane}
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<8x32xf32>) outs(%[[INIT]] : tensor<8xf32>) attrs = {tessel.cross_lane}
+// CHECK-NOT: tessel.split_combine
 func.func @rows(%x: tensor<8x4096xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<8xf32>
@@ -28,8 +40,8 @@ func.func @rows(%x: tensor<8x4096xf32>) -> tensor<8xf32> {
 // the partials), then the 2 by one item. A float sum without reassoc
 // keeps its order.
 // CHECK-LABEL: func.func @full
-// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [8, 128] : tensor<1024xi32> into tensor<8x128xi32>
-// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x128xi32>) outs(%{{.*}} : tensor<128xi32>) {
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2]] output_shape [2, 128, 4] : tensor<1024xi32> into tensor<2x128x4xi32>
+// CHECK: iterator_types = ["parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x128x4xi32>) outs(%{{.*}} : tensor<128xi32>) {
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [2, 64] : tensor<128xi32> into tensor<2x64xi32>
 // CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<2x64xi32>) outs(%{{.*}} : tensor<2xi32>) attrs = {tessel.cross_lane}
 // CHECK: iterator_types = ["reduction"]} ins(%{{.*}} : tensor<2xi32>)
@@ -61,7 +73,7 @@ module attributes {tessel.num_warps = 2 : i64} {
 // One row of 4096 (a one-row softmax's max and sum): 256 partials, a
 // wave's 64 combined across lanes, then the 4 waves' by one item.
 // CHECK-LABEL: func.func @one_row
-// CHECK: ins(%{{.*}} : tensor<1x16x256xf32>) outs(%{{.*}} : tensor<1x256xf32>) {
+// CHECK: ins(%{{.*}} : tensor<1x4x256x4xf32>) outs(%{{.*}} : tensor<1x256xf32>) {
 // CHECK: ins(%{{.*}} : tensor<1x4x64xf32>) outs(%{{.*}} : tensor<1x4xf32>) attrs = {tessel.cross_lane}
 // CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<1x4xf32>) outs(%{{.*}} : tensor<1xf32>) {
 func.func @one_row(%x: tensor<1x4096xf32>) -> tensor<1xf32> {
@@ -83,7 +95,7 @@ func.func @one_row(%x: tensor<1x4096xf32>) -> tensor<1xf32> {
 // by one item), not across lanes.
 // CHECK-LABEL: func.func @three_rows
 // CHECK-NOT: tessel.cross_lane
-// CHECK: ins(%{{.*}} : tensor<3x64x64xf32>) outs(%{{.*}} : tensor<3x64xf32>) {
+// CHECK: ins(%{{.*}} : tensor<3x16x64x4xf32>) outs(%{{.*}} : tensor<3x64xf32>) {
 // CHECK: ins(%{{.*}} : tensor<3x8x8xf32>) outs(%{{.*}} : tensor<3x8xf32>) {
 // CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<3x8xf32>) outs(%{{.*}} : tensor<3xf32>) {
 // CHECK-NOT: tessel.cross_lane
@@ -130,9 +142,9 @@ func.func @columns(%x: tensor<64x8xf32>, %y: tensor<4096x2xf32>) -> (tensor<8xf3
 
 // A reduction with an element-wise producer fused in (softmax's sum of
 // exp(x - max), the maxima a second input): split like any other, the
-// second input following the rows.
+// second input (one value per row) read as it was.
 // CHECK-LABEL: func.func @fused_producer
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %arg1 : tensor<8x128x32xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<8x32xf32>) {
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %arg1 : tensor<8x32x32x4xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<8x32xf32>) {
 // CHECK: math.exp
 // CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<8x32xf32>) outs(%{{.*}} : tensor<8xf32>) attrs = {tessel.cross_lane}
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -150,4 +162,25 @@ func.func @fused_producer(%x: tensor<8x4096xf32>, %m: tensor<8xf32>) -> tensor<8
     linalg.yield %s : f32
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
+}
+
+// -----
+
+// Four rows of 100 with 256 work-items: 50 partials per row (the largest
+// divisor of 100 up to 64), and 50 partials of 4-element vectors do not
+// fit in a row of 100: upstream's scalar split, partial p folding
+// elements p and p + 50.
+// CHECK-LABEL: func.func @odd_rows
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [4, 2, 50]
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x2x50xf32>) outs(%{{.*}} : tensor<4x50xf32>) {
+func.func @odd_rows(%x: tensor<4x100xf32>) -> tensor<4xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %empty = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%lowest : f32) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.reduce ins(%x : tensor<4x100xf32>) outs(%init : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %m = arith.maximumf %in, %acc fastmath<reassoc> : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<4xf32>
 }

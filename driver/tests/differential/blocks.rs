@@ -454,8 +454,36 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
     // order -0 below +0 (arith.maximumf/minimumf) on every path.
     let chip = ["gfx90a", "gfx942", "gfx1100"][rng.random_range(0..3)];
     let warps = [1, 2, 4][rng.random_range(0..3)];
-    let description =
-        format!("{e} reductions {picks:?} of {rows}x{cols} blocks with NaN/-inf/±0, {g} programs, {chip} x{warps}");
+    // Blocks of one sign too: a partial's neutral element (-inf for max,
+    // +inf for min) then differs from any element, so a wrong one shows.
+    let sign = ["mixed", "nonnegative", "nonpositive"][rng.random_range(0..3)];
+    let description = format!(
+        "{e} reductions {picks:?} of {rows}x{cols} {sign} blocks with NaN/-inf/±0, {g} programs, {chip} x{warps}"
+    );
+    // The block loaded as `name`, of one sign where wanted (integers'
+    // absolute value as max(x, 0 - x): math.absi does not lower on the GPU
+    // paths yet).
+    let load = |name: &str| {
+        let t = format!("tensor<{block}>");
+        let load = |to: &str| format!("{to} = block.load %x : memref<{block}> -> {t}\n");
+        let absolute = |to: &str| {
+            if float {
+                format!("{}{to} = math.absf %in : {t}\n", load("%in"))
+            } else {
+                format!(
+                    "{}%zeros_in = arith.constant dense<0> : {t}\n%minus_in = arith.subi %zeros_in, %in : {t}\n\
+                     {to} = arith.maxsi %in, %minus_in : {t}\n",
+                    load("%in")
+                )
+            }
+        };
+        match sign {
+            "mixed" => load(name),
+            "nonnegative" => absolute(name),
+            _ if float => format!("{}{name} = arith.negf %abs_in : {t}\n", absolute("%abs_in")),
+            _ => format!("{}{name} = arith.subi %zeros_in, %abs_in : {t}\n", absolute("%abs_in")),
+        }
+    };
     let length = |dim: usize| if dim == 1 { rows } else { cols };
     let mut kernel = format!(
         "func.func @kernel(%x: memref<{block}>, %doubled: memref<{block}>{}) {{\n",
@@ -470,8 +498,7 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
         let i1 = format!("tensor<{rows}x{cols}xi1>");
         write!(
             kernel,
-            "%x0 = block.load %x : memref<{block}> -> {t}\n\
-             %nan = arith.constant dense<0x7FC00000> : {t}\n\
+            "{}%nan = arith.constant dense<0x7FC00000> : {t}\n\
              %ninf = arith.constant dense<0xFF800000> : {t}\n\
              %hi = arith.constant dense<{SPECIAL_NAN_ABOVE:?}> : {t}\n\
              %lo = arith.constant dense<{SPECIAL_NEG_INF_BELOW:?}> : {t}\n\
@@ -484,11 +511,12 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
              %below = arith.cmpf olt, %x0, %lo : {t}\n\
              %s2 = arith.select %below, %ninf, %s1 : {i1}, {t}\n\
              %above = arith.cmpf ogt, %x0, %hi : {t}\n\
-             %a = arith.select %above, %nan, %s2 : {i1}, {t}\n"
+             %a = arith.select %above, %nan, %s2 : {i1}, {t}\n",
+            load("%x0")
         )
         .unwrap();
     } else {
-        writeln!(kernel, "%a = block.load %x : memref<{block}> -> tensor<{block}>").unwrap();
+        kernel.push_str(&load("%a"));
     }
     for (r, (kind, dim)) in picks.iter().enumerate() {
         writeln!(
@@ -522,10 +550,17 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
     );
     let arguments = 2 + picks.len();
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let signed = |v: f64| match sign {
+            "mixed" => v,
+            "nonnegative" if float => f64::from((v as f32).abs()),
+            "nonnegative" => f64::from((v as i32).wrapping_abs()),
+            _ if float => f64::from(-(v as f32).abs()),
+            _ => f64::from(0i32.wrapping_sub((v as i32).wrapping_abs())),
+        };
         let x: Vec<f64> = if float {
-            inputs[0].iter().map(|&v| f64::from(with_specials(v as f32))).collect()
+            inputs[0].iter().map(|&v| f64::from(with_specials(signed(v) as f32))).collect()
         } else {
-            inputs[0].clone()
+            inputs[0].iter().map(|&v| signed(v)).collect()
         };
         let doubled = x.iter().map(|v| if float { f64::from(*v as f32 * 2.0) } else { v * 2.0 }).collect();
         let mut outputs = vec![doubled];

@@ -5,3 +5,4 @@ pub mod tessel_expand_atomics;
 pub mod tessel_split_reductions;
 pub mod tessel_strip_signedness;
 pub mod tessel_unshare_inits;
+mod vector_partials;

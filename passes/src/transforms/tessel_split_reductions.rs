@@ -10,7 +10,11 @@
 //! grid-to-gpu), then combined. P is the largest divisor of N up to the
 //! work-items per result (num_warps x wave_size / R). The partial loop is
 //! interchanged so its reduction is innermost: one parallel nest of R x P
-//! iterations that grid-to-gpu spreads over the work-items.
+//! iterations that grid-to-gpu spreads over the work-items. Where the
+//! reduced dimension is the rows' contiguous one and 16-byte vectors divide
+//! it among the partials, partial p folds whole vectors instead
+//! (`vector_partials.rs`: neighbouring items still read neighbouring
+//! vectors, one wide load each).
 //!
 //! The combine of P partials is split the same way, level by level (P ->
 //! about sqrt(P) each time), until a result's last combine folds at most
@@ -28,8 +32,9 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE},
-    support::ir::{collect_operations, fitting, group_of, join, set_i64_attribute},
+    support::ir::{collect_operations, erase, fitting, group_of, join, set_i64_attribute},
     support::transform,
+    transforms::vector_partials::{SPLIT_COMBINE, split_in_vectors},
 };
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
@@ -197,80 +202,121 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if groups.is_empty() {
         return Ok(());
     }
+    // Row reductions whose rows divide into 16-byte vectors: partials over
+    // vectors (vector_partials.rs); the others: upstream's split.
+    let mut in_vectors = vec![false; groups.len()];
+    let mut in_scalars = vec![false; groups.len()];
+    for (op, _) in collect_operations(module, |name| name == "linalg.reduce" || name == "linalg.generic") {
+        let raw = raw_op(op);
+        if !raw.has("tessel.split_group") {
+            continue;
+        }
+        let index = raw.integer("tessel.split_group") as usize;
+        let group = groups[index];
+        let vectorized = group.dim + 1 == group.rank
+            && reduction_shape(op).is_some_and(|(extents, _)| split_in_vectors(op, &extents, group.split, index));
+        if vectorized {
+            erase(op);
+            in_vectors[index] = true;
+        } else {
+            in_scalars[index] = true;
+        }
+    }
     let any = "!transform.any_op";
     let mut body = String::new();
     for (index, group) in groups.iter().enumerate() {
-        let SplitGroup { split, dim, rank, results } = *group;
-        // The split op's iteration dims: the original ones with `dim`
-        // expanded into (N / P: reduction, P: parallel); the reduction
-        // moves innermost, so each work-item runs its own partial's loop.
-        let order = join((0..=rank).filter(|&d| d != dim).chain([dim]));
-        body.push_str(&split_steps(index, split, dim, true));
-        emit_line!(
-            body,
-            "%interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{order}] \
-             : ({any}) -> {any}"
-        );
-        let (mut partials, mut combine) = (split, format!("%combine{index}"));
-        // With one partial per work-item, each result's partials sit in
-        // consecutive lanes: the first combine level folds clusters of
-        // them across lanes (tessel-cross-lane-reductions), one cluster
-        // per wave at most.
-        let cluster = partials.min(wave);
-        let lanes_fit = cluster > 1 && cluster & (cluster - 1) == 0 && partials % cluster == 0;
-        if results * partials == items && lanes_fit {
-            let annotate = |body: &mut String, op: &str, order: &str| {
-                emit_line!(
-                    body,
-                    "%cross{index} = transform.structured.interchange {op} iterator_interchange = [{order}] \
-                     : ({any}) -> {any}\ntransform.annotate %cross{index} \"{CROSS_LANE}\" : {any}"
-                )
-            };
-            if partials == cluster {
-                annotate(&mut body, &combine, &join((0..rank).filter(|&d| d != dim).chain([dim])));
-                continue;
-            }
-            // Contiguous clusters (no inner_parallel): partial q folds
-            // partials q * C .. (q + 1) * C.
+        let SplitGroup { split, dim, rank, .. } = *group;
+        if in_vectors[index] {
             emit_line!(
                 body,
-                "%init{index}_lanes, %fill{index}_lanes, %partial{index}_lanes, %combine{index}_lanes = \
-                 transform.structured.split_reduction {combine} {{split_factor = {}, insert_split_dimension = {dim}}} \
-                 : ({any}) -> ({any}, {any}, {any}, {any})",
-                partials / cluster
+                "%vcombine{index} = transform.structured.match ops{{[\"linalg.generic\"]}} \
+                 attributes{{{SPLIT_COMBINE} = {index} : i64}} in %root : ({any}) -> {any}"
             );
-            // Its dims: the original ones with `dim` expanded into (P / C:
-            // parallel, C: reduction); the reduction moves innermost.
-            let lanes_order = join((0..=rank).filter(|&d| d != dim + 1).chain([dim + 1]));
-            annotate(&mut body, &format!("%partial{index}_lanes"), &lanes_order);
-            (partials, combine) = (partials / cluster, format!("%combine{index}_lanes"));
+            combine_levels(&mut body, &format!("v{index}"), group, format!("%vcombine{index}"), wave, items);
         }
-        // The combine of P partials per result is a reduction too: split
-        // it again (a tree of LDS levels, each P -> about sqrt(P)) until a
-        // result's last combine is at most COMBINE_FAN_IN partials, so no
-        // work-item folds hundreds of partials in a serial chain.
-        for level in 0.. {
-            if partials <= COMBINE_FAN_IN {
-                break;
-            }
-            let factor = fitting(partials, integer_sqrt(partials));
-            if factor < 2 {
-                break;
-            }
-            let name = format!("{index}_{level}");
+        if in_scalars[index] {
+            // The split op's iteration dims: the original ones with `dim`
+            // expanded into (N / P: reduction, P: parallel); the reduction
+            // moves innermost, so each work-item runs its own partial's loop.
+            let order = join((0..=rank).filter(|&d| d != dim).chain([dim]));
+            body.push_str(&split_steps(index, split, dim, true));
             emit_line!(
                 body,
-                "%init{name}, %fill{name}, %partial{name}, %combine{name} = transform.structured.split_reduction \
-                 {combine} {{split_factor = {factor}, insert_split_dimension = {dim}, inner_parallel}} \
-                 : ({any}) -> ({any}, {any}, {any}, {any})\n\
-                 %interchanged{name} = transform.structured.interchange %partial{name} \
-                 iterator_interchange = [{order}] : ({any}) -> {any}"
+                "%interchanged{index} = transform.structured.interchange %partial{index} iterator_interchange = [{order}] \
+                 : ({any}) -> {any}"
             );
-            (partials, combine) = (factor, format!("%combine{name}"));
+            combine_levels(&mut body, &index.to_string(), group, format!("%combine{index}"), wave, items);
         }
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
         return Err(PassError::at(module.location(), error.0));
     }
+    for (op, _) in collect_operations(module, |name| name == "linalg.generic") {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the name is a valid string
+        unsafe { mlirOperationRemoveAttributeByName(op, melior::StringRef::new(SPLIT_COMBINE).to_raw()) };
+    }
     Ok(())
+}
+
+/// Transform steps for the combine of `group`'s partials (handle
+/// `combine`; `name` keeps the steps' handles apart): with one partial per
+/// work-item, each result's partials sit in consecutive lanes, and the
+/// first combine level folds clusters of them across lanes
+/// (tessel-cross-lane-reductions), one cluster per wave at most; what is
+/// left is split level by level (a tree of LDS levels, each P -> about
+/// sqrt(P)) until a result's last combine is at most COMBINE_FAN_IN
+/// partials, so no work-item folds hundreds of partials in a serial chain.
+fn combine_levels(body: &mut String, name: &str, group: &SplitGroup, combine: String, wave: i64, items: i64) {
+    let any = "!transform.any_op";
+    let SplitGroup { split, dim, rank, results } = *group;
+    let order = join((0..=rank).filter(|&d| d != dim).chain([dim]));
+    let (mut partials, mut combine) = (split, combine);
+    let cluster = partials.min(wave);
+    let lanes_fit = cluster > 1 && cluster & (cluster - 1) == 0 && partials % cluster == 0;
+    if results * partials == items && lanes_fit {
+        let annotate = |body: &mut String, op: &str, order: &str| {
+            emit_line!(
+                body,
+                "%cross{name} = transform.structured.interchange {op} iterator_interchange = [{order}] \
+                 : ({any}) -> {any}\ntransform.annotate %cross{name} \"{CROSS_LANE}\" : {any}"
+            )
+        };
+        if partials == cluster {
+            annotate(body, &combine, &join((0..rank).filter(|&d| d != dim).chain([dim])));
+            return;
+        }
+        // Contiguous clusters (no inner_parallel): partial q folds
+        // partials q * C .. (q + 1) * C.
+        emit_line!(
+            body,
+            "%init{name}_lanes, %fill{name}_lanes, %partial{name}_lanes, %combine{name}_lanes = \
+             transform.structured.split_reduction {combine} {{split_factor = {}, insert_split_dimension = {dim}}} \
+             : ({any}) -> ({any}, {any}, {any}, {any})",
+            partials / cluster
+        );
+        // Its dims: the original ones with `dim` expanded into (P / C:
+        // parallel, C: reduction); the reduction moves innermost.
+        let lanes_order = join((0..=rank).filter(|&d| d != dim + 1).chain([dim + 1]));
+        annotate(body, &format!("%partial{name}_lanes"), &lanes_order);
+        (partials, combine) = (partials / cluster, format!("%combine{name}_lanes"));
+    }
+    for level in 0.. {
+        if partials <= COMBINE_FAN_IN {
+            break;
+        }
+        let factor = fitting(partials, integer_sqrt(partials));
+        if factor < 2 {
+            break;
+        }
+        let level_name = format!("{name}_{level}");
+        emit_line!(
+            body,
+            "%init{level_name}, %fill{level_name}, %partial{level_name}, %combine{level_name} = \
+             transform.structured.split_reduction {combine} {{split_factor = {factor}, insert_split_dimension = {dim}, \
+             inner_parallel}} : ({any}) -> ({any}, {any}, {any}, {any})\n\
+             %interchanged{level_name} = transform.structured.interchange %partial{level_name} \
+             iterator_interchange = [{order}] : ({any}) -> {any}"
+        );
+        (partials, combine) = (factor, format!("%combine{level_name}"));
+    }
 }
