@@ -3,6 +3,8 @@
 its loops and the instruction mix of its hot loop."""
 
 import re
+import sys
+from pathlib import Path
 from dataclasses import dataclass, field
 
 METADATA_KEYS = (
@@ -216,3 +218,20 @@ def kernels_of(text):
         if name in kernels and count:
             kernels[name].metadata["user_sgpr_count"] = int(count.group(1))
     return [kernel for kernel in kernels.values() if kernel.instructions]
+
+
+def print_facts(facts, tool, usage):
+    """The command line of a facts tool (hot_loop.py, interpreter.py): the
+    `facts` lines of every kernel of the assembly file named by the one
+    argument; exit 2 on a usage error (`usage` printed), 1 on an unreadable
+    file."""
+    if len(sys.argv) != 2:
+        print(usage, file=sys.stderr)
+        sys.exit(2)
+    try:
+        text = Path(sys.argv[1]).read_text()
+    except OSError as error:
+        print(f"{tool}: {error}", file=sys.stderr)
+        sys.exit(1)
+    for kernel in kernels_of(text):
+        print("\n".join(facts(kernel)))

@@ -112,16 +112,7 @@ def fma_facts(kernel):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    try:
-        text = Path(sys.argv[1]).read_text()
-    except OSError as error:
-        print(f"hot_loop.py: {error}", file=sys.stderr)
-        sys.exit(1)
-    for kernel in codeobject.kernels_of(text):
-        print("\n".join(facts(kernel)))
+    codeobject.print_facts(facts, "hot_loop.py", __doc__)
 
 
 if __name__ == "__main__":

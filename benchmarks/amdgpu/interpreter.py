@@ -581,16 +581,7 @@ def facts(kernel):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: interpreter.py KERNEL.s", file=sys.stderr)
-        sys.exit(2)
-    try:
-        text = Path(sys.argv[1]).read_text()
-    except OSError as error:
-        print(f"interpreter.py: {error}", file=sys.stderr)
-        sys.exit(1)
-    for kernel in codeobject.kernels_of(text):
-        print("\n".join(facts(kernel)))
+    codeobject.print_facts(facts, "interpreter.py", "usage: interpreter.py KERNEL.s")
 
 
 if __name__ == "__main__":
