@@ -460,28 +460,22 @@ pub(super) fn sibling_reductions(rng: &mut StdRng) -> Case {
     let description = format!(
         "{e} reductions {picks:?} of {rows}x{cols} {sign} blocks with NaN/-inf/±0, {g} programs, {chip} x{warps}"
     );
-    // The block loaded as `name`, of one sign where wanted (integers'
-    // absolute value as max(x, 0 - x): math.absi does not lower on the GPU
-    // paths yet).
+    // The block loaded as `name`, of one sign where wanted.
     let load = |name: &str| {
         let t = format!("tensor<{block}>");
         let load = |to: &str| format!("{to} = block.load %x : memref<{block}> -> {t}\n");
         let absolute = |to: &str| {
-            if float {
-                format!("{}{to} = math.absf %in : {t}\n", load("%in"))
-            } else {
-                format!(
-                    "{}%zeros_in = arith.constant dense<0> : {t}\n%minus_in = arith.subi %zeros_in, %in : {t}\n\
-                     {to} = arith.maxsi %in, %minus_in : {t}\n",
-                    load("%in")
-                )
-            }
+            let op = if float { "math.absf" } else { "math.absi" };
+            format!("{}{to} = {op} %in : {t}\n", load("%in"))
         };
         match sign {
             "mixed" => load(name),
             "nonnegative" => absolute(name),
             _ if float => format!("{}{name} = arith.negf %abs_in : {t}\n", absolute("%abs_in")),
-            _ => format!("{}{name} = arith.subi %zeros_in, %abs_in : {t}\n", absolute("%abs_in")),
+            _ => format!(
+                "{}%zeros_in = arith.constant dense<0> : {t}\n{name} = arith.subi %zeros_in, %abs_in : {t}\n",
+                absolute("%abs_in")
+            ),
         }
     };
     let length = |dim: usize| if dim == 1 { rows } else { cols };

@@ -13,7 +13,9 @@
 //! to be contiguous, or whose bodies branch or access memory themselves
 //! (predicated masked accesses) keep scalar accesses, and so do ops on
 //! buffers of sub-byte elements (masks), which LLVM's vectors would read
-//! bit-packed.
+//! bit-packed. A tile's leading unit dimensions are dropped
+//! (`vector<1x4xi32>` -> `vector<4xi32>`): the LLVM conversions lower
+//! some ops (`math.absi`) on one-dimensional vectors only.
 
 use crate::support::handles::{attribute_text, dim_size, is_memref, rank_of, raw_op, shaped_element, value_type};
 use crate::support::template::emit;
@@ -168,6 +170,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
              %tiles{index}, %loops{index} = transform.structured.tile_using_forall %ops{index} tile_sizes [{}] \
              : ({any}) -> ({any}, {any})\n\
              transform.structured.vectorize %tiles{index} : {any}\n\
+             transform.apply_patterns to %loops{index} {{\n\
+             transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n\
+             }} : {any}\n\
              transform.foreach %loops{index} : {any} {{\n\
              ^bb0(%loop{index}: {any}):\n\
              %parallel{index} = transform.loop.forall_to_parallel %loop{index} : ({any}) -> {any}\n\
