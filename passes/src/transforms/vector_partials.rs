@@ -27,7 +27,7 @@
 use crate::support::handles::{
     attribute_text, context_of, dim_size, rank_of, raw_op, replace_all_uses, shaped_element, value_type,
 };
-use crate::support::ir::{defining_op, element_bytes, inline_template, join, print_type};
+use crate::support::ir::{block_arguments, defining_op, element_bytes, inline_template, join, print_type};
 use crate::support::template::emit_line;
 use melior::StringRef;
 use mlir_sys::*;
@@ -103,6 +103,12 @@ pub(super) fn split_in_vectors(reduction: MlirOperation, extents: &[i64], partia
     let Some(combiner) = raw_op(terminator).operands().first().and_then(|&value| defining_op(value)) else {
         return false;
     };
+    // It must fold the body's value into the accumulator (the output's
+    // block argument), as the combine below does with two partials.
+    let Some(&accumulator) = block_arguments(body).last() else { return false };
+    if !raw_op(combiner).operands().iter().any(|value| value.ptr == accumulator.ptr) {
+        return false;
+    }
     let combiner_name = raw_op(combiner).name();
     let element_name = print_type(element);
     let Some(neutral) = neutral(&combiner_name, &element_name) else { return false };
