@@ -107,4 +107,39 @@ func.func @synchronized(%x: memref<4096xf32>, %o: memref<4096xf32>) {
   return
 }
 
+// A read whose index comes from memory the loop writes (through a
+// gather, a vector op that reads a buffer) stays where it is: moving the
+// gather above the previous iteration's write would read stale data.
+// CHECK-LABEL: func.func @indexed_by_written
+// CHECK: scf.for
+// CHECK: vector.gather %arg1
+// CHECK: memref.load %arg0
+// CHECK: memref.store {{.*}} %arg1
+// CHECK: vector.gather %arg1
+// CHECK: memref.load %arg0
+// CHECK: memref.store {{.*}} %arg1
+func.func @indexed_by_written(%x: memref<4096xf32>, %o: memref<4096xi32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %pass = arith.constant dense<true> : vector<1xi1>
+    %fill = arith.constant dense<0> : vector<1xi32>
+    %at = arith.constant dense<0> : vector<1xindex>
+    scf.for %k = %c0 to %c32 step %c1 {
+      %offset = arith.muli %k, %c64 : index
+      %l = arith.addi %offset, %tx : index
+      %g = vector.gather %o[%l] [%at], %pass, %fill : memref<4096xi32>, vector<1xindex>, vector<1xi1>, vector<1xi32> into vector<1xi32>
+      %e = vector.extract %g[0] : i32 from vector<1xi32>
+      %j = arith.index_cast %e : i32 to index
+      %v = memref.load %x[%j] : memref<4096xf32>
+      %w = arith.fptosi %v : f32 to i32
+      memref.store %w, %o[%l] : memref<4096xi32>
+    } {tessel.batch_loads = 2 : i64}
+    gpu.terminator
+  }
+  return
+}
+
 // SOFTMAX: wave 0 executes {{[0-9]+}} loads 1536 stores 512 bytes per lane in 25 round trips

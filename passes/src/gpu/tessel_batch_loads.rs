@@ -21,7 +21,7 @@
 //! flow, stay as they are.
 
 use crate::gpu::memory_roots::{Effects, conflicts};
-use crate::support::handles::{next_of, parent_of, raw_op};
+use crate::support::handles::{is_memref, next_of, parent_of, raw_op, value_type};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
@@ -58,11 +58,11 @@ const NO_FURTHER_UNROLLING: &str = "#llvm.loop_annotation<unroll = #llvm.loop_un
 fn is_pure(op: MlirOperation) -> bool {
     let raw = raw_op(op);
     let name = raw.name();
-    let computes = ["arith.", "math.", "index.", "affine.", "ub."].iter().any(|prefix| name.starts_with(prefix))
-        || (name.starts_with("vector.")
-            && !name.contains("transfer")
-            && !name.contains("load")
-            && !name.contains("store"))
+    // Value ops never take a buffer (vector.gather and the like read one).
+    let on_values = raw.operands().iter().all(|&value| !is_memref(value_type(value)));
+    let computes = ["arith.", "math.", "index.", "affine.", "ub.", "vector."]
+        .iter()
+        .any(|prefix| name.starts_with(prefix) && on_values)
         || matches!(
             name.as_str(),
             "memref.subview"

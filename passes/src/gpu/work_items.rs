@@ -304,18 +304,18 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
     let reads = any_nested(parallel, |op| {
         matches!(raw_op(op).name().as_str(), "memref.load" | "vector.load" | "vector.transfer_read")
     });
-    let batch_of = |trips: i64| if reads { batch_of(trips) } else { None };
+    let batch = |trips: i64| if reads { batch_of(trips) } else { None };
     let per_item = total
         .filter(|&total| total > 0 && total % items.threads == 0)
         .map(|total| total / items.threads)
-        .filter(|&trips| trips <= MAX_FREELY_UNROLLED_TRIPS || batch_of(trips).is_some());
+        .filter(|&trips| trips <= MAX_FREELY_UNROLLED_TRIPS || batch(trips).is_some());
     let work = match per_item {
         Some(1) => "gpu.barrier".to_string(),
         Some(trips) => format!(
             "%c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n%trips = arith.constant {trips} : index\n\
              scf.for %k = %c0 to %trips step %c1 {{\n%o = arith.muli %k, %threads : index\n\
              %l = arith.addi %o, %t : index\ngpu.barrier\n}}{}",
-            batch_of(trips).map_or(String::new(), |batch| format!(" {{{BATCH_LOADS} = {batch} : i64}}"))
+            batch(trips).map_or(String::new(), |iterations| format!(" {{{BATCH_LOADS} = {iterations} : i64}}"))
         ),
         None => format!("scf.for %l = %t to %total{rank} step %threads {{\ngpu.barrier\n}}"),
     };
