@@ -47,8 +47,8 @@ use crate::PassError;
 use crate::gpu::grid_to_gpu::DEFAULT_NUM_WARPS;
 use crate::gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_LOOP};
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
-use crate::support::handles::{parent_of, raw_op};
-use crate::support::ir::{print_type, strided_view_type};
+use crate::support::handles::raw_op;
+use crate::support::ir::{enclosing, print_type, strided_view_type};
 use crate::support::template::emit_line;
 use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::{MlirOperation, MlirType};
@@ -487,15 +487,11 @@ impl Launch {
 /// Is `op` inside the programs of a grid (which grid-to-gpu maps to a
 /// launch, binding thread ids): may a contraction there use per-lane code?
 pub(super) fn inside_programs(op: MlirOperation) -> bool {
-    let mut current = parent_of(op);
-    while !current.ptr.is_null() {
-        let raw = raw_op(current);
-        if raw.name() == "scf.forall" || (raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS)) {
-            return true;
-        }
-        current = parent_of(current);
-    }
-    false
+    enclosing(op, |ancestor| {
+        let raw = raw_op(ancestor);
+        raw.name() == "scf.forall" || (raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS))
+    })
+    .is_some()
 }
 
 /// Types of the views of a `sub_m` x `chunk` chunk of A and a `chunk` x

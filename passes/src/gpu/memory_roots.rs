@@ -26,6 +26,14 @@ pub(super) enum Root {
     Unknown,
 }
 
+/// Ops that read memory through their first operand and write none.
+const READS: [&str; 3] = ["memref.load", "vector.load", "vector.transfer_read"];
+
+/// Does `op` read memory (through its first operand) and write none?
+pub(super) fn is_read(op: MlirOperation) -> bool {
+    READS.contains(&raw_op(op).name().as_str())
+}
+
 /// Ops whose result views the memory of their first operand, at the same
 /// place (`memref.view` also moves it by a byte offset).
 const SAME_MEMORY: [&str; 6] = [
@@ -101,7 +109,7 @@ impl Effects {
             let operands = raw.operands();
             let memref = |index: usize| root_of(operands[index], launch);
             match raw.name().as_str() {
-                "memref.load" | "vector.load" | "vector.transfer_read" => effects.reads.push(memref(0)),
+                name if READS.contains(&name) => effects.reads.push(memref(0)),
                 "memref.store" | "vector.store" | "vector.transfer_write" => effects.writes.push(memref(1)),
                 "memref.atomic_rmw" | "memref.generic_atomic_rmw" => {
                     let index = if raw.name() == "memref.atomic_rmw" { 1 } else { 0 };

@@ -20,12 +20,12 @@
 //! computed as before. Bodies with barriers, or reads nested in control
 //! flow, stay as they are.
 
-use crate::gpu::memory_roots::{Effects, conflicts};
-use crate::support::handles::{is_memref, next_of, parent_of, raw_op, value_type};
+use crate::gpu::memory_roots::{Effects, conflicts, is_read};
+use crate::support::handles::{is_memref, next_of, raw_op, value_type};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
-    support::ir::{any_nested, block_operations, collect_operations, defining_op},
+    support::ir::{any_nested, block_operations, collect_operations, defining_op, enclosing},
     support::transform,
 };
 use melior::{
@@ -79,22 +79,6 @@ fn is_pure(op: MlirOperation) -> bool {
         );
     // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
     computes && unsafe { mlirOperationGetNumRegions(op) } == 0
-}
-
-fn is_read(op: MlirOperation) -> bool {
-    matches!(raw_op(op).name().as_str(), "memref.load" | "vector.load" | "vector.transfer_read")
-}
-
-/// The enclosing `gpu.launch` of `op`, if any.
-fn launch_of(op: MlirOperation) -> Option<MlirOperation> {
-    let mut current = parent_of(op);
-    while !current.ptr.is_null() {
-        if raw_op(current).name() == "gpu.launch" {
-            return Some(current);
-        }
-        current = parent_of(current);
-    }
-    None
 }
 
 /// Adds `op` and the ops of `body` its operands come from, recursively, to
@@ -179,7 +163,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         return Err(PassError::at(module.location(), error.0));
     }
     for (for_op, _) in marked().collect::<Vec<_>>() {
-        if let Some(launch) = launch_of(for_op) {
+        if let Some(launch) = enclosing(for_op, |op| raw_op(op).name() == "gpu.launch") {
             hoist_reads(for_op, launch);
         }
         // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the attribute text parses in the op's context (the LLVM dialect is loaded)

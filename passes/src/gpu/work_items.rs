@@ -5,7 +5,7 @@
 use crate::support::handles::{attribute_text, next_of, operation_ref, raw_op, replace_all_uses, result_of};
 use crate::support::template::{emit, emit_line};
 use crate::{
-    gpu::{per_item::PerItem, tessel_batch_loads::BATCH_LOADS},
+    gpu::{memory_roots::is_read, per_item::PerItem, tessel_batch_loads::BATCH_LOADS},
     support::ir::{
         any_nested, block_arguments, block_operations, collect_operations, constant_integer, defining_op, erase,
         find_named, inline_template, is_inside, join, move_before, region_blocks,
@@ -301,9 +301,7 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
     };
     let total = (0..rank).map(trip).try_fold(1i64, |total, n| Some(total * n?));
     // Only work that reads memory gains from batching its loads.
-    let reads = any_nested(parallel, |op| {
-        matches!(raw_op(op).name().as_str(), "memref.load" | "vector.load" | "vector.transfer_read")
-    });
+    let reads = any_nested(parallel, is_read);
     let batch = |trips: i64| if reads { batch_of(trips) } else { None };
     let per_item = total
         .filter(|&total| total > 0 && total % items.threads == 0)

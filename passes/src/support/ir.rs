@@ -269,6 +269,18 @@ pub fn find_named(operations: &[MlirOperation], name: &str) -> Option<MlirOperat
     operations.iter().copied().find(|&op| raw_op(op).name() == name)
 }
 
+/// The innermost op enclosing `op` (not `op` itself) that passes `test`.
+pub fn enclosing(op: MlirOperation, test: impl Fn(MlirOperation) -> bool) -> Option<MlirOperation> {
+    let mut current = parent_of(op);
+    while !current.ptr.is_null() {
+        if test(current) {
+            return Some(current);
+        }
+        current = parent_of(current);
+    }
+    None
+}
+
 /// Is `op` `ancestor` or nested in it?
 pub fn is_inside(op: MlirOperation, ancestor: MlirOperation) -> bool {
     let mut current = op;
