@@ -106,6 +106,16 @@ def literal(operand):
     return value
 
 
+def sign_extended_16(operand):
+    """A SOPK instruction's 16-bit immediate as its `_i32` forms read it:
+    sign-extended to 32 bits (`s_movk_i32 s0, 0xffc0` sets -64), or None."""
+    value = literal(operand)
+    if value is None:
+        return None
+    value &= 0xFFFF
+    return (value - ((value & 0x8000) << 1)) & MASK32
+
+
 class Wave:
     """Registers of one wave: scalars as ints (None: unknown), vectors as a
     list per lane (None: unknown in every lane), the exec mask and SCC."""
@@ -317,7 +327,10 @@ def step(wave, instruction):
 def evaluate(wave, name, operands, bits):
     """Evaluates the integer and mask instructions; False for the others."""
     mask = MASK64 if bits == 64 else MASK32
-    if name.startswith(("s_mov_b", "s_movk_i32")):
+    if name == "s_movk_i32":
+        wave.set_scalar(operands[0], sign_extended_16(operands[1]))
+        return True
+    if name.startswith("s_mov_b"):
         wave.set_scalar(operands[0], wave.scalar(operands[1], bits))
         return True
     if name in ("s_add_u32", "s_sub_u32", "s_addc_u32", "s_subb_u32", "s_add_i32", "s_sub_i32"):
@@ -375,6 +388,8 @@ def evaluate(wave, name, operands, bits):
         width = int(width)
         if name.startswith("s_"):
             a, b = wave.scalar(operands[0], width), wave.scalar(operands[1], width)
+            if name.startswith("s_cmpk_") and sign == "i":
+                b = sign_extended_16(operands[1])
             wave.scc = None if None in (a, b) else compare(kind, sign == "i", width, a, b)
             return True
         explicit = name.endswith("_e64") or (len(operands) == 3)

@@ -1,7 +1,8 @@
 // benchmarks/amdgpu/interpreter.py runs a wave's integer and control code
 // to count what it executes: the streaming estimates of
 // benchmarks/amdgpu/model.py rest on it. A hand-written kernel pins its
-// semantics (scalar counters with carries, exec-masked loops whose lanes
+// semantics (scalar counters with carries, 16-bit immediates sign-extended
+// as SOPK's _i32 forms read them, exec-masked loops whose lanes
 // leave at different trips, dual-issued moves, an out-of-line block that
 // branches back, a bound loaded from memory that it cannot know; a round
 // trip is a run of loads and a wait for them); usage
@@ -20,15 +21,19 @@
 // RUN: python3 benchmarks/amdgpu/interpreter.py %t.gfx1100.s | FileCheck %s --check-prefix=SOFTMAX32
 
 // CHECK: kernel loops
-// CHECK-NEXT: wave 0 executes 99 loads 32 stores 68 bytes per lane in 8 round trips
+// CHECK-NEXT: wave 0 executes 158 loads 32 stores 68 bytes per lane in 8 round trips
 // CHECK-NEXT: wave 0 runs .LBB0_1 8 times
 // CHECK-NEXT: wave 0 runs .LBB0_2 4 times
 // CHECK-NEXT: wave 0 runs .LBB0_3 4 times
+// CHECK-NEXT: wave 0 runs .LBB0_6 15 times
+// CHECK-NEXT: wave 0 runs .LBB0_7 4 times
 // CHECK-NEXT: wave 0 runs .LBB0_4 1 times
-// CHECK-NEXT: wave 1 executes 91 loads 32 stores 48 bytes per lane in 8 round trips
+// CHECK-NEXT: wave 1 executes 150 loads 32 stores 48 bytes per lane in 8 round trips
 // CHECK-NEXT: wave 1 runs .LBB0_1 8 times
 // CHECK-NEXT: wave 1 runs .LBB0_2 3 times
 // CHECK-NEXT: wave 1 runs .LBB0_3 4 times
+// CHECK-NEXT: wave 1 runs .LBB0_6 15 times
+// CHECK-NEXT: wave 1 runs .LBB0_7 4 times
 // CHECK-NEXT: wave 1 runs .LBB0_4 1 times
 // CHECK-NEXT: kernel loaded_bound
 // CHECK-NEXT: unknown: a branch depends on a value not in the code

@@ -34,6 +34,19 @@ loops:
 	s_sub_u32 s12, s12, 1
 	s_cmp_lg_u32 s12, 0
 	s_cbranch_scc1 .LBB0_3
+; SOPK immediates are 16 bits, sign-extended by the _i32 forms: a count
+; from -64 up by 64 while below 0x380 unsigned (Triton's k loop): 15
+; trips; down by 4 from 8 while above -8 signed: 4 trips.
+	s_movk_i32 s13, 0xffc0
+.LBB0_6:
+	s_add_i32 s13, s13, 64
+	s_cmpk_lt_u32 s13, 0x380
+	s_cbranch_scc1 .LBB0_6
+	s_movk_i32 s14, 0x8
+.LBB0_7:
+	s_add_i32 s14, s14, -4
+	s_cmpk_gt_i32 s14, 0xfff8
+	s_cbranch_scc1 .LBB0_7
 ; Item 0 only, in a block laid out after the end that branches back: not a
 ; loop, though the branch goes up.
 	v_cmp_eq_u32_e32 vcc, 0, v0
