@@ -138,18 +138,24 @@ class Kernel:
         return found
 
     def hot_loop(self):
-        """The loop with the most matrix instructions of its own (not in
-        loops nested in it; the innermost of equals): a contraction's k
-        loop. None without matrix instructions."""
+        """A contraction's k loop: of the loops with matrix instructions of
+        their own and none in loops nested in them (a pipelined loop's
+        prologue and epilogue chunks sit in the loop around it, which can
+        hold more), the one with the most (the shortest of equals). None
+        without matrix instructions in a loop."""
         loops = self.loops()
-        best = None
-        for start, end in loops:
+
+        def own_matrix(start, end):
             nested = {i for s, e in loops if start < s and e < end for i in range(s, e + 1)}
-            count = sum(self.instructions[i].kind == "matrix" for i in range(start, end + 1) if i not in nested)
-            key = (count, -(end - start))
-            if count and (best is None or key > best[0]):
-                best = (key, (start, end))
-        return best and best[1]
+            return sum(self.instructions[i].kind == "matrix" for i in range(start, end + 1) if i not in nested)
+
+        counts = {loop: own_matrix(*loop) for loop in loops}
+        innermost = [
+            (start, end)
+            for (start, end), count in counts.items()
+            if count and not any(start < s and e < end and counts[(s, e)] for s, e in loops)
+        ]
+        return max(innermost, key=lambda loop: (counts[loop], -(loop[1] - loop[0])), default=None)
 
     def enclosing_loop(self, loop):
         """The innermost loop strictly containing `loop`, if any."""

@@ -29,15 +29,14 @@ from model import CHIPS, estimate_contraction, estimate_streaming, fma_loop, occ
 
 ROOT = HERE.parent.parent
 KERNELS = {
-    # name: Tessel source, Triton kernel, (m, n, k) of a contraction, element bytes, k steps of Tessel's grid
-    "matmul_f32_kgrid": ("benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir", "matmul_f32", (2048, 2048, 2048), 4, 16),
-    "matmul_f32_wholek": ("benchmarks/amdgpu/kernels/matmul_f32_wholek.mlir", "matmul_f32", (2048, 2048, 2048), 4, 1),
-    "matmul_i8": ("examples/matmul_i8.mlir", "matmul_i8", (1024, 1024, 1024), 1, 8),
-    "softmax_row": ("benchmarks/amdgpu/kernels/softmax_row.mlir", "softmax_row", None, 4, 1),
-    "softmax_8rows": ("examples/softmax_4096.mlir", "softmax_8rows", None, 4, 1),
-    "elementwise": ("examples/elementwise_16m.mlir", "elementwise", None, 4, 1),
+    # name: Tessel source, Triton kernel, (m, n, k) of a contraction
+    "matmul_f32_kgrid": ("benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir", "matmul_f32", (2048, 2048, 2048)),
+    "matmul_f32_wholek": ("benchmarks/amdgpu/kernels/matmul_f32_wholek.mlir", "matmul_f32", (2048, 2048, 2048)),
+    "matmul_i8": ("examples/matmul_i8.mlir", "matmul_i8", (1024, 1024, 1024)),
+    "softmax_row": ("benchmarks/amdgpu/kernels/softmax_row.mlir", "softmax_row", None),
+    "softmax_8rows": ("examples/softmax_4096.mlir", "softmax_8rows", None),
+    "elementwise": ("examples/elementwise_16m.mlir", "elementwise", None),
 }
-BLOCK = (128, 128)
 # Memory-bound kernels: programs of the grid (the same on both sides) and
 # the bytes the computation must move (inputs once, outputs once).
 STREAMING = {
@@ -80,14 +79,14 @@ def triton_assembly(name, chip):
 
 def row(name, kernel, lds, chip, spec):
     metadata = kernel.metadata
-    _, _, shape, element_bytes, outer_trips = spec
+    _, _, shape = spec
     # A contraction's k loop: its matrix instructions' or, on the FMA
     # path, the loop loading the operands around the k steps' FMAs.
     hot = kernel.hot_loop() or (fma_loop(kernel) if shape is not None else None)
     loop = kernel.instructions[hot[0] : hot[1] + 1] if hot else kernel.instructions
     estimate = None
     if shape is not None:
-        estimate = estimate_contraction(kernel, lds, chip, shape, BLOCK, element_bytes, outer_trips)
+        estimate = estimate_contraction(kernel, lds, chip, shape)
     elif name in STREAMING:
         estimate = estimate_streaming(kernel, lds, chip, *STREAMING[name])
     return {

@@ -1,9 +1,12 @@
 """The time model of benchmarks/amdgpu (see README.md): occupancy from
-registers and LDS, and a contraction's time from its hot loop's issue
-cycles and the global-load latency each iteration waits for."""
+registers and LDS, a contraction's time from what one wave executes (its
+issue cycles and the cycles it stalls waiting for memory, in order), a
+memory-bound kernel's from bytes, issue cycles and round trips."""
 
+import collections
 import itertools
 import math
+import re
 
 import codeobject
 import interpreter
@@ -67,10 +70,14 @@ MATRIX = {
     "v_wmma_i32_16x16x16_iu8": (32, (16, 16, 16)),
 }
 
-# Latency (cycles) of a global load that must complete before the matrix
-# instructions can start: an L2 hit on CDNA 3 is ~300-500 cycles, HBM
-# ~700-900; the operands of a tiled matmul mostly hit L2.
+# Latency (cycles) of a contraction's global load: an L2 hit on CDNA 3 is
+# ~300-500 cycles, HBM ~700-900; the operands of a tiled matmul mostly hit
+# L2 (Tessel's software pipeline assumes the same: Chip::global_latency).
 GLOBAL_LATENCY = 500
+
+# Latency (cycles) of an LDS access and of a scalar load (constant cache).
+LDS_LATENCY = 64
+SCALAR_LATENCY = 200
 
 # Latency (cycles) of a streaming kernel's global load: its data comes
 # from HBM (~700-900 cycles on CDNA 3), not from a tile's L2 reuse.
@@ -119,42 +126,6 @@ def outermost_nested(kernel, start, end):
     return [span for span in nested if not any(o[0] < span[0] and span[1] < o[1] for o in nested)]
 
 
-def expand(kernel, start, end, trips):
-    """Instructions start..end as executed, the loops nested in them
-    repeated `trips` times."""
-    nested = outermost_nested(kernel, start, end)
-    executed, index = [], start
-    while index <= end:
-        span = next((s for s in nested if s[0] == index), None)
-        if span is None:
-            executed.append(kernel.instructions[index])
-            index += 1
-            continue
-        executed.extend(kernel.instructions[span[0] : span[1] + 1] * trips)
-        index = span[1] + 1
-    return executed
-
-
-def iteration(kernel, loop, expected_bytes):
-    """One iteration of `loop` (first, last) as executed: nested loops'
-    bodies repeated as often as the operand bytes the iteration must load
-    (`expected_bytes` per lane) require — their trip counts are not in the
-    code, the bytes they move are."""
-    start, end = loop
-    inside = {index for s, e in outermost_nested(kernel, start, end) for index in range(s, e + 1)}
-    instructions = kernel.instructions
-
-    def loaded(indices):
-        return sum(codeobject.access_bytes(instructions[i]) for i in indices if instructions[i].kind == "global_load")
-
-    body_bytes = loaded(i for i in range(start, end + 1) if i not in inside)
-    nested_bytes = loaded(inside)
-    trips = 1
-    if nested_bytes:
-        trips = max(1, round((expected_bytes - body_bytes) / nested_bytes))
-    return expand(kernel, start, end, trips), trips
-
-
 def fma_loop(kernel):
     """The FMA path's k loop: the innermost loop that loads global memory
     itself (the operands) and does multiply-adds (itself or in the loops
@@ -171,26 +142,51 @@ def fma_loop(kernel):
     return min(candidates, key=lambda span: span[1] - span[0], default=None)
 
 
-def fma_iteration(kernel, loop, block, element_bytes, threads, wave):
-    """One iteration of the FMA k loop as executed: the iteration's own
-    global loads are the next chunk of A and B (k of it: bytes x items /
-    ((bm + bn) x element bytes)), and the loops over k steps nested in it
-    repeat as often as that chunk's multiply-adds for the wave require."""
-    start, end = loop
-    nested = outermost_nested(kernel, start, end)
-    inside = {i for s, e in nested for i in range(s, e + 1)}
-    own = [kernel.instructions[i] for i in range(start, end + 1) if i not in inside]
-    chunk = (
-        sum(codeobject.access_bytes(i) for i in own if i.kind == "global_load")
-        * threads
-        / ((block[0] + block[1]) * element_bytes)
-    )
-    needed = chunk * block[0] * block[1] / (threads // wave)
-    nested_work = contraction_work([kernel.instructions[i] for i in sorted(inside)], wave)
-    trips = 1
-    if nested_work:
-        trips = max(1, round((needed - contraction_work(own, wave)) / nested_work))
-    return expand(kernel, start, end, trips), trips
+COUNTER = re.compile(r"(vmcnt|lgkmcnt)\((\d+)\)")
+
+
+def waits_for(instruction, wave_size):
+    """The counters an `s_waitcnt` waits on and the operations each may
+    leave outstanding: {"vm": N, "lgkm": N}."""
+    counts = {}
+    if instruction.mnemonic == "s_waitcnt":
+        for counter, count in COUNTER.findall(instruction.operands):
+            counts["vm" if counter == "vmcnt" else "lgkm"] = int(count)
+    elif instruction.mnemonic in ("s_waitcnt_vmcnt", "s_wait_loadcnt"):
+        counts["vm"] = int(instruction.operands.split(",")[-1].strip(), 0)
+    return counts
+
+
+def in_order(executed, wave_size):
+    """A wave's (issue, stalled) cycles running `executed` alone on its
+    SIMD, in order: each instruction issues once the one before it has
+    (`issue_cycles`); a global or scratch load's data arrives
+    GLOBAL_LATENCY cycles after it issued, an LDS access's LDS_LATENCY
+    and a scalar load's SCALAR_LATENCY after; `s_waitcnt vmcnt(N)` /
+    `lgkmcnt(N)` hold the wave until at most N of its operations on that
+    counter are outstanding (taken to complete in order). CDNA counts
+    stores in vmcnt; RDNA 3 keeps them apart (vscnt), never waited for
+    here."""
+    queues = {"vm": collections.deque(), "lgkm": collections.deque()}
+    now = stalled = 0
+    for instruction in executed:
+        for counter, keep in waits_for(instruction, wave_size).items():
+            queue = queues[counter]
+            while len(queue) > keep:
+                ready = queue.popleft()
+                if ready > now:
+                    stalled += ready - now
+                    now = ready
+        now += issue_cycles(instruction, wave_size)
+        kind = instruction.kind
+        stores_counted = wave_size == 64 and kind == "global_store"
+        if kind == "global_load" or stores_counted or instruction.mnemonic.startswith("scratch_load"):
+            queues["vm"].append(now + GLOBAL_LATENCY)
+        elif kind in ("lds_read", "lds_write", "lds_other"):
+            queues["lgkm"].append(now + LDS_LATENCY)
+        elif kind == "scalar_memory":
+            queues["lgkm"].append(now + SCALAR_LATENCY)
+    return now - stalled, stalled
 
 
 def exposed_latency(executed, compute="matrix"):
@@ -216,66 +212,40 @@ def contraction_work(instructions, wave):
     return matrix_work(instructions) + wave * sum(codeobject.fma_lanes(i) for i in instructions)
 
 
-def estimate_contraction(kernel, lds, chip, shape, block, element_bytes, outer_trips):
-    """Estimated time of a contraction kernel computing an m x n x k `shape`
-    in `block` output tiles, from its hot loop (the k loop): each wave's
-    iteration occupies its SIMD for the iteration's issue cycles; waiting
-    for the iteration's own global loads adds their latency, which the
-    other waves resident on the SIMD hide as far as they can. The work of
-    the loop around it (accumulators in and out per k step of the grid)
-    counts `outer_trips` times per wave, likewise. Returns a dict: `us`
-    (with the kernel's occupancy), `serial_us` (one wave per SIMD: every
-    latency exposed), the iteration's issue and exposed cycles."""
+def estimate_contraction(kernel, lds, chip, shape):
+    """Estimated time of a contraction kernel computing an m x n x k
+    `shape`, from what wave 0 of a work-group executes
+    (`interpreter.run`: every loop's real trips, prologues and zero fills
+    included): its issue cycles, and the cycles it stalls on memory,
+    waiting for loads issued too late to arrive (`in_order`); the other
+    waves resident on its SIMD hide stalls as far as they can. The waves
+    needed are the contraction's multiply-adds over the wave's. Returns a
+    dict: `us` (with the kernel's occupancy), `serial_us` (one wave per
+    SIMD: every stall exposed), the wave's `issue` and stalled (`exposed`)
+    cycles; None where the run depends on a value not in the code."""
     spec = CHIPS[chip]
-    hot, nested_trips = kernel.hot_loop(), 1
-    if hot is None:
-        hot = fma_loop(kernel)
     waves = occupancy(kernel.metadata, lds, chip)
-    if hot is None or waves == 0:
+    if waves == 0:
         return None
     wave = spec["wave_size"]
     threads = kernel.metadata.get("max_flat_workgroup_size", 256)
-    waves_per_group = threads // wave
+    executed = interpreter.run(kernel, 0, wave, threads)
+    if executed is None:
+        return None
+    work = contraction_work(executed, wave)
+    if work == 0:
+        return None
+    issue, stalled = in_order(executed, wave)
     m, n, k = shape
-    body = kernel.instructions[hot[0] : hot[1] + 1]
-    compute = "matrix" if matrix_work(body) else "fma"
-    if compute == "matrix":
-        work = matrix_work(body)
-        k_per_iteration = work * waves_per_group / (block[0] * block[1])
-        expected = (block[0] + block[1]) * k_per_iteration * element_bytes / threads
-        executed, trips = iteration(kernel, hot, expected)
-    else:
-        # The FMA path: loops over k steps nested in the k loop (their
-        # trips from the chunk's work), and run as often around it.
-        executed, trips = fma_iteration(kernel, hot, block, element_bytes, threads, wave)
-        work, nested_trips = contraction_work(executed, wave), trips
-    issue = sum(issue_cycles(instruction, wave) for instruction in executed)
-    exposed = exposed_latency(executed, compute)
-    around_issue = around_exposed = around_work = 0
-    outer = kernel.enclosing_loop(hot)
-    if outer is not None and outer_trips > 1:
-        around = expand(kernel, outer[0], hot[0] - 1, nested_trips) + expand(kernel, hot[1] + 1, outer[1], nested_trips)
-        around_issue = sum(issue_cycles(instruction, wave) for instruction in around)
-        around_exposed = exposed_latency(around, compute)
-        around_work = matrix_work(around) if compute == "matrix" else contraction_work(around, wave)
-    total_waves = m * n / (block[0] * block[1]) * waves_per_group
-    # The hot loop's iterations: the rest of each wave's matrix work.
-    wave_iterations = (m * n * k - total_waves * outer_trips * around_work) / work
+    total_waves = m * n * k / work
     simds = spec["cus"] * spec["simds"]
     hertz = spec["clock_ghz"] * 1e9
 
     def microseconds(resident):
-        cycles = wave_iterations * max(issue, (issue + exposed) / resident)
-        cycles += total_waves * outer_trips * max(around_issue, (around_issue + around_exposed) / resident)
+        cycles = total_waves * max(issue, (issue + stalled) / resident)
         return cycles / simds / hertz * 1e6
 
-    return {
-        "us": microseconds(waves),
-        "serial_us": microseconds(1),
-        "issue": issue,
-        "exposed": exposed,
-        "nested_trips": trips,
-    }
+    return {"us": microseconds(waves), "serial_us": microseconds(1), "issue": issue, "exposed": stalled}
 
 
 def lane_bytes(instructions):
