@@ -193,23 +193,34 @@ pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
     let warps = [1, 2, 4][rng.random_range(0..3)];
     let stages = rng.random_range(1..=2i64);
     let (input, output, zero) = if float { ("f32", "f32", "0.0") } else { ("i8", "i32", "0") };
-    let description =
-        format!("{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages");
+    let start = whole_k_start(rng, float);
+    let description = format!(
+        "{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages, \
+         whole k from {start:?}"
+    );
     let attributes = format!("tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64");
-    let text = accumulating_matmul(&attributes, (m, n, k), (bm, bn, bk), (gm, gn, gk), (input, output, zero));
+    let text = accumulating_matmul(
+        &attributes,
+        (m, n, k),
+        (bm, bn, bk),
+        (gm, gn, gk),
+        (input, output, zero),
+        start.as_ref().map(|(text, _)| *text),
+    );
+    let first = start.map_or(0.0, |(_, value)| value);
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
         let (x, y) = (&inputs[0], &inputs[1]);
         let mut out = vec![0.0; m * n];
         for i in 0..m {
             for j in 0..n {
                 out[i * n + j] = if float {
-                    let mut acc = 0.0f32;
+                    let mut acc = first as f32;
                     for p in 0..k {
                         acc = (x[i * k + p] as f32).mul_add(y[p * n + j] as f32, acc);
                     }
                     acc as f64
                 } else {
-                    let mut acc = 0i32;
+                    let mut acc = first as i32;
                     for p in 0..k {
                         acc = acc.wrapping_add((x[i * k + p] as i32).wrapping_mul(y[p * n + j] as i32));
                     }
@@ -269,7 +280,17 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
          tessel.matrix_cores = {matrix_cores} : i64{tile_attribute}"
     );
     let zero = if input == "i8" { "0" } else { "0.0" };
-    let text = accumulating_matmul(&attributes, (m, n, k), (bm, bn, bk), (gm, gn, gk), (input, output, zero));
+    let start = whole_k_start(rng, input != "i8");
+    let description = format!("{description}, whole k from {start:?}");
+    let text = accumulating_matmul(
+        &attributes,
+        (m, n, k),
+        (bm, bn, bk),
+        (gm, gn, gk),
+        (input, output, zero),
+        start.as_ref().map(|(text, _)| *text),
+    );
+    let first = start.map_or(0.0, |(_, value)| value);
     // bf16 arrays are dumped as their bits (`<u2`).
     let value = move |raw: f64| if input == "bf16" { f64::from(f32::from_bits((raw as u32) << 16)) } else { raw };
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
@@ -279,11 +300,11 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
             for j in 0..n {
                 let (a, b) = (|p: usize| value(x[i * k + p]), |p: usize| value(y[p * n + j]));
                 out[i * n + j] = if output == "i32" {
-                    f64::from((0..k).fold(0i32, |acc, p| acc.wrapping_add(a(p) as i32 * b(p) as i32)))
+                    f64::from((0..k).fold(first as i32, |acc, p| acc.wrapping_add(a(p) as i32 * b(p) as i32)))
                 } else if output == "f64" {
-                    (0..k).fold(0.0f64, |acc, p| a(p).mul_add(b(p), acc))
+                    (0..k).fold(first, |acc, p| a(p).mul_add(b(p), acc))
                 } else {
-                    f64::from((0..k).fold(0.0f32, |acc, p| (a(p) as f32).mul_add(b(p) as f32, acc)))
+                    f64::from((0..k).fold(first as f32, |acc, p| (a(p) as f32).mul_add(b(p) as f32, acc)))
                 };
             }
         }
@@ -299,20 +320,48 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
     }
 }
 
+/// For three matmuls in ten, the whole of k in each block and the dot's
+/// accumulator a splat constant (its text and value): zeros, or 2, where
+/// a pipeline that started the accumulators from zeros rather than from
+/// the constant would show.
+fn whole_k_start(rng: &mut StdRng, float: bool) -> Option<(&'static str, f64)> {
+    let starts = if float { [("0.0", 0.0), ("2.0", 2.0)] } else { [("0", 0.0), ("2", 2.0)] };
+    rng.random_bool(0.3).then(|| starts[rng.random_range(0..2)])
+}
+
 /// A module (attributes `attributes`) whose `main` computes an m x k by k
 /// x n matmul in bm x bk x bn blocks on a (gm, gn, gk) grid, the output
 /// block zeroed at the first k step and accumulated into at each (k on
-/// an arbitrary axis).
+/// an arbitrary axis) — or, with a `start` value, in bm x k x bn blocks
+/// on a (gm, gn) grid, each block's dot accumulating from a splat
+/// constant of `start` (Pallas' `jnp.dot(x, y) + start` over all of k:
+/// `block.dot ... acc` of a constant).
 fn accumulating_matmul(
     attributes: &str,
     (m, n, k): (usize, usize, usize),
     (bm, bn, bk): (usize, usize, usize),
     (gm, gn, gk): (usize, usize, usize),
     (input, output, zero): (&str, &str, &str),
+    start: Option<&str>,
 ) -> String {
-    format!(
-        "module attributes {{{attributes}}} {{\n\
-         func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
+    let head = format!("module attributes {{{attributes}}} {{\n");
+    if let Some(start) = start {
+        return head
+            + &format!(
+                "func.func @kernel(%x: memref<{bm}x{k}x{input}>, %y: memref<{k}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
+                 %a = block.load %x : memref<{bm}x{k}x{input}> -> tensor<{bm}x{k}x{input}>\n\
+                 %b = block.load %y : memref<{k}x{bn}x{input}> -> tensor<{k}x{bn}x{input}>\n\
+                 %start = arith.constant dense<{start}> : tensor<{bm}x{bn}x{output}>\n\
+                 %c = block.dot %a, %b acc %start : tensor<{bm}x{k}x{input}>, tensor<{k}x{bn}x{input}>, tensor<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
+                 block.store %c, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\nreturn\n}}\n\
+                 func.func @main(%x: memref<{m}x{k}x{input}>, %y: memref<{k}x{n}x{input}>, %o: memref<{m}x{n}x{output}>) {{\n\
+                 grid.call @kernel grid [{gm}, {gn}] ins(%x, %y : memref<{m}x{k}x{input}>, memref<{k}x{n}x{input}>) outs(%o : memref<{m}x{n}x{output}>)\n\
+                 in_specs [#grid.block<[{bm}, {k}], (i, j) -> (i, 0)>, #grid.block<[{k}, {bn}], (i, j) -> (0, j)>]\n\
+                 out_specs [#grid.block<[{bm}, {bn}], (i, j) -> (i, j)>]\nreturn\n}}\n}}\n"
+            );
+    }
+    head + &format!(
+        "func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
          %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
          scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{bm}x{bn}x{output}>\n\
          block.store %z, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\n}}\n\

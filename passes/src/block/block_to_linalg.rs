@@ -398,7 +398,12 @@ fn dot(op: &Op) -> Lowering {
     };
     let (a, a_type) = canonical("a", &lhs, op.has("transpose_lhs"));
     let (b, b_type) = canonical("b", &rhs, op.has("transpose_rhs"));
-    let init = if has_acc {
+    // An accumulator that is a splat constant (`acc` of zeros, Pallas'
+    // `jnp.zeros` before a dot) is a fill, like none: bufferized, a
+    // constant would be a buffer copied into the result's (on GPUs a copy
+    // one work-item makes byte by byte).
+    let splat_acc = if has_acc { splat_constant(op.operands()[2]) } else { None };
+    let init = if has_acc && splat_acc.is_none() {
         params.push(format!("%acc: {r}"));
         "%acc"
     } else {
@@ -406,7 +411,7 @@ fn dot(op: &Op) -> Lowering {
             body,
             "%zero = arith.constant {}\n%empty = tensor.empty() : {r}\n\
              %init = linalg.fill ins(%zero : {e}) outs(%empty : {r}) -> {r}\n",
-            zero(&result.element),
+            splat_acc.clone().unwrap_or_else(|| zero(&result.element)),
             e = result.element
         );
         "%init"
@@ -453,7 +458,9 @@ fn dot(op: &Op) -> Lowering {
         wide("x"),
         wide("y"),
     );
-    Ok((format!("func.func @template({}) -> {r} {{\n{body}return %c : {r}\n}}", join(&params)), op.operands()))
+    let mut operands = op.operands();
+    operands.truncate(if splat_acc.is_some() { 2 } else { operands.len() });
+    Ok((format!("func.func @template({}) -> {r} {{\n{body}return %c : {r}\n}}", join(&params)), operands))
 }
 
 /// The identity of a reduction or atomic combiner, as `value : type`.
