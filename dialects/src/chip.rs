@@ -39,6 +39,26 @@ impl Chip {
         if self == Chip::Gfx1100 { 32 } else { 64 }
     }
 
+    /// Cycles a SIMD takes to issue one vector instruction for a whole
+    /// wave: CDNA runs wave64 on 16-lane SIMDs (4 cycles), RDNA 3 wave32 on
+    /// 32-lane ones (1).
+    pub fn issue_cycles(self) -> i64 {
+        if self == Chip::Gfx1100 { 1 } else { 4 }
+    }
+
+    /// Cycles from issuing a global load of a contraction's operands to its
+    /// data in registers: an L2 hit, as tiles re-read mostly are (~300-500
+    /// cycles on CDNA 3; `benchmarks/amdgpu/model.py` charges the same).
+    pub fn global_latency(self) -> i64 {
+        500
+    }
+
+    /// Cycles from an LDS access's issue to its completion (~64 on CDNA
+    /// and RDNA 3 without bank conflicts).
+    pub fn lds_latency(self) -> i64 {
+        64
+    }
+
     /// LDS bytes a workgroup may use.
     pub fn workgroup_memory(self) -> i64 {
         65536

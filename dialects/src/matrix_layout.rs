@@ -41,6 +41,10 @@ pub struct MatrixInstruction {
     /// Bits of an A/B element and of a C/D element.
     pub input_bits: i64,
     pub output_bits: i64,
+    /// Cycles the SIMD's matrix pipe is busy with one instruction (4 per
+    /// pass; AMD's CDNA 2/3 ISA guides, RDNA 3's WMMA rate): what a
+    /// software pipeline's interval is made of.
+    pub issue_cycles: i64,
 }
 
 /// `v_mfma_f32_16x16x4f32` (gfx90a; `_f32` suffix on gfx942): f32 inputs,
@@ -54,6 +58,7 @@ pub const MFMA_F32_16X16X4: MatrixInstruction = MatrixInstruction {
     blocks: 1,
     input_bits: 32,
     output_bits: 32,
+    issue_cycles: 32,
 };
 
 /// `v_mfma_i32_16x16x16i8` (gfx90a): signed 8-bit inputs, i32 sums.
@@ -66,6 +71,7 @@ pub const MFMA_I32_16X16X16_I8: MatrixInstruction = MatrixInstruction {
     blocks: 1,
     input_bits: 8,
     output_bits: 32,
+    issue_cycles: 32,
 };
 
 /// `v_mfma_i32_16x16x32_i8` (gfx942, which dropped the x16 form).
@@ -78,6 +84,7 @@ pub const MFMA_I32_16X16X32_I8: MatrixInstruction = MatrixInstruction {
     blocks: 1,
     input_bits: 8,
     output_bits: 32,
+    issue_cycles: 16,
 };
 
 /// `v_wmma_i32_16x16x16_iu8` (gfx1100, wave32): 8-bit inputs (signed here),
@@ -91,6 +98,7 @@ pub const WMMA_I32_16X16X16_IU8: MatrixInstruction = MatrixInstruction {
     blocks: 1,
     input_bits: 8,
     output_bits: 32,
+    issue_cycles: 32,
 };
 
 impl MatrixInstruction {
@@ -208,7 +216,17 @@ mod tests {
     use super::*;
 
     fn mfma(m: i64, n: i64, k: i64, blocks: i64, input_bits: i64, output_bits: i64) -> MatrixInstruction {
-        MatrixInstruction { mnemonic: "test", family: Family::Mfma, m, n, k, blocks, input_bits, output_bits }
+        MatrixInstruction {
+            mnemonic: "test",
+            family: Family::Mfma,
+            m,
+            n,
+            k,
+            blocks,
+            input_bits,
+            output_bits,
+            issue_cycles: 32,
+        }
     }
 
     /// The register (of 32 bits) holding element `element` of a fragment.

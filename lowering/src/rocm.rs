@@ -90,6 +90,9 @@ pub const WORKGROUPS: &[&str] = &[
     "tessel-expand-atomics",
     // Reduction partials held one per lane folded across lanes.
     "tessel-cross-lane-reductions",
+    // A contraction accumulated across an arbitrary grid axis: one over
+    // all of its k (one k-chunk pipeline).
+    "tessel-merge-k-steps",
     // Contractions on MFMA/WMMA where they compute block.dot exactly,
     // accumulators in registers; the others on FMAs over register tiles
     // per work-item where the block allows, else read k-chunks of their

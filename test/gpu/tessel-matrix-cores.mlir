@@ -10,11 +10,17 @@
 // chunks itself (matrix_staging): A by rows, B transposed to columns,
 // as [hi][row or column][s]: a lane's four steps are one 16-byte LDS read
 // per operand, and the 16 lanes of a group read neighbouring rows (no bank
-// conflicts). The k loop is
-// software-pipelined: it loads chunk k + 1 into registers, computes chunk
-// k from LDS, and after a barrier stores the registers to LDS. It stays a
-// loop (LLVM's unrolling disabled): unrolled, every chunk's loads would be
-// in flight at once.
+// conflicts). The k loop is software-pipelined as its dependence graph
+// asks (pipeline_schedule.rs): four 32-cycle MFMAs per chunk make a short
+// interval, so the loads of chunk c + 3 are issued before chunk c's
+// compute, and after it (and a barrier) the registers of chunk c + 1 are
+// stored to LDS. Chunks 1 and 2 are loaded before the loop and ride it as
+// iteration arguments; the loop is unrolled by three chunks (0 to 192
+// step 48) so that each carried chunk's registers are free again when
+// the chunk replacing them arrives (no copies), and stays a loop (LLVM's
+// unrolling disabled: unrolled, every chunk's loads would be in flight at
+// once). Scheduler fences keep each step's loads, compute and stores in
+// that order (LLVM would otherwise sink the loads below the MFMAs).
 // CHECK: #[[ROLLED_ATTR:.*]] = #llvm.loop_annotation<unroll = #{{.*}}>
 // CHECK-LABEL: func.func @f32_on_cdna
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
@@ -22,6 +28,7 @@
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C48:.*]] = arith.constant 48 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C192:.*]] = arith.constant 192 : index
 // CHECK: scf.forall
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %[[C64]]
@@ -35,18 +42,24 @@
 // CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[LO]]
 // CHECK: %[[COLS:.*]] = arith.addi %{{.*}}, %[[HI4]]
 // CHECK: %[[INIT:.*]] = vector.load %{{.*}}[%[[ROW]], %[[COLS]]] : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
-// The first chunk, before the loop: two A and two B elements per item.
-// CHECK: vector.load %{{.*}} : memref<32x16xf32, strided<[64, 1]>>, vector<2xf32>
+// The first chunk, staged before the loop: two A and two B elements per
+// item; then chunks 1 and 2 into registers.
+// CHECK: vector.load %{{.*}} : memref<32x16xf32, strided<[256, 1]>>, vector<2xf32>
 // CHECK: vector.load %{{.*}} : memref<16x32xf32, strided<[64, 1], offset: ?>>, vector<2xf32>
 // CHECK-COUNT-2: vector.store %{{.*}}, %[[LA]]
 // CHECK-COUNT-2: vector.store %{{.*}}, %[[LB]]
 // CHECK: gpu.barrier
-// CHECK: %[[RES:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[C48]] step %[[C16]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf32>) {
-// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %[[C16]]
-// CHECK: memref.subview %{{.*}}[0, %[[NEXT]]] [32, 16] [1, 1]
-// CHECK: memref.subview %{{.*}}[%[[NEXT]], 0] [16, 32] [1, 1]
+// CHECK: %[[A1:.*]] = vector.load %{{.*}} : memref<32x16xf32, strided<[256, 1], offset: 16>>, vector<2xf32>
+// CHECK: %[[B1:.*]] = vector.load %{{.*}} : memref<16x32xf32, strided<[64, 1], offset: ?>>, vector<2xf32>
+// CHECK: %[[A2:.*]] = vector.load %{{.*}} : memref<32x16xf32, strided<[256, 1], offset: 32>>, vector<2xf32>
+// CHECK: %[[B2:.*]] = vector.load %{{.*}} : memref<16x32xf32, strided<[64, 1], offset: ?>>, vector<2xf32>
+// CHECK: %[[RES:.*]]:5 = scf.for %[[K:.*]] = %[[C0]] to %[[C192]] step %[[C48]] iter_args(%[[ACC:.*]] = %[[INIT]], %[[FA1:.*]] = %[[A1]], %[[FB1:.*]] = %[[B1]], %{{.*}} = %[[A2]], %{{.*}} = %[[B2]]) -> (vector<4xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>) {
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %[[C48]]
+// CHECK: memref.subview %{{.*}}[0, %[[AHEAD]]] [32, 16] [1, 1]
+// CHECK: memref.subview %{{.*}}[%[[AHEAD]], 0] [16, 32] [1, 1]
 // CHECK: %[[GA:.*]] = vector.load {{.*}} vector<2xf32>
 // CHECK: %[[GB:.*]] = vector.load {{.*}} vector<2xf32>
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
 // CHECK: %[[RA:.*]] = vector.load %[[LA]][%[[AROW:.*]], %[[C0]]] : memref<128x4xf32>, vector<4xf32>
 // CHECK: %[[RB:.*]] = vector.load %[[LB]][%[[BROW:.*]], %[[C0]]] : memref<128x4xf32>, vector<4xf32>
 // CHECK: %[[A0:.*]] = vector.extract %[[RA]][0]
@@ -55,30 +68,34 @@
 // CHECK: %[[M1:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M0]]
 // CHECK: %[[M2:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M1]]
 // CHECK: %[[M3:.*]] = amdgpu.mfma 16x16x4 %{{.*}} * %{{.*}} + %[[M2]]
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
 // CHECK-NEXT: gpu.barrier
-// CHECK: vector.extract %[[GA]][0]
+// CHECK: vector.extract %[[FA1]][0]
 // CHECK: vector.store %{{.*}}, %[[LA]]
 // CHECK: vector.store %{{.*}}, %[[LA]]
-// CHECK: vector.extract %[[GB]][0]
+// CHECK: vector.extract %[[FB1]][0]
 // CHECK: vector.store %{{.*}}, %[[LB]]
 // CHECK: vector.store %{{.*}}, %[[LB]]
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: scf.yield %[[M3]] : vector<4xf32>
+// Two more steps: chunks c + 1 and c + 2, their loads c + 4 and c + 5.
+// CHECK-COUNT-8: amdgpu.mfma 16x16x4
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>
 // CHECK: } {loop_annotation = #[[ROLLED:.*]], tessel.lds_chunks}
-// The last chunk, computed after the loop.
-// CHECK-COUNT-4: amdgpu.mfma 16x16x4
+// The last four chunks after the loop (chunk 15's loads in the first).
+// CHECK: memref.subview %{{.*}}[0, 240] [32, 16] [1, 1]
+// CHECK-COUNT-16: amdgpu.mfma 16x16x4
 // CHECK: vector.store %{{.*}}, %{{.*}}[%[[ROW]], %[[COLS]]] : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
 // CHECK-NOT: linalg.
 #a = affine_map<(i, j, k) -> (i, k)>
 #b = affine_map<(i, j, k) -> (k, j)>
 #c = affine_map<(i, j, k) -> (i, j)>
-func.func @f32_on_cdna(%x: memref<32x64xf32>, %y: memref<64x64xf32>, %z: memref<32x64xf32>) {
+func.func @f32_on_cdna(%x: memref<32x256xf32>, %y: memref<256x64xf32>, %z: memref<32x64xf32>) {
   scf.forall (%p) in (2) {
     %j = affine.apply affine_map<(p) -> (p * 32)>(%p)
-    %yb = memref.subview %y[0, %j] [64, 32] [1, 1] : memref<64x64xf32> to memref<64x32xf32, strided<[64, 1], offset: ?>>
+    %yb = memref.subview %y[0, %j] [256, 32] [1, 1] : memref<256x64xf32> to memref<256x32xf32, strided<[64, 1], offset: ?>>
     %zb = memref.subview %z[0, %j] [32, 32] [1, 1] : memref<32x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
     linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
-        ins(%x, %yb : memref<32x64xf32>, memref<64x32xf32, strided<[64, 1], offset: ?>>)
+        ins(%x, %yb : memref<32x256xf32>, memref<256x32xf32, strided<[64, 1], offset: ?>>)
         outs(%zb : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
     ^bb0(%u: f32, %v: f32, %s: f32):
       %t = math.fma %u, %v, %s : f32
@@ -125,41 +142,45 @@ func.func @sub_blocks(%x: memref<256x64xf32>, %y: memref<64x128xf32>, %z: memref
 
 // -----
 
-// Two stages (tessel.num_stages = 2): chunk 0 is staged before the loop;
-// each iteration loads chunk k + 1 while the first buffers are computed
-// and stores it into the second, then chunk k + 2 while the second are
-// computed, into the first: one barrier per chunk. The last chunk is
-// loaded after the loop, and both buffers computed.
+// Two stages (tessel.num_stages = 2): two LDS buffers per operand, chunk
+// c computed from buffers c % 2 while chunk c + 1 is stored into the
+// others: one barrier per chunk, none before the stores. The schedule
+// loads three chunks ahead (as @f32_on_cdna), so the loop is unrolled by
+// six chunks (both buffers, three chunks in flight: 0 to 384 step 96) and
+// the last eight chunks follow it.
 // CHECK-LABEL: func.func @double_buffered
 // CHECK-COUNT-4: memref.alloc() {alignment = 64 : i64, tessel.staged}
 // CHECK-COUNT-4: vector.store
 // CHECK-NEXT: gpu.barrier
-// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c384 step %c96 iter_args
 // CHECK-COUNT-2: vector.load %{{.*}}strided
+// CHECK-NEXT: amdgpu.sched_barrier
 // CHECK-COUNT-4: amdgpu.mfma
+// CHECK-NEXT: amdgpu.sched_barrier
+// CHECK-NOT: gpu.barrier
 // CHECK-COUNT-4: vector.store
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-2: vector.load %{{.*}}strided
+// CHECK-NEXT: amdgpu.sched_barrier
 // CHECK-COUNT-4: amdgpu.mfma
+// CHECK-NEXT: amdgpu.sched_barrier
+// CHECK-NOT: gpu.barrier
 // CHECK-COUNT-4: vector.store
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: scf.yield
+// CHECK-COUNT-16: amdgpu.mfma
+// CHECK: scf.yield
 // CHECK: } {loop_annotation = #[[ROLLED:.*]], tessel.lds_chunks}
-// CHECK-COUNT-2: vector.load %{{.*}}strided
-// CHECK-COUNT-4: amdgpu.mfma
-// CHECK-COUNT-4: vector.store
-// CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-4: amdgpu.mfma
+// CHECK-COUNT-32: amdgpu.mfma
 // CHECK-NOT: gpu.barrier
 // CHECK-NOT: linalg.copy
 #a = affine_map<(i, j, k) -> (i, k)>
 #b = affine_map<(i, j, k) -> (k, j)>
 #c = affine_map<(i, j, k) -> (i, j)>
 module attributes {tessel.num_stages = 2 : i64} {
-  func.func @double_buffered(%x: memref<32x128xf32>, %y: memref<128x32xf32>, %z: memref<32x32xf32>) {
+  func.func @double_buffered(%x: memref<32x512xf32>, %y: memref<512x32xf32>, %z: memref<32x32xf32>) {
     scf.forall (%p) in (1) {
       linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
-          ins(%x, %y : memref<32x128xf32>, memref<128x32xf32>) outs(%z : memref<32x32xf32>) {
+          ins(%x, %y : memref<32x512xf32>, memref<512x32xf32>) outs(%z : memref<32x32xf32>) {
       ^bb0(%u: f32, %v: f32, %s: f32):
         %t = math.fma %u, %v, %s : f32
         linalg.yield %t : f32
@@ -343,6 +364,49 @@ module attributes {tessel.chip = "gfx1100", tessel.wave_size = 64 : i64, tessel.
     scf.forall (%p) in (1) {
       linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
           ins(%x, %y : memref<16x16xi8>, memref<16x16xi8>) outs(%z : memref<16x16xi32>) {
+      ^bb0(%u: i8, %v: i8, %s: i32):
+        %uw = arith.extsi %u : i8 to i32
+        %vw = arith.extsi %v : i8 to i32
+        %m = arith.muli %uw, %vw : i32
+        %t = arith.addi %s, %m : i32
+        linalg.yield %t : i32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// The k loop's software pipeline comes from its dependence graph
+// (pipeline_schedule.rs): two 16-cycle i8 MFMAs per 32-k chunk (the
+// module's; by default i8 chunks are 64 k, 64 bytes a row) make an
+// interval of 144 cycles (the loads', stores' and reads' issue, the one
+// LDS buffer's store-barrier-read cycle), over which a 500-cycle global
+// load spans four chunks. So each chunk's loads are issued four chunks
+// before its compute: three chunks' registers ride the loop (three loads
+// each: A's 8 bytes, B's two rows), which is unrolled by four steps
+// (0 to 384 step 128: no register copies between iterations), its
+// accumulators starting from the fill of C right before the contraction
+// (which goes: no store of the block and load back). Between a step's
+// loads, compute and stores, fences for LLVM's scheduler.
+// CHECK-LABEL: func.func @loads_run_ahead
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[ZEROS:.*]] = arith.constant dense<0> : vector<4xi32>
+// CHECK-NOT: vector.load %arg2
+// CHECK: scf.for %{{.*}} = %c0 to %c384 step %c128 iter_args(%{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], {{.*}}) -> (vector<4xi32>, vector<4xi32>, vector<8xi8>, vector<8xi8>, vector<8xi8>, vector<8xi8>, vector<8xi8>, vector<8xi8>, vector<8xi8>, vector<8xi8>, vector<8xi8>) {
+// CHECK-COUNT-4: amdgpu.sched_barrier allow = <none>
+// CHECK: scf.yield
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.chip = "gfx942", tessel.num_warps = 1 : i64, tessel.lds_chunk = 32 : i64} {
+  func.func @loads_run_ahead(%x: memref<16x512xi8>, %y: memref<512x32xi8>, %z: memref<16x32xi32>) {
+    %zero = arith.constant 0 : i32
+    scf.forall (%p) in (1) {
+      linalg.fill ins(%zero : i32) outs(%z : memref<16x32xi32>)
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %y : memref<16x512xi8>, memref<512x32xi8>) outs(%z : memref<16x32xi32>) {
       ^bb0(%u: i8, %v: i8, %s: i32):
         %uw = arith.extsi %u : i8 to i32
         %vw = arith.extsi %v : i8 to i32

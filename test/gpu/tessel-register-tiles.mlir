@@ -11,7 +11,8 @@
 // vector of 4 A values and one of 8 B values, then per tile row an FMA of
 // the A value broadcast with the B row: 32 FMAs per 12 values read. The
 // chunk loop is the pipelined one (k = 32: the second chunk's loads before
-// the first's FMAs, stored to LDS after them). The k-step loop is
+// the first's FMAs, stored to LDS after them; scheduler fences between
+// loads, FMAs and stores). The k-step loop is
 // unrolled by two (RDNA 3 dual-issues pairs of the two steps' FMAs).
 // CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<count = 2 : i32>
 // CHECK: #[[STEPS:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
@@ -47,6 +48,7 @@
 // CHECK-COUNT-3: math.fma
 // CHECK: scf.yield %[[F0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>
 // CHECK-NEXT: } {loop_annotation = #[[STEPS]]}
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
 // CHECK-NEXT: gpu.barrier
 // CHECK: vector.store %{{.*}}, %[[LB]]
 // CHECK-COUNT-4: vector.store %{{.*}}, %[[LA]]
@@ -217,6 +219,37 @@ module attributes {tessel.chip = "gfx90a"} {
     scf.forall (%p) in (1) {
       linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
           ins(%f, %f : memref<64x64xf32>, memref<64x64xf32>) outs(%f : memref<64x64xf32>) {
+      ^bb0(%u: f32, %v: f32, %s: f32):
+        %t = math.fma %u, %v, %s : f32
+        linalg.yield %t : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A contraction right after a fill of its whole output (what `block.dot
+// ... acc` of a splat constant bufferizes to): the accumulators start as
+// the fill value in registers, and the fill goes: C is written once, by
+// the tiles' stores, and never read.
+// CHECK-LABEL: func.func @from_a_fill
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[START:.*]] = arith.constant dense<2.000000e+00> : vector<8xf32>
+// CHECK-NOT: vector.load %{{.*}} : memref<64x64xf32>
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[START]], %{{.*}} = %[[START]], %{{.*}} = %[[START]], %{{.*}} = %[[START]])
+// CHECK-COUNT-4: vector.store %{{.*}} : memref<64x64xf32>, vector<8xf32>
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.chip = "gfx1100"} {
+  func.func @from_a_fill(%x: memref<64x32xf32>, %y: memref<32x64xf32>, %z: memref<64x64xf32>) {
+    %two = arith.constant 2.0 : f32
+    scf.forall (%p) in (1) {
+      linalg.fill ins(%two : f32) outs(%z : memref<64x64xf32>)
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %y : memref<64x32xf32>, memref<32x64xf32>) outs(%z : memref<64x64xf32>) {
       ^bb0(%u: f32, %v: f32, %s: f32):
         %t = math.fma %u, %v, %s : f32
         linalg.yield %t : f32

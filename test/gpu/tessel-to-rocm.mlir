@@ -101,29 +101,28 @@
 // PIPELINED: lds-read-min-bits 128
 // PIPELINED-NEXT: waits-before-matrix no
 // With K on the grid (128x128 blocks, benchmarks/amdgpu/kernels), the
-// accumulators stay in registers across the arbitrary k axis
-// (tessel-resident-accumulators): the loop around the k-chunk loop stores
-// nothing and loads only the next k step's first operand chunk (two
-// 16-byte loads per operand), on both CDNA chips.
+// arbitrary k axis only accumulates the contraction's k blocks: it becomes
+// one contraction over all of k (tessel-merge-k-steps), so no loop
+// surrounds the k-chunk loop at all — the accumulators live in registers
+// from start to end, and no grid step's first chunk is waited for — on
+// both CDNA chips.
 // RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx90a --emit asm -o %t.kgrid90a.s
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.kgrid90a.s | FileCheck %s --check-prefixes=PIPELINED,RESIDENT
 // RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx942 --emit asm -o %t.kgrid942.s
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.kgrid942.s | FileCheck %s --check-prefixes=PIPELINED,RESIDENT
-// RESIDENT: around-global-loads 4
-// RESIDENT-NEXT: around-global-stores 0
+// RESIDENT: around none
 // 8-bit operands: B staged transposed, so each lane's fragment is 64 bits
 // of one LDS row (not a byte at a time), on CDNA and RDNA 3; the k-chunk
 // loop does not wait for its own loads before the matrix instructions,
-// and the accumulators stay in registers across the grid's k axis (on
-// RDNA 3 too: 128 accumulator registers cover the 128x128 block).
+// and the grid's k axis is merged into it (on RDNA 3 too: 128
+// accumulator registers cover the 128x128 block).
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.i8gfx90a.s | FileCheck %s --check-prefixes=I8-WIDE
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.i8gfx942.s | FileCheck %s --check-prefixes=I8-WIDE
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.i8gfx1100.s | FileCheck %s --check-prefixes=I8-WIDE
 // I8-WIDE: global-stores 0
 // I8-WIDE: lds-read-min-bits {{64|128}}
 // I8-WIDE-NEXT: waits-before-matrix no
-// I8-WIDE-NEXT: around-global-loads 3
-// I8-WIDE-NEXT: around-global-stores 0
+// I8-WIDE-NEXT: around none
 // A one-row softmax (4096 columns, 256 work-items): each of the row's max
 // and sum has 256 partials, one per work-item; a wave's 64 are combined
 // across its lanes (DPP moves, tessel-cross-lane-reductions), the 4 waves'
@@ -274,7 +273,7 @@ func.func @scale(%x: memref<1000xf32>, %o: memref<1000xf32>) {
 // tile's A and B values with 128-bit LDS reads, at least 16 multiply-adds
 // per read, and touches no global memory; the chunk loop around it loads
 // only the next chunk (stores nothing: the accumulators stay in
-// registers), and so does the grid's k axis around that.
+// registers), and the grid's k axis is merged into it: no loop around.
 // RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx1100 --emit asm -o %t.tiles1100.s
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.tiles1100.s | FileCheck %s --check-prefix=FMA-TILES
 // RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx942 --matrix-cores off --emit asm -o %t.tiles942.s
@@ -285,8 +284,7 @@ func.func @scale(%x: memref<1000xf32>, %o: memref<1000xf32>) {
 // FMA-TILES-NEXT: fma-loop-global-stores 0
 // FMA-TILES-NEXT: fma-chunk-global-loads {{[1-9][0-9]*$}}
 // FMA-TILES-NEXT: fma-chunk-global-stores 0
-// FMA-TILES-NEXT: fma-outer-global-loads {{[1-9][0-9]*$}}
-// FMA-TILES-NEXT: fma-outer-global-stores 0
+// FMA-TILES-NEXT: fma-outer none
 
 // The eight-row softmax's and the layernorm's global stores, counted as
 // each wave runs (see RECOMPUTED above).

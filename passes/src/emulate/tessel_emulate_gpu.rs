@@ -14,6 +14,8 @@
 //!   accumulators, loaded values) live in memory between phases, a slot
 //!   per work-item (`privatize`).
 //! - `gpu.alloc`/`gpu.dealloc` (global scratch) are host allocations.
+//! - `amdgpu.sched_barrier` (a fence for LLVM's instruction scheduler)
+//!   means nothing to the CPU: it goes.
 
 use crate::support::handles::{context_of, location_of, next_of, operation_ref, raw_op, result_of, value_type};
 use crate::{
@@ -40,6 +42,9 @@ pub static PASS: PassDefinition = PassDefinition {
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let fail = |op: MlirOperation, message: String| Err(PassError::at(location_of(op), message));
+    for (fence, _) in collect_operations(module, |name| name == "amdgpu.sched_barrier") {
+        erase(fence);
+    }
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
         if let Err(message) = emulate_launch(launch) {
             return fail(launch, message);

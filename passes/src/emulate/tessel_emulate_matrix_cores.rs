@@ -94,6 +94,8 @@ fn read(op: MlirOperation) -> Result<Instruction, String> {
         blocks: if family == Family::Mfma { raw.integer("blocks") } else { 1 },
         input_bits: bits(types[0]),
         output_bits: bits(types[2]),
+        // Timing plays no part in emulation.
+        issue_cycles: 0,
     };
     let (input, output) = (element(types[0]), element(types[2]));
     let supported = matches!((input.as_str(), output.as_str()), ("f32", "f32") | ("i8", "i32"));

@@ -1,8 +1,8 @@
 //! How `tessel-matrix-cores` and `tessel-register-tiles` move operand
 //! chunks to the work-items' arithmetic when every lane does its share
 //! itself: global memory -> registers -> LDS laid out for the reads -> one
-//! wide read per fragment run; and the software-pipelined k loop both
-//! passes build on it (`pipelined_loop`).
+//! wide read per fragment run, which the software-pipelined k loop both
+//! passes share (`pipelined_loop.rs`) builds on.
 //!
 //! The LDS layout. A lane of a matrix instruction holds `elements`
 //! consecutive k of one row of A (column of B) per instruction, lane group
@@ -45,13 +45,14 @@
 
 use crate::PassError;
 use crate::gpu::grid_to_gpu::DEFAULT_NUM_WARPS;
-use crate::gpu::tessel_lds_stage::{DEFAULT_LDS_CHUNK, STAGED_LOOP};
+use crate::gpu::pipeline_schedule::ChunkWork;
+use crate::gpu::tessel_lds_stage::DEFAULT_LDS_CHUNK;
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
-use crate::support::handles::raw_op;
-use crate::support::ir::{enclosing, print_type, strided_view_type};
+use crate::support::handles::{next_of, raw_op};
+use crate::support::ir::{enclosing, print_type, strided_view_type, uses};
 use crate::support::template::emit_line;
 use melior::ir::{OperationRef, operation::OperationLike};
-use mlir_sys::{MlirOperation, MlirType};
+use mlir_sys::{MlirOperation, MlirType, MlirValue};
 use std::collections::BTreeSet;
 use tessel_dialects::{Chip, knobs};
 
@@ -132,6 +133,7 @@ pub(super) struct Staging {
     pub b: Layout,
     threads: i64,
     element: String,
+    element_bytes: i64,
     /// A: consecutive k per unit, elements per global load.
     a_width: i64,
     a_vector: i64,
@@ -198,7 +200,34 @@ impl Staging {
             // Fewest instructions, a global load (a 64-bit address kept
             // live per load) counting double; then the widest loads.
             .min_by_key(|&(run, columns)| (2 * run + columns, -columns))?;
-        Some(Staging { a, b, threads, element: element.to_string(), a_width, a_vector, b_run, b_columns })
+        Some(Staging {
+            a,
+            b,
+            threads,
+            element: element.to_string(),
+            element_bytes,
+            a_width,
+            a_vector,
+            b_run,
+            b_columns,
+        })
+    }
+
+    /// The types of the registers `emit_loads` returns, in its order.
+    pub fn register_types(&self) -> Vec<String> {
+        let a = (self.a_units() * (self.a_width / self.a_vector)) as usize;
+        let mut types = vec![self.vector(self.a_vector); a];
+        types.extend(vec![self.vector(self.b_columns); self.b_run as usize]);
+        types
+    }
+
+    /// Global loads and LDS stores a work-item issues per chunk, and the
+    /// 32-bit registers a chunk's loads occupy.
+    pub fn per_item(&self) -> (i64, i64, i64) {
+        let loads = self.a_units() * (self.a_width / self.a_vector) + self.b_run;
+        let stores = self.a_units() * self.a_stores().len() as i64 + self.b_columns;
+        let elements = self.a_units() * self.a_width + self.b_run * self.b_columns;
+        (loads, stores, (elements * self.element_bytes + 3) / 4)
     }
 
     fn vector(&self, count: i64) -> String {
@@ -402,12 +431,6 @@ impl Staging {
     }
 }
 
-/// The pipelined k loop stays a loop: it is the schedule (loads of the
-/// next chunk in flight during this one's matrix instructions); unrolled
-/// by LLVM, every chunk's addresses and loads would be live at once
-/// (spills on RDNA 3's WMMA kernels).
-const KEEP_ROLLED: &str = "loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>";
-
 /// A contraction computed chunk of k by chunk from LDS buffers: what the
 /// shared k loop needs of `tessel-matrix-cores`' and
 /// `tessel-register-tiles`' plans. Buffers `%la{b}` and `%lb{b}` (b the
@@ -427,6 +450,9 @@ pub(super) trait StagedContraction {
     fn operand_types(&self) -> [MlirType; 2];
     /// The sub-block's rows and columns and the k of one chunk.
     fn chunk_shape(&self) -> (i64, i64, i64);
+    /// What one chunk costs a wave (`pipeline_schedule`, which decides
+    /// how far ahead the loads run).
+    fn chunk_work(&self) -> ChunkWork;
     /// Types of the views `chunk_views` defines (`%sa_*`'s, `%sb_*`'s).
     fn chunk_view_types(&self) -> (String, String) {
         let (view_a, view_b) = operand_chunk_types(self.operand_types(), self.chunk_shape());
@@ -457,6 +483,8 @@ pub(super) struct Launch {
     pub chip: Chip,
     pub warps: i64,
     pub wanted_chunk: i64,
+    /// Whether the module chose the chunk (`tessel.lds_chunk`).
+    pub chunk_chosen: bool,
     pub stages: i64,
     pub wave: i64,
 }
@@ -467,11 +495,12 @@ impl Launch {
         let settings = raw_op(module.to_raw());
         let warps = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS);
         let wanted_chunk = knobs::LDS_CHUNK.integer_or(settings, DEFAULT_LDS_CHUNK);
+        let chunk_chosen = raw_op(module.to_raw()).has(knobs::LDS_CHUNK.attribute);
         let stages = knobs::NUM_STAGES.integer_or(settings, 1);
         match knobs::chip_of(settings) {
             Ok(chip) if warps >= 1 && wanted_chunk >= 1 => {
                 let wave = knobs::WAVE_SIZE.integer_or(settings, chip.wave_size());
-                Ok(Launch { chip, warps, wanted_chunk, stages, wave })
+                Ok(Launch { chip, warps, wanted_chunk, chunk_chosen, stages, wave })
             }
             unsupported => {
                 let name = unsupported.map_or_else(|name| name, |chip| chip.name().to_string());
@@ -492,6 +521,28 @@ pub(super) fn inside_programs(op: MlirOperation) -> bool {
         raw.name() == "scf.forall" || (raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS))
     })
     .is_some()
+}
+
+/// The operands a contraction `op`'s template takes — A, B, C, and the
+/// fill value where a `linalg.fill` of its whole output comes right before
+/// it (what a contraction from a splat accumulator, `block.dot ... acc` of
+/// zeros, bufferizes to) — and that fill. The contraction writes every
+/// element of its output, so its accumulators can start from the fill's
+/// value in registers and the fill can go (no write of the block to
+/// memory and read back): the caller erases it once the template is in.
+pub(super) fn template_operands(op: MlirOperation) -> (Vec<MlirValue>, Option<MlirOperation>) {
+    let mut operands = raw_op(op).operands()[..3].to_vec();
+    let output = operands[2];
+    let fill = uses(output).into_iter().map(|(user, _)| user).find(|&user| {
+        let fill = raw_op(user);
+        fill.name() == "linalg.fill"
+            && fill.operands().get(1).is_some_and(|value| value.ptr == output.ptr)
+            && next_of(user).ptr == op.ptr
+    });
+    if let Some(fill) = fill {
+        operands.push(raw_op(fill).operands()[0]);
+    }
+    (operands, fill)
 }
 
 /// Types of the views of a `sub_m` x `chunk` chunk of A and a `chunk` x
@@ -534,65 +585,6 @@ pub(super) fn pair_loop_header(
         k - 2 * chunk,
         2 * chunk,
     );
-}
-
-/// The k-chunk loop of a contraction with per-item staging (`plan`'s
-/// `staging()` must be some), software-pipelined: the loads of chunk c + 1
-/// are issued before chunk c's compute and stored to LDS after it (one
-/// buffer: a barrier before the stores and one after; two buffers: one
-/// after). `iter_args` and `types` carry the `accumulators`; returns the
-/// final ones.
-pub(super) fn pipelined_loop(
-    plan: &impl StagedContraction,
-    body: &mut String,
-    (iter_args, types): (&str, &str),
-    accumulators: Vec<String>,
-    constants: &mut BTreeSet<i64>,
-) -> Vec<String> {
-    let Some(staging) = plan.staging() else { return accumulators };
-    let (k, chunk, stages) = plan.depth();
-    let count = accumulators.len();
-    let (view_a, view_b) = plan.chunk_view_types();
-    let load = |body: &mut String, constants: &mut BTreeSet<i64>, label: &str, at: &str| {
-        body.push_str(&plan.chunk_views(label, at));
-        staging.emit_loads(body, constants, label, (&view_a, &view_b))
-    };
-    let stores = |body: &mut String, constants: &mut _, label: &str, registers: &[String], buffer: i64| {
-        staging.emit_stores(body, constants, label, registers, (&format!("%la{buffer}"), &format!("%lb{buffer}")))
-    };
-    let registers = load(body, constants, "first", "%c0");
-    stores(body, constants, "first", &registers, 0);
-    body.push_str("gpu.barrier\n");
-    let results: Vec<String> = (0..count).map(|index| format!("%res#{index}")).collect();
-    if stages == 1 {
-        constants.extend([k - chunk, chunk]);
-        emit_line!(
-            body,
-            "%res:{count} = scf.for %k = %c0 to %c{} step %c{chunk} iter_args({iter_args}) -> ({types}) {{\n\
-             %k1 = arith.addi %k, %c{chunk} : index",
-            k - chunk,
-        );
-        let registers = load(body, constants, "next", "%k1");
-        let next = plan.compute(body, "s", "0", accumulators, constants);
-        body.push_str("gpu.barrier\n");
-        stores(body, constants, "next", &registers, 0);
-        emit_line!(body, "gpu.barrier\nscf.yield {} : {types}\n}} {{{STAGED_LOOP}, {KEEP_ROLLED}}}", next.join(", "));
-        return plan.compute(body, "e", "0", results, constants);
-    }
-    pair_loop_header(body, constants, (k, chunk), count, (iter_args, types));
-    let registers = load(body, constants, "next", "%k1");
-    let middle = plan.compute(body, "p", "0", accumulators, constants);
-    stores(body, constants, "next", &registers, 1);
-    body.push_str("gpu.barrier\n");
-    let registers = load(body, constants, "after", "%k2");
-    let next = plan.compute(body, "q", "1", middle, constants);
-    stores(body, constants, "after", &registers, 0);
-    emit_line!(body, "gpu.barrier\nscf.yield {} : {types}\n}} {{{STAGED_LOOP}, {KEEP_ROLLED}}}", next.join(", "));
-    let registers = load(body, constants, "last", &format!("%c{}", k - chunk));
-    let middle = plan.compute(body, "e", "0", results, constants);
-    stores(body, constants, "last", &registers, 1);
-    body.push_str("gpu.barrier\n");
-    plan.compute(body, "f", "1", middle, constants)
 }
 
 /// The worst bank conflict of a wave's fragment reads from a `layout`

@@ -58,10 +58,13 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::matrix_staging::{
-        Launch, Layout, StagedContraction, Staging, inside_programs, pair_loop_header, pipelined_loop, read_conflicts,
+        Launch, Layout, StagedContraction, Staging, inside_programs, pair_loop_header, read_conflicts,
+        template_operands,
     },
+    gpu::pipeline_schedule::ChunkWork,
+    gpu::pipelined_loop::pipelined_loop,
     gpu::tessel_lds_stage::{STAGED_BUFFER, STAGED_LOOP},
-    support::ir::{collect_operations, element_name, print_type, strided_view_type},
+    support::ir::{collect_operations, element_name, erase, print_type, strided_view_type},
     support::template,
 };
 use melior::ir::OperationRef;
@@ -93,24 +96,37 @@ fn accumulator_registers(family: Family) -> i64 {
 }
 /// Bytes of LDS the staged chunks of one contraction may take.
 const STAGED_BYTES: i64 = 32768;
+/// Bytes of k per operand row a chunk holds by default.
+const CHUNK_ROW_BYTES: i64 = 64;
+/// Registers a lane's fragments of one chunk may take (RDNA 3's i8 WMMA
+/// tiles at 64 k a chunk would take 128, beside 128 accumulators: spills).
+const FRAGMENT_REGISTERS: i64 = 64;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = raw_op(module.to_raw());
     if knobs::MATRIX_CORES.integer_or(settings, 1) == 0 {
         return Ok(());
     }
-    let Launch { chip, warps, wanted_chunk, stages, wave } = Launch::of(module)?;
+    let Launch { chip, warps, wanted_chunk, chunk_chosen, stages, wave } = Launch::of(module)?;
+    // Unless the module says, chunks of CHUNK_ROW_BYTES per row: 16 k of
+    // f32, 64 of i8 (Triton's BLOCK_K for each), so a chunk's fixed costs
+    // (barriers, waits, address arithmetic) spread over as many bytes.
+    let wanted_chunk = |bytes: i64| if chunk_chosen { wanted_chunk } else { wanted_chunk.max(CHUNK_ROW_BYTES / bytes) };
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
-        let Some(plan) = plan(raw, chip, warps, wanted_chunk, stages) else { continue };
+        let Some(mut plan) = plan(raw, chip, warps, &wanted_chunk, stages) else { continue };
         // The instructions need their own wave size (64 for MFMA, 32 for
         // WMMA) as grid-to-gpu will launch the work-items.
         if plan.instruction.wave_size() != wave {
             continue;
         }
-        let operands = raw_op(raw).operands();
+        let (operands, fill) = template_operands(raw);
+        plan.filled = fill.is_some();
         let context = context_of(raw);
-        if let Err(error) = template::replace(context, raw, &plan.template(), &operands[..3]) {
+        if let Err(error) = template::replace(context, raw, &plan.template(), &operands) {
             return Err(PassError::at(location_of(raw), error.0));
+        }
+        if let Some(fill) = fill {
+            erase(fill);
         }
     }
     Ok(())
@@ -118,6 +134,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 
 /// How one contraction is computed on matrix cores.
 struct Plan {
+    chip: Chip,
     instruction: MatrixInstruction,
     /// Contraction sizes: C is m x n, A m x k, B k x n.
     m: i64,
@@ -135,13 +152,16 @@ struct Plan {
     stages: i64,
     /// Per-item staging through registers, where the chunks divide evenly.
     staging: Option<Staging>,
+    /// Whether C is filled with one value right before (`output_fill`):
+    /// the accumulators start from it (the template's `%fill`).
+    filled: bool,
     types: [MlirType; 3],
     input: String,
     output: String,
 }
 
 /// The plan for `op`, when it is a contraction matrix cores compute exactly.
-fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i64) -> Option<Plan> {
+fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: &dyn Fn(i64) -> i64, stages: i64) -> Option<Plan> {
     let raw = raw_op(op);
     if !raw.has(CONTRACTION) || raw.operands().len() != 3 || !inside_programs(op) {
         return None;
@@ -166,14 +186,17 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
     let budget = accumulator_registers(instruction.family);
     let (wave_columns, tile_rows, tile_columns) = arrange(m, n, warps, instruction.output_elements(), budget)?;
     // The largest chunk of k a multiple of the instruction's, dividing k,
-    // at most the wanted chunk, whose buffers fit the LDS budget; double
-    // buffering (num_stages 2) needs an even number of chunks.
+    // at most the wanted chunk, whose buffers fit the LDS budget and
+    // whose fragments (a lane reads a whole chunk's before its matrix
+    // instructions) fit FRAGMENT_REGISTERS; double buffering (num_stages
+    // 2) needs an even number of chunks.
     let sub_m = warps / wave_columns * tile_rows * 16;
     let sub_n = wave_columns * tile_columns * 16;
     let bytes = instruction.input_bits / 8;
     // Chunks deep enough that a lane's fragments of one are at least 8
     // bytes (one 64-bit LDS read), where k allows.
     let wide_chunk = instruction.k * (8 / (instruction.input_elements() * bytes)).max(1);
+    let wanted_chunk = wanted_chunk(bytes);
     let wanted_chunk = if k % wide_chunk == 0 { wanted_chunk.max(wide_chunk) } else { wanted_chunk };
     let chunk_for = |stages: i64| {
         (1..=k / instruction.k)
@@ -181,6 +204,10 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
             .filter(|&chunk| k % chunk == 0 && (chunk <= wanted_chunk || chunk == instruction.k))
             .filter(|&chunk| stages == 1 || (k / chunk) % 2 == 0)
             .filter(|&chunk| chunk == instruction.k || stages * (sub_m + sub_n) * chunk * bytes <= STAGED_BYTES)
+            .filter(|&chunk| {
+                let run_bytes = chunk / instruction.k * instruction.input_elements() * bytes;
+                chunk == instruction.k || (tile_rows + tile_columns) * run_bytes / 4 <= FRAGMENT_REGISTERS
+            })
             .max()
     };
     let (stages, chunk) = match chunk_for(2) {
@@ -197,6 +224,7 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
         .then(|| Staging::plan(layout_a, layout_b, threads, &input, bytes))
         .flatten();
     Some(Plan {
+        chip,
         instruction,
         m,
         n,
@@ -208,6 +236,7 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: i64, stages: i6
         chunk,
         stages,
         staging,
+        filled: false,
         types,
         input,
         output,
@@ -314,7 +343,8 @@ impl Plan {
             inst.fragment_k_stride(),
             inst.result_row_per_group(),
         ]);
-        emit_line!(t, "func.func @template(%A: {ta}, %B: {tb}, %C: {tc}) {{");
+        let fill = if self.filled { format!(", %fill: {}", self.output) } else { String::new() };
+        emit_line!(t, "func.func @template(%A: {ta}, %B: {tb}, %C: {tc}{fill}) {{");
         // Constants the code below uses (some also per tile, added later).
         let mut body = String::new();
         // Which wave and lane this work-item is, and where its fragments are.
@@ -391,8 +421,12 @@ impl Plan {
             sub_m_c = c(sub_m),
             sub_n_c = c(sub_n),
         );
-        // The lane's accumulators, from C.
+        // The lane's accumulators, from C (or the value filling it).
         for &(row, column) in &tiles {
+            if self.filled {
+                emit_line!(body, "%init{row}_{column} = vector.broadcast %fill : {} to {accumulator}", self.output);
+                continue;
+            }
             if self.transposed() {
                 emit_line!(
                     body,
@@ -419,7 +453,8 @@ impl Plan {
         let types = vec![accumulator.clone(); tiles.len()].join(", ");
         let (count, iter_args) = (tiles.len(), iter_args.join(", "));
         let last = if self.staging.is_some() {
-            pipelined_loop(self, &mut body, (&iter_args, &types), carried("acc"), &mut constants)
+            let accumulators = carried("acc").into_iter().zip(carried("init")).collect();
+            pipelined_loop(self, &mut body, accumulators, &types, &mut constants)
         } else if self.stages == 1 {
             emit_line!(
                 body,
@@ -526,6 +561,25 @@ impl StagedContraction for Plan {
 
     fn depth(&self) -> (i64, i64, i64) {
         (self.k, self.chunk, self.stages)
+    }
+
+    fn chunk_work(&self) -> ChunkWork {
+        let (global_loads, lds_stores, chunk_registers) = self.staging.as_ref().map_or((0, 0, 0), Staging::per_item);
+        let instructions = self.tile_rows * self.tile_columns * (self.chunk / self.instruction.k);
+        // One run per tile row and column, in reads of 16 bytes at most.
+        let run_bytes =
+            self.chunk / self.instruction.k * self.instruction.input_elements() * self.instruction.input_bits / 8;
+        ChunkWork {
+            chip: self.chip,
+            global_loads,
+            lds_stores,
+            lds_reads: (self.tile_rows + self.tile_columns) * ((run_bytes + 15) / 16),
+            compute_cycles: instructions * self.instruction.issue_cycles,
+            chunk_registers,
+            accumulator_registers: self.tile_rows * self.tile_columns * self.instruction.output_elements(),
+            chunks: self.k / self.chunk,
+            buffers: self.stages,
+        }
     }
 
     const B_STAGED_FIRST: bool = false;

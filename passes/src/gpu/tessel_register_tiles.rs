@@ -35,14 +35,16 @@
 //! `tessel.num_stages`, `tessel.lds_chunk`.
 
 use crate::support::handles::{attribute_text, context_of, dim_size, location_of, rank_of, raw_op, value_type};
-use crate::support::ir::{block_arguments, block_operations, collect_operations, element_bytes};
+use crate::support::ir::{block_arguments, block_operations, collect_operations, element_bytes, erase};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::matrix_staging::{
-        Launch, Layout, StagedContraction, Staging, bank_conflicts, inside_programs, pipelined_loop,
+        Launch, Layout, StagedContraction, Staging, bank_conflicts, inside_programs, template_operands,
     },
+    gpu::pipeline_schedule::ChunkWork,
+    gpu::pipelined_loop::pipelined_loop,
     gpu::tessel_lds_stage::STAGED_BUFFER,
     support::ir::{element_name, print_type, strided_view_type},
     support::template,
@@ -50,7 +52,7 @@ use crate::{
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::collections::BTreeSet;
-use tessel_dialects::knobs;
+use tessel_dialects::{Chip, knobs};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-register-tiles",
@@ -83,17 +85,21 @@ const UNROLL_STEPS_BY_TWO: &str =
 const STAGED_BYTES: i64 = 32768;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let Launch { warps, wanted_chunk, stages, wave, .. } = Launch::of(module)?;
+    let Launch { chip, warps, wanted_chunk, stages, wave, .. } = Launch::of(module)?;
     let wanted_tile = match raw_op(module.to_raw()).integers(knobs::REGISTER_TILE.attribute)[..] {
         [rows, columns] => Some((rows, columns)),
         _ => None,
     };
-    let launch = Tiling { threads: warps * wave, wave, wanted_tile, wanted_chunk, stages };
+    let launch = Tiling { chip, threads: warps * wave, wave, wanted_tile, wanted_chunk, stages };
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
-        let Some(plan) = plan(raw, &launch) else { continue };
-        let operands = raw_op(raw).operands();
-        if let Err(error) = template::replace(context_of(raw), raw, &plan.template(), &operands[..3]) {
+        let Some(mut plan) = plan(raw, &launch) else { continue };
+        let (operands, fill) = template_operands(raw);
+        plan.filled = fill.is_some();
+        if let Err(error) = template::replace(context_of(raw), raw, &plan.template(), &operands) {
             return Err(PassError::at(location_of(raw), error.0));
+        }
+        if let Some(fill) = fill {
+            erase(fill);
         }
     }
     Ok(())
@@ -101,6 +107,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 
 /// What the module's settings give every contraction.
 struct Tiling {
+    chip: Chip,
     threads: i64,
     wave: i64,
     wanted_tile: Option<(i64, i64)>,
@@ -164,6 +171,7 @@ fn body_ops(op: MlirOperation) -> Option<(Vec<BodyOp>, usize)> {
 
 /// How one contraction is computed on register tiles.
 struct Plan {
+    chip: Chip,
     /// Contraction sizes: C is m x n, A m x k, B k x n.
     m: i64,
     n: i64,
@@ -177,6 +185,9 @@ struct Plan {
     chunk: i64,
     stages: i64,
     staging: Staging,
+    /// Whether C is filled with one value right before (`output_fill`):
+    /// the accumulators start from it (the template's `%fill`).
+    filled: bool,
     types: [MlirType; 3],
     input: String,
     output: String,
@@ -227,6 +238,7 @@ fn plan(op: MlirOperation, launch: &Tiling) -> Option<Plan> {
         _ => (1, staged(1)?),
     };
     Some(Plan {
+        chip: launch.chip,
         m,
         n,
         k,
@@ -237,6 +249,7 @@ fn plan(op: MlirOperation, launch: &Tiling) -> Option<Plan> {
         chunk,
         stages,
         staging,
+        filled: false,
         types,
         input,
         output,
@@ -334,17 +347,21 @@ impl Plan {
         );
         let row_index = |row: i64| if row == 0 { "%arow".to_string() } else { format!("%arow{row}") };
         for row in 0..self.rows {
-            emit_line!(body, "%init{row} = vector.load %cs[{}, %bcol] : {view_c}, {accumulator}", row_index(row));
+            if self.filled {
+                emit_line!(body, "%init{row} = vector.broadcast %fill : {} to {accumulator}", self.output);
+            } else {
+                emit_line!(body, "%init{row} = vector.load %cs[{}, %bcol] : {view_c}, {accumulator}", row_index(row));
+            }
         }
-        let iter_args: Vec<String> = (0..self.rows).map(|row| format!("%acc{row} = %init{row}")).collect();
         let types = vec![accumulator.clone(); self.rows as usize].join(", ");
-        let accumulators = (0..self.rows).map(|row| format!("%acc{row}")).collect();
-        let last = pipelined_loop(self, &mut body, (&iter_args.join(", "), &types), accumulators, &mut constants);
+        let accumulators = (0..self.rows).map(|row| (format!("%acc{row}"), format!("%init{row}"))).collect();
+        let last = pipelined_loop(self, &mut body, accumulators, &types, &mut constants);
         for (row, value) in last.iter().enumerate() {
             emit_line!(body, "vector.store {value}, %cs[{}, %bcol] : {view_c}, {accumulator}", row_index(row as i64));
         }
         body.push_str("}\n}\nreturn\n}\n");
-        let mut text = format!("func.func @template(%A: {ta}, %B: {tb}, %C: {tc}) {{\n");
+        let fill = if self.filled { format!(", %fill: {}", self.output) } else { String::new() };
+        let mut text = format!("func.func @template(%A: {ta}, %B: {tb}, %C: {tc}{fill}) {{\n");
         for value in constants {
             emit_line!(text, "%c{value} = arith.constant {value} : index");
         }
@@ -382,6 +399,26 @@ impl StagedContraction for Plan {
 
     fn depth(&self) -> (i64, i64, i64) {
         (self.k, self.chunk, self.stages)
+    }
+
+    fn chunk_work(&self) -> ChunkWork {
+        let (global_loads, lds_stores, chunk_registers) = self.staging.per_item();
+        let (bytes, result_registers) = (element_bytes(self.types[0]), (element_bytes(self.types[2]) + 3) / 4);
+        // Per k step: a run of the tile's rows of A and one of its columns
+        // of B, in reads of 16 bytes at most; the body per result.
+        let reads_per_step = (self.rows * bytes + 15) / 16 + (self.columns * bytes + 15) / 16;
+        let operations = self.chunk * self.rows * self.columns * self.body.len() as i64;
+        ChunkWork {
+            chip: self.chip,
+            global_loads,
+            lds_stores,
+            lds_reads: self.chunk * reads_per_step,
+            compute_cycles: operations * self.chip.issue_cycles(),
+            chunk_registers,
+            accumulator_registers: self.rows * self.columns * result_registers,
+            chunks: self.k / self.chunk,
+            buffers: self.stages,
+        }
     }
 
     const B_STAGED_FIRST: bool = true;
@@ -451,7 +488,7 @@ mod tests {
     use super::*;
 
     fn launch(threads: i64, wave: i64, wanted_tile: Option<(i64, i64)>) -> Tiling {
-        Tiling { threads, wave, wanted_tile, wanted_chunk: 16, stages: 1 }
+        Tiling { chip: Chip::Gfx1100, threads, wave, wanted_tile, wanted_chunk: 16, stages: 1 }
     }
 
     #[test]

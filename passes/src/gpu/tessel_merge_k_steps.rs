@@ -1,0 +1,239 @@
+//! `tessel-merge-k-steps`: a contraction accumulated across an arbitrary
+//! grid axis becomes one contraction over all of its k.
+//!
+//! The Pallas idiom for K on the grid — `(i, j, k)` programs, the output
+//! block zeroed at the first k and `acc += a @ b` at every one — is, after
+//! grid-to-loops, an arbitrary-axis `scf.for` over the k blocks whose body
+//! takes the k-th column block of A and row block of B and accumulates
+//! their contraction into the same output block. Computed loop trip by
+//! loop trip on a GPU, each trip's chunk pipeline starts over: the first
+//! chunk's loads are waited for at every grid step (and the prefetch of
+//! the last chunk has nothing to overlap). Where the body is only that —
+//! views of A at `[r, g * bk]` and of B at `[g * bk, c]` (`g` the loop's
+//! induction variable, `bk` their k extent), the output view not varying
+//! with `g`, the first trip's fill of it, the contraction, and pure index
+//! arithmetic — the loop goes: the contraction reads A's `[r, 0]` and B's
+//! `[0, c]` views of all `G * bk` k (`G` the trips), after the fill.
+//!
+//! The sums are the same in the same order (k ascending, block after
+//! block, one multiply-add per step), so every result keeps its bits; the
+//! k-chunk pipeline (`pipeline_schedule`) then runs across what were grid
+//! steps. Runs before `tessel-matrix-cores` in the ROCm pipeline.
+
+use crate::grid::grid_to_loops::ARBITRARY_AXIS;
+use crate::support::handles::{attribute_text, dim_size, raw_op, value_type};
+use crate::support::ir::{
+    block_operations, collect_operations, constant_integer, defining_op, erase, inline_template, is_inside,
+    move_before, print_type, strided_view_type,
+};
+use crate::{PassDefinition, PassError, block::block_to_linalg::CONTRACTION};
+use melior::ir::OperationRef;
+use mlir_sys::*;
+
+pub static PASS: PassDefinition = PassDefinition {
+    argument: "tessel-merge-k-steps",
+    name: "TesselMergeKSteps",
+    description: "Merge a contraction accumulated across an arbitrary grid axis into one over all of its k",
+    anchor: "builtin.module",
+    run,
+};
+
+fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    for (op, _) in collect_operations(module, |name| name == "scf.for") {
+        if let Some(merge) = matched(op) {
+            merge.apply(op).map_err(|message| PassError::at(crate::support::handles::location_of(op), message))?;
+        }
+    }
+    Ok(())
+}
+
+/// A loop whose trips accumulate one contraction's k blocks.
+struct Merge {
+    contraction: MlirOperation,
+    /// The views of A and B the contraction reads, and the output's.
+    views: [MlirOperation; 3],
+    /// The first trip's fill of the output view (under `scf.if g == 0`).
+    fill: Option<MlirOperation>,
+    /// Trips and each trip's k.
+    trips: i64,
+    block_k: i64,
+}
+
+/// The loop's merge, when its body is only what the module comment says.
+fn matched(op: MlirOperation) -> Option<Merge> {
+    let raw = raw_op(op);
+    let operands = raw.operands();
+    if !raw.has(ARBITRARY_AXIS)
+        || operands.len() != 3
+        || !raw.results().is_empty()
+        || constant_integer(operands[0]) != Some(0)
+        || constant_integer(operands[2]) != Some(1)
+    {
+        return None;
+    }
+    let trips = constant_integer(operands[1])?;
+    let body = raw.region_block(0);
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the loop body has its induction variable as argument 0
+    let induction = unsafe { mlirBlockGetArgument(body, 0) };
+    let ops = block_operations(body);
+    let contractions: Vec<_> = ops.iter().copied().filter(|&o| raw_op(o).has(CONTRACTION)).collect();
+    let [contraction] = contractions[..] else { return None };
+    let contraction_operands = raw_op(contraction).operands();
+    if contraction_operands.len() != 3 {
+        return None;
+    }
+    let views = [0, 1, 2].map(|index| defining_op(contraction_operands[index]));
+    let [Some(view_a), Some(view_b), Some(view_c)] = views else { return None };
+    if views.iter().flatten().any(|&view| raw_op(view).name() != "memref.subview") {
+        return None;
+    }
+    // The k offset: `g * bk` of A's second and B's first index.
+    let block_k = dim_size(value_type(contraction_operands[0]), 1);
+    let offsets = |view: MlirOperation| raw_op(view).integers("static_offsets");
+    let dynamic = i64::MIN;
+    let (a_offsets, b_offsets) = (offsets(view_a), offsets(view_b));
+    if a_offsets != [dynamic, dynamic] || b_offsets != [dynamic, dynamic] {
+        return None;
+    }
+    let (a_operands, b_operands) = (raw_op(view_a).operands(), raw_op(view_b).operands());
+    let k_offset = a_operands[2];
+    if b_operands[1].ptr != k_offset.ptr || !is_k_step(k_offset, induction, block_k) {
+        return None;
+    }
+    // Sources, A's row offset, B's column offset and the whole output
+    // view do not vary with the loop; the views are unit-strided.
+    let invariant = |value: MlirValue| !depends_on(value, induction, op);
+    let whole_k = trips * block_k;
+    let sources_fit =
+        dim_size(value_type(a_operands[0]), 1) >= whole_k && dim_size(value_type(b_operands[0]), 0) >= whole_k;
+    if ![a_operands[0], a_operands[1], b_operands[0], b_operands[2]].into_iter().all(invariant)
+        || !raw_op(view_c).operands().into_iter().all(invariant)
+        || [view_a, view_b].iter().any(|&view| raw_op(view).integers("static_strides") != [1, 1])
+        || !sources_fit
+    {
+        return None;
+    }
+    // Everything else: pure index arithmetic, the first trip's fill.
+    let mut fill = None;
+    for &other in &ops {
+        let name = raw_op(other).name();
+        let allowed = other.ptr == contraction.ptr
+            || views.iter().flatten().any(|view| view.ptr == other.ptr)
+            || name == "scf.yield"
+            || name == "affine.apply"
+            || name == "arith.constant"
+            || (name.starts_with("arith.") && raw_op(other).results().len() == 1 && is_index_or_bool(other));
+        if allowed {
+            continue;
+        }
+        if name == "scf.if" && fill.is_none() {
+            fill = Some(first_trip_fill(other, induction, contraction_operands[2])?);
+            continue;
+        }
+        return None;
+    }
+    Some(Merge { contraction, views: [view_a, view_b, view_c], fill, trips, block_k })
+}
+
+/// Is `value` `g * bk` of the induction variable `g`?
+fn is_k_step(value: MlirValue, induction: MlirValue, block_k: i64) -> bool {
+    let Some(apply) = defining_op(value) else { return false };
+    let raw = raw_op(apply);
+    raw.name() == "affine.apply"
+        && raw.operands().len() == 1
+        && raw.operands()[0].ptr == induction.ptr
+        && attribute_text(raw.attribute("map")) == format!("affine_map<(d0) -> (d0 * {block_k})>")
+}
+
+/// Does `value` depend on `induction` (through ops inside `loop_op`)?
+fn depends_on(value: MlirValue, induction: MlirValue, loop_op: MlirOperation) -> bool {
+    if value.ptr == induction.ptr {
+        return true;
+    }
+    match defining_op(value) {
+        Some(op) if is_inside(op, loop_op) => {
+            raw_op(op).operands().into_iter().any(|operand| depends_on(operand, induction, loop_op))
+        }
+        _ => false,
+    }
+}
+
+/// Does the op compute an index or an i1 (pure index arithmetic)?
+fn is_index_or_bool(op: MlirOperation) -> bool {
+    let text = print_type(value_type(raw_op(op).results()[0]));
+    text == "index" || text == "i1"
+}
+
+/// The `linalg.fill` of `output` an `scf.if (g == 0)` holds, alone.
+fn first_trip_fill(if_op: MlirOperation, induction: MlirValue, output: MlirValue) -> Option<MlirOperation> {
+    let raw = raw_op(if_op);
+    let condition = defining_op(raw.operands()[0])?;
+    let compare = raw_op(condition);
+    let first_trip = compare.name() == "arith.cmpi"
+        && compare.integer("predicate") == 0
+        && compare.operands()[0].ptr == induction.ptr
+        && constant_integer(compare.operands()[1]) == Some(0);
+    let then_ops = block_operations(raw.region_block(0));
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); an scf.if has two regions
+    let has_else = unsafe { !mlirRegionGetFirstBlock(mlirOperationGetRegion(if_op, 1)).ptr.is_null() };
+    let [fill, _yield] = then_ops[..] else { return None };
+    let fills_output = raw_op(fill).name() == "linalg.fill" && raw_op(fill).operands()[1].ptr == output.ptr;
+    (first_trip && !has_else && fills_output).then_some(fill)
+}
+
+impl Merge {
+    /// Views of all of k before the loop, the fill and the contraction
+    /// there, the loop gone.
+    fn apply(&self, loop_op: MlirOperation) -> Result<(), String> {
+        let [view_a, view_b, view_c] = self.views;
+        let (a, b) = (raw_op(view_a).operands(), raw_op(view_b).operands());
+        // The invariant index arithmetic the views use, then the output
+        // view, move before the loop.
+        let mut hoisted = Vec::new();
+        for value in [a[1], b[2]].into_iter().chain(raw_op(view_c).operands()) {
+            collect_definitions(value, loop_op, &mut hoisted);
+        }
+        hoisted.push(view_c);
+        move_before(&hoisted, loop_op);
+        let whole_k = self.trips * self.block_k;
+        let (a_type, b_type) = (value_type(a[0]), value_type(b[0]));
+        let (rows, columns) = (
+            dim_size(value_type(raw_op(view_a).results()[0]), 0),
+            dim_size(value_type(raw_op(view_b).results()[0]), 1),
+        );
+        let (view_a_type, view_b_type) =
+            (strided_view_type(a_type, rows, whole_k), strided_view_type(b_type, whole_k, columns));
+        let (ta, tb) = (print_type(a_type), print_type(b_type));
+        let text = format!(
+            "func.func @template(%A: {ta}, %r: index, %B: {tb}, %c: index) -> ({view_a_type}, {view_b_type}) {{\n\
+             %c0 = arith.constant 0 : index\n\
+             %a = memref.subview %A[%r, %c0] [{rows}, {whole_k}] [1, 1] : {ta} to {view_a_type}\n\
+             %b = memref.subview %B[%c0, %c] [{whole_k}, {columns}] [1, 1] : {tb} to {view_b_type}\n\
+             return %a, %b : {view_a_type}, {view_b_type}\n}}"
+        );
+        let (whole, _) = inline_template(loop_op, &text, &[a[0], a[1], b[0], b[2]])?;
+        if let Some(fill) = self.fill {
+            move_before(&[fill], loop_op);
+        }
+        move_before(&[self.contraction], loop_op);
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the contraction's operands 0 and 1 are its inputs, replaced by views of the same memory and element type, whose shapes agree with its indexing maps (k = whole_k on both)
+        unsafe {
+            mlirOperationSetOperand(self.contraction, 0, whole[0]);
+            mlirOperationSetOperand(self.contraction, 1, whole[1]);
+        }
+        erase(loop_op);
+        Ok(())
+    }
+}
+
+/// The ops inside `loop_op` defining `value`, operands first.
+fn collect_definitions(value: MlirValue, loop_op: MlirOperation, into: &mut Vec<MlirOperation>) {
+    let Some(op) = defining_op(value) else { return };
+    if !is_inside(op, loop_op) || into.iter().any(|known| known.ptr == op.ptr) {
+        return;
+    }
+    for operand in raw_op(op).operands() {
+        collect_definitions(operand, loop_op, into);
+    }
+    into.push(op);
+}

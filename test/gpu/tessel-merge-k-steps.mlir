@@ -1,0 +1,138 @@
+// RUN: tessel-opt %s --split-input-file --tessel-merge-k-steps | FileCheck %s
+
+// The Pallas idiom after grid-to-loops and bufferization: an arbitrary k
+// axis of 8 steps zero-fills the output block at its first step and
+// accumulates the contraction of the k-th column block of A and row block
+// of B into it. It becomes the fill and one contraction over all 1024 k:
+// A's [r, 0] and B's [0, c] views of the whole of k, no loop.
+// CHECK-LABEL: func.func @k_on_the_grid
+// CHECK: scf.forall (%[[I:.*]], %[[J:.*]]) in (8, 8) {
+// CHECK-NOT: scf.for
+// CHECK: %[[C:.*]] = memref.subview %arg2[%{{.*}}, %{{.*}}] [128, 128] [1, 1]
+// CHECK: %[[A:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [128, 1024] [1, 1] : memref<1024x1024xi8> to memref<128x1024xi8, strided<[1024, 1], offset: ?>>
+// CHECK: %[[B:.*]] = memref.subview %arg1[%{{.*}}, %{{.*}}] [1024, 128] [1, 1] : memref<1024x1024xi8> to memref<1024x128xi8, strided<[1024, 1], offset: ?>>
+// CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[C]] :
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[A]], %[[B]] : {{.*}}) outs(%[[C]] : {{.*}}) attrs = {tessel.contraction}
+// CHECK-NOT: scf.for
+// CHECK: return
+#k_block = affine_map<(d0) -> (d0 * 128)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @k_on_the_grid(%x: memref<1024x1024xi8>, %y: memref<1024x1024xi8>, %z: memref<1024x1024xi32>) {
+  %zero = arith.constant 0 : i32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.forall (%i, %j) in (8, 8) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %row = affine.apply #k_block(%i)
+      %kk = affine.apply #k_block(%k)
+      %col = affine.apply #k_block(%j)
+      %a = memref.subview %x[%row, %kk] [128, 128] [1, 1] : memref<1024x1024xi8> to memref<128x128xi8, strided<[1024, 1], offset: ?>>
+      %b = memref.subview %y[%kk, %col] [128, 128] [1, 1] : memref<1024x1024xi8> to memref<128x128xi8, strided<[1024, 1], offset: ?>>
+      %c = memref.subview %z[%row, %col] [128, 128] [1, 1] : memref<1024x1024xi32> to memref<128x128xi32, strided<[1024, 1], offset: ?>>
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        linalg.fill ins(%zero : i32) outs(%c : memref<128x128xi32, strided<[1024, 1], offset: ?>>)
+      }
+      linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<128x128xi8, strided<[1024, 1], offset: ?>>, memref<128x128xi8, strided<[1024, 1], offset: ?>>) outs(%c : memref<128x128xi32, strided<[1024, 1], offset: ?>>) attrs = {tessel.contraction} {
+      ^bb0(%p: i8, %q: i8, %acc: i32):
+        %pw = arith.extsi %p : i8 to i32
+        %qw = arith.extsi %q : i8 to i32
+        %m = arith.muli %pw, %qw : i32
+        %s = arith.addi %acc, %m : i32
+        linalg.yield %s : i32
+      }
+    } {tessel.arbitrary_axis = 2 : i64}
+  }
+  return
+}
+
+// -----
+
+// Without a fill (the output block accumulated into as it is): the same
+// merge, the contraction alone.
+// CHECK-LABEL: func.func @accumulate_into_output
+// CHECK-NOT: scf.for
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<16x64xf32, strided<[64, 1], offset: ?>>, memref<64x16xf32, strided<[16, 1], offset: ?>>)
+#k_block = affine_map<(d0) -> (d0 * 16)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @accumulate_into_output(%x: memref<16x64xf32>, %y: memref<64x16xf32>, %z: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %k = %c0 to %c4 step %c1 {
+    %kk = affine.apply #k_block(%k)
+    %a = memref.subview %x[%c0, %kk] [16, 16] [1, 1] : memref<16x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
+    %b = memref.subview %y[%kk, %c0] [16, 16] [1, 1] : memref<64x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    %c = memref.subview %z[%c0, %c0] [16, 16] [1, 1] : memref<16x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[64, 1], offset: ?>>, memref<16x16xf32, strided<[16, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[16, 1], offset: ?>>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %s = math.fma %p, %q, %acc : f32
+      linalg.yield %s : f32
+    }
+  } {tessel.arbitrary_axis = 2 : i64}
+  return
+}
+
+// -----
+
+// Left alone: a loop whose body does more than accumulate (the output
+// block is also scaled each step), a loop that is not an arbitrary grid
+// axis, and one whose B view does not move with k (the same block every
+// step: not one contraction over more k).
+// CHECK-LABEL: func.func @not_merged
+// CHECK-COUNT-3: scf.for
+#k_block = affine_map<(d0) -> (d0 * 16)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+#scale = affine_map<(d0, d1) -> (d0, d1)>
+func.func @not_merged(%x: memref<16x64xf32>, %y: memref<64x16xf32>, %z: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %k = %c0 to %c4 step %c1 {
+    %kk = affine.apply #k_block(%k)
+    %a = memref.subview %x[%c0, %kk] [16, 16] [1, 1] : memref<16x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
+    %b = memref.subview %y[%kk, %c0] [16, 16] [1, 1] : memref<64x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    %c = memref.subview %z[%c0, %c0] [16, 16] [1, 1] : memref<16x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[64, 1], offset: ?>>, memref<16x16xf32, strided<[16, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[16, 1], offset: ?>>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %s = math.fma %p, %q, %acc : f32
+      linalg.yield %s : f32
+    }
+    linalg.generic {indexing_maps = [#scale], iterator_types = ["parallel", "parallel"]} outs(%c : memref<16x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%v: f32):
+      %d = arith.addf %v, %v : f32
+      linalg.yield %d : f32
+    }
+  } {tessel.arbitrary_axis = 2 : i64}
+  scf.for %k = %c0 to %c4 step %c1 {
+    %kk = affine.apply #k_block(%k)
+    %a = memref.subview %x[%c0, %kk] [16, 16] [1, 1] : memref<16x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
+    %b = memref.subview %y[%kk, %c0] [16, 16] [1, 1] : memref<64x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    %c = memref.subview %z[%c0, %c0] [16, 16] [1, 1] : memref<16x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[64, 1], offset: ?>>, memref<16x16xf32, strided<[16, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[16, 1], offset: ?>>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %s = math.fma %p, %q, %acc : f32
+      linalg.yield %s : f32
+    }
+  }
+  scf.for %k = %c0 to %c4 step %c1 {
+    %kk = affine.apply #k_block(%k)
+    %a = memref.subview %x[%c0, %kk] [16, 16] [1, 1] : memref<16x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
+    %b = memref.subview %y[%c0, %c0] [16, 16] [1, 1] : memref<64x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    %c = memref.subview %z[%c0, %c0] [16, 16] [1, 1] : memref<16x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[64, 1], offset: ?>>, memref<16x16xf32, strided<[16, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[16, 1], offset: ?>>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %s = math.fma %p, %q, %acc : f32
+      linalg.yield %s : f32
+    }
+  } {tessel.arbitrary_axis = 2 : i64}
+  return
+}
