@@ -125,9 +125,9 @@ MIX_COLUMNS = (
 def markdown(results):
     """One row per kernel, chip and compiler: resources, the hot loop's
     static mix (the whole kernel where there is no matrix loop), the
-    latency an iteration exposes and the estimates."""
+    cycles a wave stalls on memory over its run and the estimates."""
     head = ["kernel", "chip", "compiler", "VGPR", "AGPR", "SGPR", "LDS", "scratch", "waves/SIMD"]
-    head += list(MIX_COLUMNS) + ["exposed cycles", "est. us", "Triton/Tessel", "serial est. us", "serial ratio"]
+    head += list(MIX_COLUMNS) + ["stalled cycles", "est. us", "Triton/Tessel", "serial est. us", "serial ratio"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for result in results:
         for compiler in ("tessel", "triton"):
