@@ -83,19 +83,22 @@ func.func @accumulate_into_output(%x: memref<16x64xf32>, %y: memref<64x16xf32>, 
 
 // Left alone: a loop whose body does more than accumulate (the output
 // block is also scaled each step), a loop that is not an arbitrary grid
-// axis, and one whose B view does not move with k (the same block every
-// step: not one contraction over more k).
+// axis, one whose B view does not move with k (the same block every
+// step: not one contraction over more k), and one whose output is a block
+// of the array A is read from (a later k block of A would be read before
+// earlier steps wrote it).
 // CHECK-LABEL: func.func @not_merged
-// CHECK-COUNT-3: scf.for
+// CHECK-COUNT-4: scf.for
 #k_block = affine_map<(d0) -> (d0 * 16)>
 #lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
 #rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
 #out = affine_map<(d0, d1, d2) -> (d0, d1)>
 #scale = affine_map<(d0, d1) -> (d0, d1)>
-func.func @not_merged(%x: memref<16x64xf32>, %y: memref<64x16xf32>, %z: memref<16x16xf32>) {
+func.func @not_merged(%x: memref<16x64xf32>, %y: memref<64x16xf32>, %z: memref<16x16xf32>, %w: memref<16x80xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
   scf.for %k = %c0 to %c4 step %c1 {
     %kk = affine.apply #k_block(%k)
     %a = memref.subview %x[%c0, %kk] [16, 16] [1, 1] : memref<16x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
@@ -129,6 +132,17 @@ func.func @not_merged(%x: memref<16x64xf32>, %y: memref<64x16xf32>, %z: memref<1
     %b = memref.subview %y[%c0, %c0] [16, 16] [1, 1] : memref<64x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
     %c = memref.subview %z[%c0, %c0] [16, 16] [1, 1] : memref<16x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
     linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[64, 1], offset: ?>>, memref<16x16xf32, strided<[16, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[16, 1], offset: ?>>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %s = math.fma %p, %q, %acc : f32
+      linalg.yield %s : f32
+    }
+  } {tessel.arbitrary_axis = 2 : i64}
+  scf.for %k = %c0 to %c4 step %c1 {
+    %kk = affine.apply #k_block(%k)
+    %a = memref.subview %w[%c0, %kk] [16, 16] [1, 1] : memref<16x80xf32> to memref<16x16xf32, strided<[80, 1], offset: ?>>
+    %b = memref.subview %y[%kk, %c0] [16, 16] [1, 1] : memref<64x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    %c = memref.subview %w[%c0, %c64] [16, 16] [1, 1] : memref<16x80xf32> to memref<16x16xf32, strided<[80, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[80, 1], offset: ?>>, memref<16x16xf32, strided<[16, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[80, 1], offset: ?>>) attrs = {tessel.contraction} {
     ^bb0(%p: f32, %q: f32, %acc: f32):
       %s = math.fma %p, %q, %acc : f32
       linalg.yield %s : f32

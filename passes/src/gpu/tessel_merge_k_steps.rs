@@ -15,7 +15,9 @@
 //! arithmetic — the loop goes: the contraction reads A's `[r, 0]` and B's
 //! `[0, c]` views of all `G * bk` k (`G` the trips), after the fill.
 //!
-//! The sums are the same in the same order (k ascending, block after
+//! A and B must be other memory than the output (distinct function
+//! arguments do not alias, Tessel's rule throughout). The sums are the
+//! same in the same order (k ascending, block after
 //! block, one multiply-add per step), so every result keeps its bits; the
 //! k-chunk pipeline (`pipeline_schedule`) then runs across what were grid
 //! steps. Runs before `tessel-matrix-cores` in the ROCm pipeline.
@@ -24,7 +26,7 @@ use crate::grid::grid_to_loops::ARBITRARY_AXIS;
 use crate::support::handles::{attribute_text, dim_size, raw_op, value_type};
 use crate::support::ir::{
     block_operations, collect_operations, constant_integer, defining_op, erase, inline_template, is_inside,
-    move_before, print_type, strided_view_type,
+    move_before, print_type, strided_view_type, view_root,
 };
 use crate::{PassDefinition, PassError, block::block_to_linalg::CONTRACTION};
 use melior::ir::OperationRef;
@@ -106,7 +108,13 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     let whole_k = trips * block_k;
     let sources_fit =
         dim_size(value_type(a_operands[0]), 1) >= whole_k && dim_size(value_type(b_operands[0]), 0) >= whole_k;
-    if ![a_operands[0], a_operands[1], b_operands[0], b_operands[2]].into_iter().all(invariant)
+    // The output is not memory A or B are read from (a grid call passing
+    // one array as input and output): merged, reads of later k blocks
+    // would come before earlier steps' writes.
+    let output_root = view_root(contraction_operands[2]).ptr;
+    let apart = view_root(a_operands[0]).ptr != output_root && view_root(b_operands[0]).ptr != output_root;
+    if !apart
+        || ![a_operands[0], a_operands[1], b_operands[0], b_operands[2]].into_iter().all(invariant)
         || !raw_op(view_c).operands().into_iter().all(invariant)
         || [view_a, view_b].iter().any(|&view| raw_op(view).integers("static_strides") != [1, 1])
         || !sources_fit
