@@ -4,9 +4,10 @@ for reading code by hand:
 
     python3 benchmarks/amdgpu/hot_loop.py KERNEL.s
 
-The hot loop is a contraction's k loop (the loop with the most matrix
-instructions of its own); `around` facts describe the loop enclosing it
-(a grid's arbitrary axis, when the kernel has one). Without matrix
+The hot loop is a contraction's k loop (of the innermost loops holding
+matrix instructions, the one with the most); `around` facts describe the
+loop enclosing it (a sub-block loop, or a grid's arbitrary axis), or say
+`around none`. Without matrix
 instructions, the kernel's loops are summarized instead, followed, where
 a loop does multiply-adds, by `fma-` facts of the innermost loop with the
 most (the FMA path's loop over k steps) and the global traffic of the loops
