@@ -193,21 +193,11 @@ pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
     let warps = [1, 2, 4][rng.random_range(0..3)];
     let stages = rng.random_range(1..=2i64);
     let (input, output, zero) = if float { ("f32", "f32", "0.0") } else { ("i8", "i32", "0") };
-    let start = whole_k_start(rng, float);
-    let description = format!(
-        "{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages, \
-         whole k from {start:?}"
-    );
     let attributes = format!("tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64");
-    let text = accumulating_matmul(
-        &attributes,
-        (m, n, k),
-        (bm, bn, bk),
-        (gm, gn, gk),
-        (input, output, zero),
-        start.as_ref().map(|(text, _)| *text),
-    );
-    let first = start.map_or(0.0, |(_, value)| value);
+    let (text, whole_k, first) =
+        accumulating_matmul(rng, &attributes, (m, n, k), (bm, bn, bk), (gm, gn, gk), (input, output, zero));
+    let description =
+        format!("{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages{whole_k}");
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
         let (x, y) = (&inputs[0], &inputs[1]);
         let mut out = vec![0.0; m * n];
@@ -280,17 +270,9 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
          tessel.matrix_cores = {matrix_cores} : i64{tile_attribute}"
     );
     let zero = if input == "i8" { "0" } else { "0.0" };
-    let start = whole_k_start(rng, input != "i8");
-    let description = format!("{description}, whole k from {start:?}");
-    let text = accumulating_matmul(
-        &attributes,
-        (m, n, k),
-        (bm, bn, bk),
-        (gm, gn, gk),
-        (input, output, zero),
-        start.as_ref().map(|(text, _)| *text),
-    );
-    let first = start.map_or(0.0, |(_, value)| value);
+    let (text, whole_k, first) =
+        accumulating_matmul(rng, &attributes, (m, n, k), (bm, bn, bk), (gm, gn, gk), (input, output, zero));
+    let description = format!("{description}{whole_k}");
     // bf16 arrays are dumped as their bits (`<u2`).
     let value = move |raw: f64| if input == "bf16" { f64::from(f32::from_bits((raw as u32) << 16)) } else { raw };
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
@@ -320,33 +302,28 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
     }
 }
 
-/// For three matmuls in ten, the whole of k in each block and the dot's
-/// accumulator a splat constant (its text and value): zeros, or 2, where
-/// a pipeline that started the accumulators from zeros rather than from
-/// the constant would show.
-fn whole_k_start(rng: &mut StdRng, float: bool) -> Option<(&'static str, f64)> {
-    let starts = if float { [("0.0", 0.0), ("2.0", 2.0)] } else { [("0", 0.0), ("2", 2.0)] };
-    rng.random_bool(0.3).then(|| starts[rng.random_range(0..2)])
-}
-
 /// A module (attributes `attributes`) whose `main` computes an m x k by k
 /// x n matmul in bm x bk x bn blocks on a (gm, gn, gk) grid, the output
 /// block zeroed at the first k step and accumulated into at each (k on
-/// an arbitrary axis) — or, with a `start` value, in bm x k x bn blocks
-/// on a (gm, gn) grid, each block's dot accumulating from a splat
-/// constant of `start` (Pallas' `jnp.dot(x, y) + start` over all of k:
-/// `block.dot ... acc` of a constant).
+/// an arbitrary axis) — or, for three in ten, in bm x k x bn blocks on a
+/// (gm, gn) grid, each block's dot accumulating from a splat constant
+/// (`block.dot ... acc` of one: zeros, or 2, where a pipeline that started
+/// the accumulators from zeros rather than from the constant would show).
+/// Returns the module, what to add to the case's description and the
+/// value every sum starts from.
 fn accumulating_matmul(
+    rng: &mut StdRng,
     attributes: &str,
     (m, n, k): (usize, usize, usize),
     (bm, bn, bk): (usize, usize, usize),
     (gm, gn, gk): (usize, usize, usize),
     (input, output, zero): (&str, &str, &str),
-    start: Option<&str>,
-) -> String {
+) -> (String, String, f64) {
     let head = format!("module attributes {{{attributes}}} {{\n");
-    if let Some(start) = start {
-        return head
+    let starts = if zero.contains('.') { [("0.0", 0.0), ("2.0", 2.0)] } else { [("0", 0.0), ("2", 2.0)] };
+    if rng.random_bool(0.3) {
+        let (start, first) = starts[rng.random_range(0..2)];
+        let text = head
             + &format!(
                 "func.func @kernel(%x: memref<{bm}x{k}x{input}>, %y: memref<{k}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
                  %a = block.load %x : memref<{bm}x{k}x{input}> -> tensor<{bm}x{k}x{input}>\n\
@@ -359,9 +336,11 @@ fn accumulating_matmul(
                  in_specs [#grid.block<[{bm}, {k}], (i, j) -> (i, 0)>, #grid.block<[{k}, {bn}], (i, j) -> (0, j)>]\n\
                  out_specs [#grid.block<[{bm}, {bn}], (i, j) -> (i, j)>]\nreturn\n}}\n}}\n"
             );
+        return (text, format!(", whole k from {start}"), first);
     }
-    head + &format!(
-        "func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
+    let text = head
+        + &format!(
+            "func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
          %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
          scf.if %first {{\n%z = arith.constant dense<{zero}> : tensor<{bm}x{bn}x{output}>\n\
          block.store %z, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\n}}\n\
@@ -374,5 +353,6 @@ fn accumulating_matmul(
          grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}x{input}>, memref<{k}x{n}x{input}>) outs(%o : memref<{m}x{n}x{output}>)\n\
          in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
          out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n}}\n"
-    )
+        );
+    (text, String::new(), 0.0)
 }
