@@ -86,9 +86,10 @@ func.func @accumulate_into_output(%x: memref<16x64xf32>, %y: memref<64x16xf32>, 
 // axis, one whose B view does not move with k (the same block every
 // step: not one contraction over more k), and one whose output is a block
 // of the array A is read from (a later k block of A would be read before
-// earlier steps wrote it).
+// earlier steps wrote it), and one whose contraction body uses a value
+// the loop computes.
 // CHECK-LABEL: func.func @not_merged
-// CHECK-COUNT-4: scf.for
+// CHECK-COUNT-5: scf.for
 #k_block = affine_map<(d0) -> (d0 * 16)>
 #lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
 #rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -145,6 +146,19 @@ func.func @not_merged(%x: memref<16x64xf32>, %y: memref<64x16xf32>, %z: memref<1
     linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[80, 1], offset: ?>>, memref<16x16xf32, strided<[16, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[80, 1], offset: ?>>) attrs = {tessel.contraction} {
     ^bb0(%p: f32, %q: f32, %acc: f32):
       %s = math.fma %p, %q, %acc : f32
+      linalg.yield %s : f32
+    }
+  } {tessel.arbitrary_axis = 2 : i64}
+  scf.for %k = %c0 to %c4 step %c1 {
+    %kk = affine.apply #k_block(%k)
+    %half = arith.constant 0.5 : f32
+    %a = memref.subview %x[%c0, %kk] [16, 16] [1, 1] : memref<16x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
+    %b = memref.subview %y[%kk, %c0] [16, 16] [1, 1] : memref<64x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    %c = memref.subview %z[%c0, %c0] [16, 16] [1, 1] : memref<16x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[64, 1], offset: ?>>, memref<16x16xf32, strided<[16, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[16, 1], offset: ?>>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %ph = arith.mulf %p, %half : f32
+      %s = math.fma %ph, %q, %acc : f32
       linalg.yield %s : f32
     }
   } {tessel.arbitrary_axis = 2 : i64}

@@ -25,7 +25,7 @@
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
 use crate::support::handles::{attribute_text, dim_size, raw_op, value_type};
 use crate::support::ir::{
-    block_operations, collect_operations, constant_integer, defining_op, erase, inline_template, is_inside,
+    any_nested, block_operations, collect_operations, constant_integer, defining_op, erase, inline_template, is_inside,
     move_before, print_type, strided_view_type, view_root,
 };
 use crate::{PassDefinition, PassError, block::block_to_linalg::CONTRACTION};
@@ -113,7 +113,16 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     // would come before earlier steps' writes.
     let output_root = view_root(contraction_operands[2]).ptr;
     let apart = view_root(a_operands[0]).ptr != output_root && view_root(b_operands[0]).ptr != output_root;
+    // The contraction's body uses nothing the loop computes (it moves out).
+    let body_from_loop = any_nested(contraction, |nested| {
+        nested.ptr != contraction.ptr
+            && raw_op(nested).operands().into_iter().filter_map(defining_op).any(|definition| {
+                is_inside(definition, op) && !is_inside(definition, contraction)
+            })
+    });
     if !apart
+        || block_k <= 0
+        || body_from_loop
         || ![a_operands[0], a_operands[1], b_operands[0], b_operands[2]].into_iter().all(invariant)
         || !raw_op(view_c).operands().into_iter().all(invariant)
         || [view_a, view_b].iter().any(|&view| raw_op(view).integers("static_strides") != [1, 1])
@@ -135,7 +144,12 @@ fn matched(op: MlirOperation) -> Option<Merge> {
             continue;
         }
         if name == "scf.if" && fill.is_none() {
-            fill = Some(first_trip_fill(other, induction, contraction_operands[2])?);
+            let found = first_trip_fill(other, induction, contraction_operands[2])?;
+            // The fill moves before the loop: its value may not vary in it.
+            if !invariant(raw_op(found).operands()[0]) {
+                return None;
+            }
+            fill = Some(found);
             continue;
         }
         return None;
@@ -198,7 +212,8 @@ impl Merge {
         // The invariant index arithmetic the views use, then the output
         // view, move before the loop.
         let mut hoisted = Vec::new();
-        for value in [a[1], b[2]].into_iter().chain(raw_op(view_c).operands()) {
+        let fill_value = self.fill.map(|fill| raw_op(fill).operands()[0]);
+        for value in [a[1], b[2]].into_iter().chain(raw_op(view_c).operands()).chain(fill_value) {
             collect_definitions(value, loop_op, &mut hoisted);
         }
         hoisted.push(view_c);
