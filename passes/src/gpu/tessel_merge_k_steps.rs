@@ -116,9 +116,11 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     // The contraction's body uses nothing the loop computes (it moves out).
     let body_from_loop = any_nested(contraction, |nested| {
         nested.ptr != contraction.ptr
-            && raw_op(nested).operands().into_iter().filter_map(defining_op).any(|definition| {
-                is_inside(definition, op) && !is_inside(definition, contraction)
-            })
+            && raw_op(nested)
+                .operands()
+                .into_iter()
+                .filter_map(defining_op)
+                .any(|definition| is_inside(definition, op) && !is_inside(definition, contraction))
     });
     if !apart
         || block_k <= 0
