@@ -70,6 +70,11 @@ def facts(kernel):
         ]
     else:
         lines.append("around none")
+    # The fewest loads a wait in the loop leaves in flight: at least a
+    # chunk's worth where the loads run more than one chunk ahead.
+    in_flight = [model.waits_for(i).get("vm") for i in loop if i.kind == "wait_vm"]
+    in_flight = [count for count in in_flight if count is not None]
+    lines.append(f"wait-vm-min {min(in_flight) if in_flight else 'none'}")
     return lines
 
 

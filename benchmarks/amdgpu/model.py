@@ -145,7 +145,7 @@ def fma_loop(kernel):
 COUNTER = re.compile(r"(vmcnt|lgkmcnt)\((\d+)\)")
 
 
-def waits_for(instruction, wave_size):
+def waits_for(instruction):
     """The counters an `s_waitcnt` waits on and the operations each may
     leave outstanding: {"vm": N, "lgkm": N}."""
     counts = {}
@@ -170,7 +170,7 @@ def in_order(executed, wave_size):
     queues = {"vm": collections.deque(), "lgkm": collections.deque()}
     now = stalled = 0
     for instruction in executed:
-        for counter, keep in waits_for(instruction, wave_size).items():
+        for counter, keep in waits_for(instruction).items():
             queue = queues[counter]
             while len(queue) > keep:
                 ready = queue.popleft()
