@@ -48,11 +48,12 @@ use crate::gpu::grid_to_gpu::DEFAULT_NUM_WARPS;
 use crate::gpu::pipeline_schedule::ChunkWork;
 use crate::gpu::tessel_lds_stage::DEFAULT_LDS_CHUNK;
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
-use crate::support::handles::{next_of, raw_op};
-use crate::support::ir::{enclosing, print_type, strided_view_type, uses};
+use crate::support::handles::{context_of, location_of, next_of, raw_op};
+use crate::support::ir::{enclosing, erase, print_type, strided_view_type, uses};
+use crate::support::template;
 use crate::support::template::emit_line;
 use melior::ir::{OperationRef, operation::OperationLike};
-use mlir_sys::{MlirOperation, MlirType, MlirValue};
+use mlir_sys::{MlirOperation, MlirType};
 use std::collections::BTreeSet;
 use tessel_dialects::{Chip, knobs};
 
@@ -523,14 +524,14 @@ pub(super) fn inside_programs(op: MlirOperation) -> bool {
     .is_some()
 }
 
-/// The operands a contraction `op`'s template takes — A, B, C, and the
-/// fill value where a `linalg.fill` of its whole output comes right before
-/// it (what a contraction from a splat accumulator, `block.dot ... acc` of
-/// zeros, bufferizes to) — and that fill. The contraction writes every
-/// element of its output, so its accumulators can start from the fill's
-/// value in registers and the fill can go (no write of the block to
-/// memory and read back): the caller erases it once the template is in.
-pub(super) fn template_operands(op: MlirOperation) -> (Vec<MlirValue>, Option<MlirOperation>) {
+/// Replaces the contraction `op` by its per-lane code, `template(filled)`
+/// with operands A, B, C — and the fill value, `filled`, where a
+/// `linalg.fill` of its whole output comes right before it (what a
+/// contraction from a splat accumulator, `block.dot ... acc` of zeros,
+/// bufferizes to). The contraction writes every element of its output,
+/// so its accumulators start from the fill's value in registers and the
+/// fill goes (no write of the block to memory and read back).
+pub(super) fn replace_contraction(op: MlirOperation, template: impl FnOnce(bool) -> String) -> Result<(), PassError> {
     let mut operands = raw_op(op).operands()[..3].to_vec();
     let output = operands[2];
     let fill = uses(output).into_iter().map(|(user, _)| user).find(|&user| {
@@ -542,7 +543,13 @@ pub(super) fn template_operands(op: MlirOperation) -> (Vec<MlirValue>, Option<Ml
     if let Some(fill) = fill {
         operands.push(raw_op(fill).operands()[0]);
     }
-    (operands, fill)
+    if let Err(error) = template::replace(context_of(op), op, &template(fill.is_some()), &operands) {
+        return Err(PassError::at(location_of(op), error.0));
+    }
+    if let Some(fill) = fill {
+        erase(fill);
+    }
+    Ok(())
 }
 
 /// Types of the views of a `sub_m` x `chunk` chunk of A and a `chunk` x

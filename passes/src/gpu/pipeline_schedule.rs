@@ -85,12 +85,11 @@ pub(super) fn schedule(work: &ChunkWork) -> Schedule {
     let (loads, stores, reads) =
         (work.global_loads * issue, work.lds_stores * issue, work.lds_reads * issue + BARRIER_CYCLES);
     let mut graph = DiGraph::<Operation, (i64, i64)>::new();
-    let node = |graph: &mut DiGraph<_, _>, operation| graph.add_node(operation);
-    let load = node(&mut graph, Operation::GlobalLoad);
-    let store = node(&mut graph, Operation::LdsStore);
-    let barrier = node(&mut graph, Operation::Barrier);
-    let read = node(&mut graph, Operation::LdsRead);
-    let compute = node(&mut graph, Operation::Compute);
+    let load = graph.add_node(Operation::GlobalLoad);
+    let store = graph.add_node(Operation::LdsStore);
+    let barrier = graph.add_node(Operation::Barrier);
+    let read = graph.add_node(Operation::LdsRead);
+    let compute = graph.add_node(Operation::Compute);
     // (latency, distance)
     graph.add_edge(load, store, (loads + global, 0));
     graph.add_edge(store, barrier, (stores + lds, 0));

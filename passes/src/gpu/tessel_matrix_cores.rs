@@ -52,20 +52,19 @@
 //! `tessel.num_stages`, `tessel.lds_chunk` (k steps per staged chunk,
 //! rounded to the instruction's k).
 
-use crate::support::handles::{context_of, dim_size, location_of, rank_of, raw_op, value_type};
+use crate::support::handles::{dim_size, rank_of, raw_op, value_type};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::matrix_staging::{
         Launch, Layout, StagedContraction, Staging, inside_programs, pair_loop_header, read_conflicts,
-        template_operands,
+        replace_contraction,
     },
     gpu::pipeline_schedule::ChunkWork,
     gpu::pipelined_loop::pipelined_loop,
     gpu::tessel_lds_stage::{STAGED_BUFFER, STAGED_LOOP},
-    support::ir::{collect_operations, element_name, erase, print_type, strided_view_type},
-    support::template,
+    support::ir::{collect_operations, element_name, print_type, strided_view_type},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
@@ -113,21 +112,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // (barriers, waits, address arithmetic) spread over as many bytes.
     let wanted_chunk = |bytes: i64| if chunk_chosen { wanted_chunk } else { wanted_chunk.max(CHUNK_ROW_BYTES / bytes) };
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
-        let Some(mut plan) = plan(raw, chip, warps, &wanted_chunk, stages) else { continue };
+        let Some(plan) = plan(raw, chip, warps, &wanted_chunk, stages) else { continue };
         // The instructions need their own wave size (64 for MFMA, 32 for
         // WMMA) as grid-to-gpu will launch the work-items.
         if plan.instruction.wave_size() != wave {
             continue;
         }
-        let (operands, fill) = template_operands(raw);
-        plan.filled = fill.is_some();
-        let context = context_of(raw);
-        if let Err(error) = template::replace(context, raw, &plan.template(), &operands) {
-            return Err(PassError::at(location_of(raw), error.0));
-        }
-        if let Some(fill) = fill {
-            erase(fill);
-        }
+        replace_contraction(raw, |filled| plan.template(filled))?;
     }
     Ok(())
 }
@@ -152,9 +143,6 @@ struct Plan {
     stages: i64,
     /// Per-item staging through registers, where the chunks divide evenly.
     staging: Option<Staging>,
-    /// Whether C is filled with one value right before (`output_fill`):
-    /// the accumulators start from it (the template's `%fill`).
-    filled: bool,
     types: [MlirType; 3],
     input: String,
     output: String,
@@ -236,7 +224,6 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: &dyn Fn(i64) ->
         chunk,
         stages,
         staging,
-        filled: false,
         types,
         input,
         output,
@@ -318,7 +305,9 @@ impl Plan {
     }
 
     /// The template replacing the contraction (arguments %A, %B, %C).
-    fn template(&self) -> String {
+    /// `filled`: C is filled right before (`replace_contraction`), the
+    /// accumulators start from the template's `%fill`.
+    fn template(&self, filled: bool) -> String {
         let inst = &self.instruction;
         let (sub_m, sub_n, chunk) = (self.sub_rows(), self.sub_columns(), self.chunk);
         let [ta, tb, tc] = self.types.map(print_type);
@@ -343,7 +332,7 @@ impl Plan {
             inst.fragment_k_stride(),
             inst.result_row_per_group(),
         ]);
-        let fill = if self.filled { format!(", %fill: {}", self.output) } else { String::new() };
+        let fill = if filled { format!(", %fill: {}", self.output) } else { String::new() };
         emit_line!(t, "func.func @template(%A: {ta}, %B: {tb}, %C: {tc}{fill}) {{");
         // Constants the code below uses (some also per tile, added later).
         let mut body = String::new();
@@ -423,7 +412,7 @@ impl Plan {
         );
         // The lane's accumulators, from C (or the value filling it).
         for &(row, column) in &tiles {
-            if self.filled {
+            if filled {
                 emit_line!(body, "%init{row}_{column} = vector.broadcast %fill : {} to {accumulator}", self.output);
                 continue;
             }

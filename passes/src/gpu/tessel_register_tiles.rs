@@ -34,20 +34,19 @@
 //! `accumulator_registers`), `tessel.num_warps`, `tessel.wave_size`,
 //! `tessel.num_stages`, `tessel.lds_chunk`.
 
-use crate::support::handles::{attribute_text, context_of, dim_size, location_of, rank_of, raw_op, value_type};
-use crate::support::ir::{block_arguments, block_operations, collect_operations, element_bytes, erase};
+use crate::support::handles::{attribute_text, dim_size, rank_of, raw_op, value_type};
+use crate::support::ir::{block_arguments, block_operations, collect_operations, element_bytes};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::matrix_staging::{
-        Launch, Layout, StagedContraction, Staging, bank_conflicts, inside_programs, template_operands,
+        Launch, Layout, StagedContraction, Staging, bank_conflicts, inside_programs, replace_contraction,
     },
     gpu::pipeline_schedule::ChunkWork,
     gpu::pipelined_loop::pipelined_loop,
     gpu::tessel_lds_stage::STAGED_BUFFER,
     support::ir::{element_name, print_type, strided_view_type},
-    support::template,
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
@@ -92,15 +91,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     };
     let launch = Tiling { chip, threads: warps * wave, wave, wanted_tile, wanted_chunk, stages };
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
-        let Some(mut plan) = plan(raw, &launch) else { continue };
-        let (operands, fill) = template_operands(raw);
-        plan.filled = fill.is_some();
-        if let Err(error) = template::replace(context_of(raw), raw, &plan.template(), &operands) {
-            return Err(PassError::at(location_of(raw), error.0));
-        }
-        if let Some(fill) = fill {
-            erase(fill);
-        }
+        let Some(plan) = plan(raw, &launch) else { continue };
+        replace_contraction(raw, |filled| plan.template(filled))?;
     }
     Ok(())
 }
@@ -185,9 +177,6 @@ struct Plan {
     chunk: i64,
     stages: i64,
     staging: Staging,
-    /// Whether C is filled with one value right before (`output_fill`):
-    /// the accumulators start from it (the template's `%fill`).
-    filled: bool,
     types: [MlirType; 3],
     input: String,
     output: String,
@@ -249,7 +238,6 @@ fn plan(op: MlirOperation, launch: &Tiling) -> Option<Plan> {
         chunk,
         stages,
         staging,
-        filled: false,
         types,
         input,
         output,
@@ -308,7 +296,9 @@ impl Plan {
     }
 
     /// The template replacing the contraction (arguments %A, %B, %C).
-    fn template(&self) -> String {
+    /// `filled`: C is filled right before (`replace_contraction`), the
+    /// accumulators start from the template's `%fill`.
+    fn template(&self, filled: bool) -> String {
         let (sub_m, sub_n) = (self.sub_rows(), self.sub_columns());
         let [ta, tb, tc] = self.types.map(print_type);
         let view_c = strided_view_type(self.types[2], sub_m, sub_n);
@@ -347,7 +337,7 @@ impl Plan {
         );
         let row_index = |row: i64| if row == 0 { "%arow".to_string() } else { format!("%arow{row}") };
         for row in 0..self.rows {
-            if self.filled {
+            if filled {
                 emit_line!(body, "%init{row} = vector.broadcast %fill : {} to {accumulator}", self.output);
             } else {
                 emit_line!(body, "%init{row} = vector.load %cs[{}, %bcol] : {view_c}, {accumulator}", row_index(row));
@@ -360,7 +350,7 @@ impl Plan {
             emit_line!(body, "vector.store {value}, %cs[{}, %bcol] : {view_c}, {accumulator}", row_index(row as i64));
         }
         body.push_str("}\n}\nreturn\n}\n");
-        let fill = if self.filled { format!(", %fill: {}", self.output) } else { String::new() };
+        let fill = if filled { format!(", %fill: {}", self.output) } else { String::new() };
         let mut text = format!("func.func @template(%A: {ta}, %B: {tb}, %C: {tc}{fill}) {{\n");
         for value in constants {
             emit_line!(text, "%c{value} = arith.constant {value} : index");
