@@ -22,6 +22,7 @@
 //! k-chunk pipeline (`pipeline_schedule`) then runs across what were grid
 //! steps. Runs before `tessel-matrix-cores` in the ROCm pipeline.
 
+use crate::gpu::tessel_resident_accumulators::first_iteration_fill;
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
 use crate::support::handles::{attribute_text, dim_size, raw_op, value_type};
 use crate::support::ir::{
@@ -146,9 +147,11 @@ fn matched(op: MlirOperation) -> Option<Merge> {
             continue;
         }
         if name == "scf.if" && fill.is_none() {
-            let found = first_trip_fill(other, induction, contraction_operands[2])?;
-            // The fill moves before the loop: its value may not vary in it.
-            if !invariant(raw_op(found).operands()[0]) {
+            let (_, found) = first_iteration_fill(other, induction, 0)?;
+            // It fills the output, and moves before the loop: its value may
+            // not vary in it.
+            if raw_op(found).operands()[1].ptr != contraction_operands[2].ptr || !invariant(raw_op(found).operands()[0])
+            {
                 return None;
             }
             fill = Some(found);
@@ -186,23 +189,6 @@ fn depends_on(value: MlirValue, induction: MlirValue, loop_op: MlirOperation) ->
 fn is_index_or_bool(op: MlirOperation) -> bool {
     let text = print_type(value_type(raw_op(op).results()[0]));
     text == "index" || text == "i1"
-}
-
-/// The `linalg.fill` of `output` an `scf.if (g == 0)` holds, alone.
-fn first_trip_fill(if_op: MlirOperation, induction: MlirValue, output: MlirValue) -> Option<MlirOperation> {
-    let raw = raw_op(if_op);
-    let condition = defining_op(raw.operands()[0])?;
-    let compare = raw_op(condition);
-    let first_trip = compare.name() == "arith.cmpi"
-        && compare.integer("predicate") == 0
-        && compare.operands()[0].ptr == induction.ptr
-        && constant_integer(compare.operands()[1]) == Some(0);
-    let then_ops = block_operations(raw.region_block(0));
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); an scf.if has two regions
-    let has_else = unsafe { !mlirRegionGetFirstBlock(mlirOperationGetRegion(if_op, 1)).ptr.is_null() };
-    let [fill, _yield] = then_ops[..] else { return None };
-    let fills_output = raw_op(fill).name() == "linalg.fill" && raw_op(fill).operands()[1].ptr == output.ptr;
-    (first_trip && !has_else && fills_output).then_some(fill)
 }
 
 impl Merge {

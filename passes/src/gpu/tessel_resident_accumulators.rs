@@ -229,8 +229,13 @@ fn keep_resident(axis: MlirOperation) -> Result<(), String> {
     carry(axis, &pairs)
 }
 
-/// The fill `op` is, if it is `scf.if %iv == first { linalg.fill }`.
-fn first_iteration_fill(op: MlirOperation, iv: MlirValue, first: i64) -> Option<(MlirOperation, MlirOperation)> {
+/// The fill `op` is, if it is `scf.if %iv == first { linalg.fill }`
+/// (also `tessel-merge-k-steps`' first-trip fill).
+pub(super) fn first_iteration_fill(
+    op: MlirOperation,
+    iv: MlirValue,
+    first: i64,
+) -> Option<(MlirOperation, MlirOperation)> {
     let raw = raw_op(op);
     if raw.name() != "scf.if" || !raw.results().is_empty() {
         return None;
