@@ -53,3 +53,43 @@ func.func @phases(%in: memref<64xf32>, %out: memref<64xf32>) {
   }
   return
 }
+
+// A barrier followed only by effect-free ops up to its block's end stays:
+// it orders the branch's LDS writes against the reads after the scf.if
+// (through the branch's result). Dropping it made a last-k-step epilogue
+// computed into LDS read back unwritten elements on the emulated GPU
+// (the differential's `relu(2 dot + bias) at the last k` cases).
+// CHECK-LABEL: func.func @branch_result
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[LDS:.*]][%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.cast
+// CHECK-NEXT: scf.yield
+func.func @branch_result(%in: memref<64xf32>, %out: memref<64xf32>, %last: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c63 = arith.constant 63 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%lds : memref<256xi8, #gpu.address_space<workgroup>>) {
+    %r = scf.if %last -> (memref<64xf32, strided<[?], offset: ?>>) {
+      %v = memref.view %lds[%c0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+      %a = memref.memory_space_cast %v : memref<64xf32, #gpu.address_space<workgroup>> to memref<64xf32>
+      %x = memref.load %in[%tx] : memref<64xf32>
+      memref.store %x, %a[%tx] : memref<64xf32>
+      gpu.barrier
+      %cast = memref.cast %a : memref<64xf32> to memref<64xf32, strided<[?], offset: ?>>
+      scf.yield %cast : memref<64xf32, strided<[?], offset: ?>>
+    } else {
+      %cast = memref.cast %in : memref<64xf32> to memref<64xf32, strided<[?], offset: ?>>
+      scf.yield %cast : memref<64xf32, strided<[?], offset: ?>>
+    }
+    // Another item's element.
+    %other = arith.subi %c63, %tx : index
+    %y = memref.load %r[%other] : memref<64xf32, strided<[?], offset: ?>>
+    memref.store %y, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -194,7 +194,7 @@ pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
     let stages = rng.random_range(1..=2i64);
     let (input, output, zero) = if float { ("f32", "f32", "0.0") } else { ("i8", "i32", "0") };
     let attributes = format!("tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64");
-    let (text, whole_k, first) =
+    let (text, whole_k, first, epilogue) =
         accumulating_matmul(rng, &attributes, (m, n, k), (bm, bn, bk), (gm, gn, gk), (input, output, zero));
     let description =
         format!("{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages{whole_k}");
@@ -218,6 +218,7 @@ pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
                 };
             }
         }
+        finish(&mut out, n, &epilogue, output);
         vec![out]
     };
     Case {
@@ -270,7 +271,7 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
          tessel.matrix_cores = {matrix_cores} : i64{tile_attribute}"
     );
     let zero = if input == "i8" { "0" } else { "0.0" };
-    let (text, whole_k, first) =
+    let (text, whole_k, first, epilogue) =
         accumulating_matmul(rng, &attributes, (m, n, k), (bm, bn, bk), (gm, gn, gk), (input, output, zero));
     let description = format!("{description}{whole_k}");
     // bf16 arrays are dumped as their bits (`<u2`).
@@ -290,6 +291,7 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
                 };
             }
         }
+        finish(&mut out, n, &epilogue, output);
         vec![out]
     };
     Case {
@@ -309,8 +311,11 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
 /// (gm, gn) grid, each block's dot accumulating from a splat constant
 /// (`block.dot ... acc` of one: zeros, or 2, where a pipeline that started
 /// the accumulators from zeros rather than from the constant would show).
-/// Returns the module, what to add to the case's description and the
-/// value every sum starts from.
+/// With k on the grid, four in ten finish the output at the last k step
+/// (`k == last ? max(2 * dot + column bias, 0) : dot`, Pallas' fused
+/// epilogue, the dot read by both branches of an `scf.if`). Returns the
+/// module, what to add to the case's description, the value every sum
+/// starts from and the epilogue, if any.
 fn accumulating_matmul(
     rng: &mut StdRng,
     attributes: &str,
@@ -318,7 +323,7 @@ fn accumulating_matmul(
     (bm, bn, bk): (usize, usize, usize),
     (gm, gn, gk): (usize, usize, usize),
     (input, output, zero): (&str, &str, &str),
-) -> (String, String, f64) {
+) -> (String, String, f64, Option<Epilogue>) {
     let head = format!("module attributes {{{attributes}}} {{\n");
     let starts = if zero.contains('.') { [("0.0", 0.0), ("2.0", 2.0)] } else { [("0", 0.0), ("2", 2.0)] };
     if rng.random_bool(0.3) {
@@ -336,8 +341,16 @@ fn accumulating_matmul(
                  in_specs [#grid.block<[{bm}, {k}], (i, j) -> (i, 0)>, #grid.block<[{k}, {bn}], (i, j) -> (0, j)>]\n\
                  out_specs [#grid.block<[{bm}, {bn}], (i, j) -> (i, j)>]\nreturn\n}}\n}}\n"
             );
-        return (text, format!(", whole k from {start}"), first);
+        return (text, format!(", whole k from {start}"), first, None);
     }
+    let epilogue = rng.random_bool(0.4).then(|| Epilogue {
+        bias: (0..bn).map(|_| f64::from(rng.random_range(-4..=4i32))).collect(),
+        integer: output == "i32",
+    });
+    let (finish, stored, description) = match &epilogue {
+        Some(epilogue) => (epilogue.text((bm, bn), output), "%out", ", relu(2 dot + bias) at the last k".to_string()),
+        None => (String::new(), "%c", String::new()),
+    };
     let text = head
         + &format!(
             "func.func @kernel(%x: memref<{bm}x{bk}x{input}>, %y: memref<{bk}x{bn}x{input}>, %o: memref<{bm}x{bn}x{output}>) {{\n\
@@ -348,11 +361,67 @@ fn accumulating_matmul(
          %b = block.load %y : memref<{bk}x{bn}x{input}> -> tensor<{bk}x{bn}x{input}>\n\
          %acc = block.load %o : memref<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
          %c = block.dot %a, %b acc %acc : tensor<{bm}x{bk}x{input}>, tensor<{bk}x{bn}x{input}>, tensor<{bm}x{bn}x{output}> -> tensor<{bm}x{bn}x{output}>\n\
-         block.store %c, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\nreturn\n}}\n\
+         {finish}\
+         block.store {stored}, %o : tensor<{bm}x{bn}x{output}>, memref<{bm}x{bn}x{output}>\nreturn\n}}\n\
          func.func @main(%x: memref<{m}x{k}x{input}>, %y: memref<{k}x{n}x{input}>, %o: memref<{m}x{n}x{output}>) {{\n\
          grid.call @kernel grid [{gm}, {gn}, {gk}] ins(%x, %y : memref<{m}x{k}x{input}>, memref<{k}x{n}x{input}>) outs(%o : memref<{m}x{n}x{output}>)\n\
          in_specs [#grid.block<[{bm}, {bk}], (i, j, k) -> (i, k)>, #grid.block<[{bk}, {bn}], (i, j, k) -> (k, j)>]\n\
          out_specs [#grid.block<[{bm}, {bn}], (i, j, k) -> (i, j)>]\nreturn\n}}\n}}\n"
         );
-    (text, String::new(), 0.0)
+    (text, description, 0.0, epilogue)
+}
+
+/// `max(2 * dot + bias[j], 0)`, the bias a constant per column of the
+/// block, applied at the last k step.
+pub(super) struct Epilogue {
+    bias: Vec<f64>,
+    integer: bool,
+}
+
+impl Epilogue {
+    /// The epilogue's IR: `%out` from the dot `%c` and the k index `%k`.
+    fn text(&self, (bm, bn): (usize, usize), output: &str) -> String {
+        let block = format!("tensor<{bm}x{bn}x{output}>");
+        let (two, zero, ops) = if self.integer {
+            ("2", "0", ["arith.muli", "arith.addi", "arith.maxsi"])
+        } else {
+            ("2.0", "0.0", ["arith.mulf", "arith.addf", "arith.maximumf"])
+        };
+        let bias: Vec<String> =
+            self.bias.iter().map(|&b| if self.integer { format!("{}", b as i64) } else { format!("{b:.1}") }).collect();
+        format!(
+            "%n = grid.num_programs 2\n%c1 = arith.constant 1 : index\n%lastk = arith.subi %n, %c1 : index\n\
+             %last = arith.cmpi eq, %k, %lastk : index\n%out = scf.if %last -> ({block}) {{\n\
+             %two = arith.constant dense<{two}> : {block}\n\
+             %bias = arith.constant dense<[{}]> : tensor<{bn}x{output}>\n\
+             %biases = block.broadcast %bias dims [0] : tensor<{bn}x{output}> -> {block}\n\
+             %twice = {} %c, %two : {block}\n%biased = {} %twice, %biases : {block}\n\
+             %zero = arith.constant dense<{zero}> : {block}\n%relu = {} %biased, %zero : {block}\n\
+             scf.yield %relu : {block}\n}} else {{\nscf.yield %c : {block}\n}}\n",
+            bias.join(", "),
+            ops[0],
+            ops[1],
+            ops[2]
+        )
+    }
+
+    /// The epilogue of the reference's sum `value` at column `j`, in the
+    /// output's type (`f32`, `f64` or `i32`).
+    pub(super) fn apply(&self, value: f64, j: usize, output: &str) -> f64 {
+        let bias = self.bias[j % self.bias.len()];
+        match output {
+            "i32" => f64::from((value as i32).wrapping_mul(2).wrapping_add(bias as i32).max(0)),
+            "f64" => (value * 2.0 + bias).max(0.0),
+            _ => f64::from((value as f32 * 2.0 + bias as f32).max(0.0)),
+        }
+    }
+}
+
+/// Applies `epilogue` (if any) to every element of an m x n reference.
+pub(super) fn finish(out: &mut [f64], n: usize, epilogue: &Option<Epilogue>, output: &str) {
+    if let Some(epilogue) = epilogue {
+        for (index, value) in out.iter_mut().enumerate() {
+            *value = epilogue.apply(*value, index % n, output);
+        }
+    }
 }

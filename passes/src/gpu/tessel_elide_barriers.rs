@@ -9,8 +9,10 @@
 //! the phases merged so far.
 //!
 //! Memory is told apart by its root (`memory_roots`: LDS slots, each
-//! function argument, globals, unknown). Barriers that begin or end a
-//! block, and ops that hold barriers themselves, are left alone: they order
+//! function argument, globals, unknown). Only a barrier between two
+//! barriers of one block can go: barriers that begin or end a block's
+//! barrier-delimited phases (the last one before the block's end or before
+//! an op holding barriers itself), and such ops, are left alone: they order
 //! work across loop iterations and enclosing code.
 
 use crate::gpu::memory_roots::Effects;
@@ -83,11 +85,13 @@ fn elide_in(block: MlirBlock, launch: MlirOperation) {
             continue;
         }
         if any_nested(op, is_barrier) || next_of(op).ptr.is_null() {
-            // A boundary (or the terminator): the phase before it is
-            // complete; nothing merges across it.
-            if phase_has_ops {
-                close_phase(&mut merged, std::mem::take(&mut phase), &mut pending_barrier, &mut removable);
-            }
+            // A boundary (or the terminator): nothing merges across it, and
+            // a barrier before the phase it ends stays, whatever that phase
+            // touches: it also orders the work before it against the
+            // boundary's own work before its first barrier (or against
+            // the enclosing code, after the terminator; e.g. an `scf.if`
+            // branch writing LDS whose result is read after the `scf.if`,
+            // the barrier followed only by a `memref.cast` of the result).
             merged = None;
             pending_barrier = None;
             phase = Effects::default();
