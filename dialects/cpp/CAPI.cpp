@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel-c/Tessel.h"
+#include "TesselCppPasses.h"
 #include "tessel/BlockDialect.h"
 #include "tessel/GridDialect.h"
 
@@ -280,4 +281,13 @@ tesselSourceDiagnosticsVerify(TesselSourceDiagnostics *diagnostics) {
 
 void tesselSourceDiagnosticsDestroy(TesselSourceDiagnostics *diagnostics) {
   delete diagnostics;
+}
+
+//===----------------------------------------------------------------------===//
+// The passes written in C++
+//===----------------------------------------------------------------------===//
+
+void tesselRegisterCppPasses(void) {
+  tessel::registerLowerSubgroupReducePass();
+  tessel::registerFuseElementwisePass();
 }

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel-c/Tessel.h"
+#include "TesselCppPasses.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
@@ -88,6 +88,6 @@ struct TesselLowerSubgroupReduce
 };
 } // namespace
 
-void tesselRegisterCppPasses(void) {
+void tessel::registerLowerSubgroupReducePass() {
   PassRegistration<TesselLowerSubgroupReduce>();
 }

@@ -34,9 +34,15 @@ pub const KERNELS: &[&str] = &[
     // Contractions: 8-bit ones in VNNI's form where the CPU has it,
     // other narrow operands widened once, then register tiles of FMA
     // outer products or vpdpbusd (before element-wise fusion, which
-    // would fold producers into the contraction and hide it).
+    // would fold producers into the contraction and hide it). Their
+    // element-wise consumers first become one epilogue the tiles
+    // compute: a contraction read only in an scf.if's branches is
+    // computed in them, and element-wise chains are fused (never into a
+    // contraction).
     "tessel-vnni",
     "tessel-widen-operands",
+    "tessel-sink-into-branches",
+    "tessel-fuse-elementwise",
     "tessel-tile",
     "tessel-vectorize",
     "canonicalize",

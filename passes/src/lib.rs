@@ -37,6 +37,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &block::block_to_linalg::PASS,
     &cpu::tessel_vnni::PASS,
     &cpu::tessel_widen_operands::PASS,
+    &cpu::tessel_sink_into_branches::PASS,
     &cpu::tessel_tile::PASS,
     &cpu::tessel_vectorize::PASS,
     &cpu::tessel_group_reductions::PASS,

@@ -9,6 +9,7 @@ pub mod tessel_group_reductions;
 pub mod tessel_hoist_packing;
 pub mod tessel_libm_calls;
 pub mod tessel_minmax_as_integers;
+pub mod tessel_sink_into_branches;
 pub mod tessel_tile;
 pub mod tessel_true_masks;
 pub mod tessel_vectorize;
