@@ -132,12 +132,15 @@ def peers(family, names, env=None, timeout=None):
     return results
 
 
-def probes():
+def probes(only_stream=False):
     """The machine's peaks: STREAM-style bandwidths and vector FMA rate (and
-    the FMA rate of AVX2 code, `fma_avx2`, where the host runs it)."""
+    the FMA rate of AVX2 code, `fma_avx2`, where the host runs it); with
+    `only_stream`, the bandwidths alone."""
     found = {}
-    builds = [("stream", "stream", ["-march=native"]), ("fma", "fma", ["-march=native"])]
-    if runs_avx2():
+    builds = [("stream", "stream", ["-march=native"])]
+    if not only_stream:
+        builds.append(("fma", "fma", ["-march=native"]))
+    if runs_avx2() and not only_stream:
         builds.append(("fma", "fma_avx2", [f"-march={AVX2_LEVEL}", "-DCHAINS=6"]))
     with tempfile.TemporaryDirectory() as tmp:
         for probe, key, flags in builds:
@@ -176,6 +179,7 @@ def main():
         measured = {n: (r["run_s"], r["compile_s"]) for n, r in saved["tessel"].items()}
         avx2 = {n: r["run_avx2_s"] for n, r in saved["tessel"].items() if r.get("run_avx2_s")}
         others = {tuple(key.split(" | ")): value for key, value in saved["peers"].items()}
+        adjacent = saved.get("stream_adjacent", {})
     if options.merge and host != host_model():
         sys.exit(f"--merge: results.json is from {host}, this host is {host_model()}")
     if options.render:
@@ -184,7 +188,7 @@ def main():
         if not options.merge:
             machine = probes()
             host = host_model()
-            measured, others, avx2 = {}, {}, {}
+            measured, others, avx2, adjacent = {}, {}, {}, {}
         todo = options.workloads or list(WORKLOADS)
         names = [n for n in WORKLOADS if n in todo or n in measured]
         # Workload by workload, Tessel (host code, then AVX2 code) right
@@ -197,6 +201,11 @@ def main():
             measured[name] = tessel(name, WORKLOADS[name][0])
             if runs_avx2():
                 avx2[name] = tessel_run(name, WORKLOADS[name][0], AVX2_LEVEL)
+            # A bandwidth target's STREAM probe, measured right after the
+            # workload: this VM's memory bandwidth moves by 2x within a
+            # session (42 to 105 GB/s for the read-only sum, one Zen 5 host).
+            if any(n == name and r.startswith("STREAM") for n, r, _ in TARGETS):
+                adjacent[name] = {k: row["median_gbs"] for k, row in probes(only_stream=True).items()}
             others.update(peers("numpy-jax", [name]))
             others.update(peers("iree", [name]))
             others.update(peers("tinygrad", [name], env={"BEAM": "0"}))
@@ -211,6 +220,10 @@ def main():
         f"Machine peaks (benchmarks/probes, medians): vector FMA {machine['fma']['median_gflops']:.0f} GFLOP/s, "
         f"STREAM triad {stream['triad']:.1f} GB/s, x*y+w {stream['mul_add']:.1f} GB/s, "
         f"read-only sum {stream['sum']:.1f} GB/s.",
+        *(["Bandwidth targets compare with the STREAM probe run right after their workload: "
+           + ", ".join(f"{n} {b[kind]:.1f} GB/s ({kind})" for n, b in adjacent.items()
+                       for t, r, _ in TARGETS if t == n and r.startswith("STREAM") for kind in [r.split()[1]])
+           + "."] if adjacent else []),
         "",
         *([f"Measured later on the same host model and merged (`run.py --merge`), their ratios from their own "
            f"session: {', '.join(f'{n} ({d})' for n, d in merged.items())}.", ""] if merged else []),
@@ -245,12 +258,12 @@ def main():
     for name, reference, minimum in TARGETS:
         if name not in measured:
             continue
-        lines.append(target_row(name, reference, minimum, measured[name][0], others, stream,
+        lines.append(target_row(name, reference, minimum, measured[name][0], others, adjacent.get(name, stream),
                                 {n: r for n, (r, _) in measured.items()}))
     compile_worst = max(c for _, c in measured.values())
     met = "yes" if compile_worst < 1 else "no"
     lines.append(f"| every example | compile time | < 1 s | {compile_worst:.2f} s | {met} |")
-    lines += avx2_section(names, avx2, others, machine, stream)
+    lines += avx2_section(names, avx2, others, machine, stream, adjacent)
     # The hand-written analysis of the targets missed (profiles, reasons).
     with open(os.path.join(ROOT, "benchmarks", "gaps.md")) as f:
         lines += ["", f.read().rstrip()]
@@ -267,7 +280,8 @@ def main():
             json.dump({"host": host, "merged": merged,
                        "tessel": {n: {"run_s": r, "compile_s": c, "run_avx2_s": avx2.get(n)}
                                   for n, (r, c) in measured.items()},
-                       "peers": {f"{w} | {p}": s for (w, p), s in others.items()}, "probes": machine}, f, indent=1)
+                       "peers": {f"{w} | {p}": s for (w, p), s in others.items()}, "probes": machine,
+                       "stream_adjacent": adjacent}, f, indent=1)
     print(report)
     plot(names, measured, others)
 
@@ -288,7 +302,7 @@ def target_row(name, reference, minimum, seconds, others, stream, tessel_times):
     return f"| {name} | {reference} | {minimum:.1f}x | {ratio(achieved)} | {met} |"
 
 
-def avx2_section(names, avx2, others, machine, stream):
+def avx2_section(names, avx2, others, machine, stream, adjacent):
     """Tessel's AVX2 code (TESSEL_CPU=x86-64-v3) on this host: times, the
     rate against the AVX2 FMA probe, ratios to the peers and the targets."""
     if not avx2:
@@ -322,7 +336,7 @@ def avx2_section(names, avx2, others, machine, stream):
     for name, reference, minimum in TARGETS:
         if name not in avx2 or name in NEEDS_VNNI:
             continue
-        lines.append(target_row(name, reference, minimum, avx2[name], others, stream, avx2))
+        lines.append(target_row(name, reference, minimum, avx2[name], others, adjacent.get(name, stream), avx2))
     return lines
 
 
