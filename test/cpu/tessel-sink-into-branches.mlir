@@ -110,7 +110,7 @@ func.func @one_branch(%x: tensor<8x16xf32>, %y: tensor<16x32xf32>, %z: tensor<8x
 #c = affine_map<(i, j, k) -> (i, j)>
 // Left where it is: a use outside the scf.if; a store to memory between
 // the contraction and the scf.if (the dot's operands may read it); a
-// result stored twice.
+// result stored twice; a store into a tensor (its result is read later).
 // CHECK-LABEL: func.func @stays
 // CHECK-NEXT: %[[DOT:.*]] = linalg.generic {{.*}}tessel.contraction
 // CHECK: %[[R:.*]] = scf.if
@@ -123,6 +123,10 @@ func.func @one_branch(%x: tensor<8x16xf32>, %y: tensor<16x32xf32>, %z: tensor<8x
 // CHECK: %[[R2:.*]] = scf.if
 // CHECK: materialize_in_destination %[[R2]]
 // CHECK: materialize_in_destination %[[R2]]
+// CHECK-LABEL: func.func @into_a_tensor
+// CHECK: %[[R3:.*]] = scf.if
+// CHECK: %[[M:.*]] = bufferization.materialize_in_destination %[[R3]] in %arg2
+// CHECK: return %[[M]]
 // (The tiles the TILES run makes, fixed whatever the host.)
 module attributes {tessel.register_tile = array<i64: 4, 32>} {
 func.func @stays(%x: tensor<8x16xf32>, %y: tensor<16x32xf32>, %z: tensor<8x32xf32>, %last: i1) -> tensor<8x32xf32> {
@@ -167,5 +171,14 @@ func.func @stored_twice(%z: tensor<8x32xf32>, %w: tensor<8x32xf32>, %last: i1, %
   bufferization.materialize_in_destination %result in restrict writable %out : (tensor<8x32xf32>, memref<8x32xf32>) -> ()
   bufferization.materialize_in_destination %result in restrict writable %out2 : (tensor<8x32xf32>, memref<8x32xf32>) -> ()
   return
+}
+func.func @into_a_tensor(%z: tensor<8x32xf32>, %w: tensor<8x32xf32>, %dest: tensor<8x32xf32>, %last: i1) -> tensor<8x32xf32> {
+  %result = scf.if %last -> (tensor<8x32xf32>) {
+    scf.yield %z : tensor<8x32xf32>
+  } else {
+    scf.yield %w : tensor<8x32xf32>
+  }
+  %m = bufferization.materialize_in_destination %result in %dest : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %m : tensor<8x32xf32>
 }
 }

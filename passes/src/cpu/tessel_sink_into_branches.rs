@@ -73,18 +73,6 @@ fn pure_between(first: MlirOperation, last: MlirOperation) -> bool {
     true
 }
 
-/// Whether `later` comes after `op` in their block.
-fn follows(later: MlirOperation, op: MlirOperation) -> bool {
-    let mut next = next_of(op);
-    while !next.ptr.is_null() {
-        if next.ptr == later.ptr {
-            return true;
-        }
-        next = next_of(next);
-    }
-    false
-}
-
 /// Moves `contraction` into the branches of the `scf.if` its uses are in,
 /// when there is one such `scf.if` in its block and only pure ops between.
 fn contraction_into_branches(contraction: MlirOperation) {
@@ -128,7 +116,11 @@ fn contraction_into_branches(contraction: MlirOperation) {
 /// Makes each branch of the `scf.if` whose result `store` stores (that
 /// result's one use, only pure ops between) store its own yielded value.
 fn store_in_branches(store: MlirOperation) {
-    let [source, destination] = raw_op(store).operands()[..] else { return };
+    // Stores to a ref (no result), not the tensor form, whose result later
+    // ops read.
+    let store_op = raw_op(store);
+    let ([source, destination], []) = (&store_op.operands()[..], &store_op.results()[..]) else { return };
+    let (source, destination) = (*source, *destination);
     // SAFETY: live values of the module being rewritten (crate invariant,
     // support/handles.rs); the owner and number are asked of an op result.
     let (branching, index) = unsafe {
@@ -140,7 +132,8 @@ fn store_in_branches(store: MlirOperation) {
     // The destination must be defined before the `scf.if` to be used in it.
     let defined_after = defining_op(destination)
         .and_then(|defined| ancestor_in(block_of(branching), defined))
-        .is_some_and(|defined| follows(defined, branching));
+        // SAFETY: live ops of one block (crate invariant, support/handles.rs).
+        .is_some_and(|defined| unsafe { mlirOperationIsBeforeInBlock(branching, defined) });
     if raw_op(branching).name() != "scf.if"
         || block_of(branching).ptr != block_of(store).ptr
         || uses(source).len() != 1
