@@ -15,6 +15,14 @@
 //! arithmetic — the loop goes: the contraction reads A's `[r, 0]` and B's
 //! `[0, c]` views of all `G * bk` k (`G` the trips), after the fill.
 //!
+//! A last-trip epilogue may follow the contraction: `scf.if g == G - 1`
+//! computing from the output block into a buffer it yields (the else
+//! branch yields the output view), copied to the output view (Pallas'
+//! `k == last ? relu(dot + bias) : dot`). Merged, it runs once after the
+//! contraction over all k, where the last trip ran it; the other trips'
+//! copies of the output onto itself go. What it reads from the loop must
+//! not vary with `g`.
+//!
 //! A and B must be other memory than the output (distinct function
 //! arguments do not alias, Tessel's rule throughout). The sums are the
 //! same in the same order (k ascending, block after
@@ -22,15 +30,16 @@
 //! k-chunk pipeline (`pipeline_schedule`) then runs across what were grid
 //! steps. Runs before `tessel-matrix-cores` in the ROCm pipeline.
 
-use crate::gpu::tessel_resident_accumulators::first_iteration_fill;
+use crate::gpu::tessel_resident_accumulators::{first_iteration_fill, runs_on_trip};
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
-use crate::support::handles::{attribute_text, dim_size, raw_op, value_type};
+use crate::support::handles::{attribute_text, dim_size, operation_ref, raw_op, value_type};
 use crate::support::ir::{
     any_nested, block_operations, collect_operations, constant_integer, defining_op, erase, inline_template, is_inside,
     move_before, print_type, strided_view_type, view_root,
 };
 use crate::{PassDefinition, PassError, block::block_to_linalg::CONTRACTION};
 use melior::ir::OperationRef;
+use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use mlir_sys::*;
 
 pub static PASS: PassDefinition = PassDefinition {
@@ -57,6 +66,9 @@ struct Merge {
     views: [MlirOperation; 3],
     /// The first trip's fill of the output view (under `scf.if g == 0`).
     fill: Option<MlirOperation>,
+    /// The last trip's epilogue: its `scf.if` and the copy of its result
+    /// to the output view.
+    epilogue: Option<[MlirOperation; 2]>,
     /// Trips and each trip's k.
     trips: i64,
     block_k: i64,
@@ -133,9 +145,17 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     {
         return None;
     }
-    // Everything else: pure index arithmetic, the first trip's fill.
+    // Everything else: pure index arithmetic, the first trip's fill, the
+    // last trip's epilogue.
     let mut fill = None;
+    let epilogue = last_trip_epilogue(&ops, induction, trips, view_c, op);
+    let in_epilogue = |other: MlirOperation| {
+        epilogue.is_some_and(|[branching, copy]| other.ptr == branching.ptr || other.ptr == copy.ptr)
+    };
     for &other in &ops {
+        if in_epilogue(other) {
+            continue;
+        }
         let name = raw_op(other).name();
         let allowed = other.ptr == contraction.ptr
             || views.iter().flatten().any(|view| view.ptr == other.ptr)
@@ -159,7 +179,50 @@ fn matched(op: MlirOperation) -> Option<Merge> {
         }
         return None;
     }
-    Some(Merge { contraction, views: [view_a, view_b, view_c], fill, trips, block_k })
+    Some(Merge { contraction, views: [view_a, view_b, view_c], fill, epilogue, trips, block_k })
+}
+
+/// The last trip's epilogue among the loop body's `ops`, if it has one (see
+/// the module comment): its `scf.if` and the copy of its result.
+fn last_trip_epilogue(
+    ops: &[MlirOperation],
+    induction: MlirValue,
+    trips: i64,
+    view_c: MlirOperation,
+    loop_op: MlirOperation,
+) -> Option<[MlirOperation; 2]> {
+    let output = raw_op(view_c).results()[0];
+    let branching = ops.iter().copied().find(|&other| {
+        let raw = raw_op(other);
+        raw.name() == "scf.if" && raw.results().len() == 1 && runs_on_trip(other, induction, trips - 1)
+    })?;
+    let result = raw_op(branching).results()[0];
+    // Its one use: the copy to the output view.
+    let [(copy, 0)] = crate::support::ir::uses(result)[..] else { return None };
+    let copy_op = raw_op(copy);
+    if copy_op.name() != "memref.copy"
+        || copy_op.operands()[1].ptr != output.ptr
+        || !ops.iter().any(|o| o.ptr == copy.ptr)
+    {
+        return None;
+    }
+    // The else branch yields the output view (cast), unchanged.
+    let else_ops = block_operations(*crate::support::ir::region_blocks(branching).get(1)?);
+    let [cast, _yield] = else_ops[..] else { return None };
+    if raw_op(cast).name() != "memref.cast" || raw_op(cast).operands()[0].ptr != output.ptr {
+        return None;
+    }
+    // What the then branch reads from the loop does not vary with it.
+    let varies = any_nested(branching, |nested| {
+        // (Its own condition is `g == G - 1`.)
+        nested.ptr != branching.ptr
+            && raw_op(nested).operands().into_iter().any(|value| {
+                defining_op(value)
+                    .is_some_and(|definition| is_inside(definition, loop_op) && !is_inside(definition, branching))
+                    && depends_on(value, induction, loop_op)
+            })
+    });
+    (!varies).then_some([branching, copy])
 }
 
 /// Is `value` `g * bk` of the induction variable `g`?
@@ -227,6 +290,34 @@ impl Merge {
             move_before(&[fill], loop_op);
         }
         move_before(&[self.contraction], loop_op);
+        if let Some([branching, copy]) = self.epilogue {
+            // What it reads from the loop first (not varying with it), then
+            // the epilogue, on a condition that holds: it runs where the
+            // last trip ran it, after all of k.
+            let mut definitions = Vec::new();
+            operation_ref(branching).walk(WalkOrder::PreOrder, |nested| {
+                // Not its condition, which goes.
+                if nested.to_raw().ptr == branching.ptr {
+                    return WalkResult::Advance;
+                }
+                for value in raw_op(nested.to_raw()).operands() {
+                    if defining_op(value).is_some_and(|definition| !is_inside(definition, branching)) {
+                        collect_definitions(value, loop_op, &mut definitions);
+                    }
+                }
+                WalkResult::Advance
+            });
+            definitions.retain(|definition| definition.ptr != view_c.ptr);
+            move_before(&definitions, loop_op);
+            let (always, _) = inline_template(
+                loop_op,
+                "func.func @template() -> i1 {\n%true = arith.constant true\nreturn %true : i1\n}",
+                &[],
+            )?;
+            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); operand 0 of an `scf.if` is its i1 condition
+            unsafe { mlirOperationSetOperand(branching, 0, always[0]) };
+            move_before(&[branching, copy], loop_op);
+        }
         // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the contraction's operands 0 and 1 are its inputs, replaced by views of the same memory and element type, whose shapes agree with its indexing maps (k = whole_k on both)
         unsafe {
             mlirOperationSetOperand(self.contraction, 0, whole[0]);

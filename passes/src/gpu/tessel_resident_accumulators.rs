@@ -229,6 +229,20 @@ fn keep_resident(axis: MlirOperation) -> Result<(), String> {
     carry(axis, &pairs)
 }
 
+/// Is `op` (an `scf.if`) conditioned on `iv == trip` (`arith.cmpi eq`,
+/// either operand order)?
+pub(super) fn runs_on_trip(op: MlirOperation, iv: MlirValue, trip: i64) -> bool {
+    let Some(condition) = raw_op(op).operands().first().and_then(|&value| defining_op(value)) else { return false };
+    let compare = raw_op(condition);
+    // arith.cmpi predicate 0 is `eq`.
+    if compare.name() != "arith.cmpi" || crate::support::ir::integer_of(compare.attribute("predicate")) != Some(0) {
+        return false;
+    }
+    let [x, y] = compare.operands()[..] else { return false };
+    let is_trip = |a: MlirValue, b: MlirValue| a.ptr == iv.ptr && constant_integer(b) == Some(trip);
+    is_trip(x, y) || is_trip(y, x)
+}
+
 /// The fill `op` is, if it is `scf.if %iv == first { linalg.fill }`
 /// (also `tessel-merge-k-steps`' first-trip fill).
 pub(super) fn first_iteration_fill(
@@ -237,18 +251,7 @@ pub(super) fn first_iteration_fill(
     first: i64,
 ) -> Option<(MlirOperation, MlirOperation)> {
     let raw = raw_op(op);
-    if raw.name() != "scf.if" || !raw.results().is_empty() {
-        return None;
-    }
-    let condition = defining_op(raw.operands()[0])?;
-    let compare = raw_op(condition);
-    // arith.cmpi predicate 0 is `eq`.
-    if compare.name() != "arith.cmpi" || crate::support::ir::integer_of(compare.attribute("predicate")) != Some(0) {
-        return None;
-    }
-    let [x, y] = compare.operands()[..] else { return None };
-    let is_first = |a: MlirValue, b: MlirValue| a.ptr == iv.ptr && constant_integer(b) == Some(first);
-    if !is_first(x, y) && !is_first(y, x) {
+    if raw.name() != "scf.if" || !raw.results().is_empty() || !runs_on_trip(op, iv, first) {
         return None;
     }
     let blocks = region_blocks(op);
