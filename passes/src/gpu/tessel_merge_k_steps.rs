@@ -148,7 +148,10 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     // Everything else: pure index arithmetic, the first trip's fill, the
     // last trip's epilogue.
     let mut fill = None;
-    let epilogue = last_trip_epilogue(&ops, induction, trips, view_c, op);
+    // It must come after the contraction (merged, it runs after all of k).
+    let epilogue = last_trip_epilogue(&ops, induction, trips, view_c, op)
+        // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
+        .filter(|&[branching, _]| unsafe { mlirOperationIsBeforeInBlock(contraction, branching) });
     let in_epilogue = |other: MlirOperation| {
         epilogue.is_some_and(|[branching, copy]| other.ptr == branching.ptr || other.ptr == copy.ptr)
     };
@@ -172,6 +175,11 @@ fn matched(op: MlirOperation) -> Option<Merge> {
             // not vary in it.
             if raw_op(found).operands()[1].ptr != contraction_operands[2].ptr || !invariant(raw_op(found).operands()[0])
             {
+                return None;
+            }
+            // Before the contraction: merged, it fills the output first.
+            // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
+            if !unsafe { mlirOperationIsBeforeInBlock(other, contraction) } {
                 return None;
             }
             fill = Some(found);
@@ -200,9 +208,12 @@ fn last_trip_epilogue(
     // Its one use: the copy to the output view.
     let [(copy, 0)] = crate::support::ir::uses(result)[..] else { return None };
     let copy_op = raw_op(copy);
+    // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
+    let copy_after = || unsafe { mlirOperationIsBeforeInBlock(branching, copy) };
     if copy_op.name() != "memref.copy"
         || copy_op.operands()[1].ptr != output.ptr
         || !ops.iter().any(|o| o.ptr == copy.ptr)
+        || !copy_after()
     {
         return None;
     }
