@@ -18,6 +18,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir/CAPI/AffineMap.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -98,6 +99,10 @@ MlirAttribute tesselDimensionSemanticsGet(MlirContext ctx, bool arbitrary) {
   return wrap(tessel::grid::DimensionSemanticsAttr::get(
       unwrap(ctx), arbitrary ? tessel::grid::DimensionSemantics::arbitrary
                              : tessel::grid::DimensionSemantics::parallel));
+}
+
+bool tesselOperationIsMemoryEffectFree(MlirOperation op) {
+  return isMemoryEffectFree(unwrap(op));
 }
 
 void tesselEmitDiagnostic(MlirLocation loc, TesselSeverity severity,

@@ -47,6 +47,8 @@ unsafe extern "C" {
     pub fn tesselBlockSpecGetPadding(attr: MlirAttribute, pos: isize) -> i64;
     pub fn tesselDimensionSemanticsGet(ctx: MlirContext, arbitrary: bool) -> MlirAttribute;
 
+    pub fn tesselOperationIsMemoryEffectFree(op: MlirOperation) -> bool;
+
     pub fn tesselEmitDiagnostic(loc: MlirLocation, severity: u32, message: MlirStringRef);
 
     pub fn tesselRegisterPass(factory: TesselPassFactory, user_data: *mut c_void);

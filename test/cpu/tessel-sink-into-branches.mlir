@@ -182,3 +182,51 @@ func.func @into_a_tensor(%z: tensor<8x32xf32>, %w: tensor<8x32xf32>, %dest: tens
   return %m : tensor<8x32xf32>
 }
 }
+
+// -----
+
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (0, j)>
+// A linalg op on tensors between the dot and the scf.if (the bias
+// broadcast, computed before the branch) touches no memory: the dot still
+// moves into the branches, past it.
+// CHECK-LABEL: func.func @tensor_op_between
+// CHECK: %[[BROADCAST:.*]] = linalg.generic
+// CHECK-NOT: tessel.contraction
+// CHECK: scf.if
+// CHECK-NEXT: linalg.generic {{.*}}tessel.contraction
+// CHECK: } else {
+// CHECK-NEXT: linalg.generic {{.*}}tessel.contraction
+// CHECK: return
+func.func @tensor_op_between(%x: tensor<8x16xf32>, %y: tensor<16x32xf32>, %z: tensor<8x32xf32>, %bias: tensor<1x32xf32>, %last: i1, %out: memref<8x32xf32>) {
+  %dot = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+      ins(%x, %y : tensor<8x16xf32>, tensor<16x32xf32>) outs(%z : tensor<8x32xf32>) {
+  ^bb0(%u: f32, %v: f32, %s: f32):
+    %p = arith.mulf %u, %v : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<8x32xf32>
+  %e = tensor.empty() : tensor<8x32xf32>
+  %broadcast = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<1x32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  } -> tensor<8x32xf32>
+  %result = scf.if %last -> (tensor<8x32xf32>) {
+    %e2 = tensor.empty() : tensor<8x32xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%dot, %broadcast : tensor<8x32xf32>, tensor<8x32xf32>) outs(%e2 : tensor<8x32xf32>) {
+    ^bb0(%d: f32, %b: f32, %o: f32):
+      %s = arith.addf %d, %b : f32
+      linalg.yield %s : f32
+    } -> tensor<8x32xf32>
+    scf.yield %sum : tensor<8x32xf32>
+  } else {
+    scf.yield %dot : tensor<8x32xf32>
+  }
+  bufferization.materialize_in_destination %result in restrict writable %out : (tensor<8x32xf32>, memref<8x32xf32>) -> ()
+  return
+}

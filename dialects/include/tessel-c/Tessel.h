@@ -57,6 +57,12 @@ MLIR_CAPI_EXPORTED void tesselEmitDiagnostic(MlirLocation loc,
                                              TesselSeverity severity,
                                              MlirStringRef message);
 
+/* Whether `op` (and, for ops with recursive effects, everything nested in
+ * it) reads, writes, allocates or frees no memory: MLIR's
+ * MemoryEffectOpInterface, which the C API does not expose. Ops that
+ * declare no effects at all count as having some. */
+MLIR_CAPI_EXPORTED bool tesselOperationIsMemoryEffectFree(MlirOperation op);
+
 /* ---- passes by name ------------------------------------------------------ */
 /* Called for every instantiation of a registered pass (pipelines, clones);
  * returns a fresh pass made by mlirCreateExternalPass. */

@@ -23,12 +23,15 @@
 //!
 //! Contractions and stores of tensors are moved past the ops up to the
 //! `scf.if` (or from it) only where those ops neither read nor write
-//! memory: `arith`, `index`, `affine.apply`, `tensor` and `ub` ops. The
-//! values computed are the same, so results keep their bits.
+//! memory (by MLIR's memory-effect interface: arithmetic, tensor and
+//! linalg ops on tensors, views). The values computed are the same, so
+//! results keep their bits.
 
 use crate::block::block_to_linalg::CONTRACTION;
 use crate::support::handles::{block_of, next_of, raw_op, result_of};
-use crate::support::ir::{ancestor_in, collect_operations, defining_op, erase, region_blocks, uses};
+use crate::support::ir::{
+    ancestor_in, collect_operations, defining_op, erase, is_memory_effect_free, region_blocks, uses,
+};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
 use mlir_sys::*;
@@ -55,17 +58,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// How block-to-linalg stores a tensor to a ref.
 const STORE: &str = "bufferization.materialize_in_destination";
 
-/// Ops that touch no memory and have no other effect a contraction could
-/// be reordered with.
-fn is_pure(name: &str) -> bool {
-    ["arith.", "index.", "tensor.", "ub."].iter().any(|dialect| name.starts_with(dialect)) || name == "affine.apply"
-}
-
-/// Whether every op strictly between `first` and `last` (in one block) is pure.
+/// Whether every op strictly between `first` and `last` (in one block)
+/// touches no memory, so `first` can move past them.
 fn pure_between(first: MlirOperation, last: MlirOperation) -> bool {
     let mut between = next_of(first);
     while between.ptr != last.ptr {
-        if between.ptr.is_null() || !is_pure(&raw_op(between).name()) {
+        if between.ptr.is_null() || !is_memory_effect_free(between) {
             return false;
         }
         between = next_of(between);

@@ -21,11 +21,11 @@
 //! flow, stay as they are.
 
 use crate::gpu::memory_roots::{Effects, conflicts, is_read};
-use crate::support::handles::{is_memref, next_of, raw_op, value_type};
+use crate::support::handles::{next_of, raw_op};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
-    support::ir::{any_nested, block_operations, collect_operations, defining_op, enclosing},
+    support::ir::{any_nested, block_operations, collect_operations, defining_op, enclosing, is_memory_effect_free},
     support::transform,
 };
 use melior::{
@@ -52,33 +52,12 @@ pub const BATCH_LOADS: &str = "tessel.batch_loads";
 /// once (an attention kernel's 128 items on RDNA 3 spilled).
 const NO_FURTHER_UNROLLING: &str = "#llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>";
 
-/// Ops that compute values without touching memory or synchronizing, and
-/// views (which touch no memory themselves): a read's operands may be
-/// computed earlier along with it.
+/// Ops that touch no memory (values, views, item ids) and have no regions
+/// (whose captured values the backward slice would not follow): a read's
+/// operands may be computed earlier along with it.
 fn is_pure(op: MlirOperation) -> bool {
-    let raw = raw_op(op);
-    let name = raw.name();
-    // Value ops never take a buffer (vector.gather and the like read one).
-    let on_values = raw.operands().iter().all(|&value| !is_memref(value_type(value)));
-    let computes = ["arith.", "math.", "index.", "affine.", "ub.", "vector."]
-        .iter()
-        .any(|prefix| name.starts_with(prefix) && on_values)
-        || matches!(
-            name.as_str(),
-            "memref.subview"
-                | "memref.expand_shape"
-                | "memref.collapse_shape"
-                | "memref.cast"
-                | "memref.memory_space_cast"
-                | "memref.view"
-                | "memref.reinterpret_cast"
-                | "memref.dim"
-                | "memref.extract_strided_metadata"
-                | "gpu.thread_id"
-                | "gpu.block_id"
-        );
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
-    computes && unsafe { mlirOperationGetNumRegions(op) } == 0
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs)
+    is_memory_effect_free(op) && unsafe { mlirOperationGetNumRegions(op) } == 0
 }
 
 /// Adds `op` and the ops of `body` its operands come from, recursively, to

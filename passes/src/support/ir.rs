@@ -415,3 +415,12 @@ pub fn recompute_before(
     let position = raw_op(op).results().iter().position(|result| result.ptr == value.ptr).unwrap_or(0);
     raw_op(clone).results()[position]
 }
+
+/// Whether `op` reads, writes, allocates or frees no memory, by MLIR's
+/// memory-effect interface (nested ops included for ops with recursive
+/// effects; ops declaring nothing count as effectful): such an op may be
+/// reordered with any read or write.
+pub fn is_memory_effect_free(op: MlirOperation) -> bool {
+    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs)
+    unsafe { tessel_dialects::ffi::tesselOperationIsMemoryEffectFree(op) }
+}
