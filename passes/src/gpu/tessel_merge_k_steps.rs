@@ -224,16 +224,25 @@ fn last_trip_epilogue(
         return None;
     }
     // What the then branch reads from the loop does not vary with it.
-    let varies = any_nested(branching, |nested| {
-        // (Its own condition is `g == G - 1`.)
-        nested.ptr != branching.ptr
-            && raw_op(nested).operands().into_iter().any(|value| {
-                defining_op(value)
-                    .is_some_and(|definition| is_inside(definition, loop_op) && !is_inside(definition, branching))
-                    && depends_on(value, induction, loop_op)
-            })
-    });
+    let varies = read_from_loop(branching, loop_op).into_iter().any(|value| depends_on(value, induction, loop_op));
     (!varies).then_some([branching, copy])
+}
+
+/// The values the ops inside `branching` read (its own condition aside)
+/// that are defined in `loop_op` outside it.
+fn read_from_loop(branching: MlirOperation, loop_op: MlirOperation) -> Vec<MlirValue> {
+    let mut values = Vec::new();
+    operation_ref(branching).walk(WalkOrder::PreOrder, |nested| {
+        if nested.to_raw().ptr == branching.ptr {
+            return WalkResult::Advance;
+        }
+        values.extend(raw_op(nested.to_raw()).operands().into_iter().filter(|&value| {
+            defining_op(value)
+                .is_some_and(|definition| is_inside(definition, loop_op) && !is_inside(definition, branching))
+        }));
+        WalkResult::Advance
+    });
+    values
 }
 
 /// Is `value` `g * bk` of the induction variable `g`?
@@ -306,18 +315,9 @@ impl Merge {
             // the epilogue, on a condition that holds: it runs where the
             // last trip ran it, after all of k.
             let mut definitions = Vec::new();
-            operation_ref(branching).walk(WalkOrder::PreOrder, |nested| {
-                // Not its condition, which goes.
-                if nested.to_raw().ptr == branching.ptr {
-                    return WalkResult::Advance;
-                }
-                for value in raw_op(nested.to_raw()).operands() {
-                    if defining_op(value).is_some_and(|definition| !is_inside(definition, branching)) {
-                        collect_definitions(value, loop_op, &mut definitions);
-                    }
-                }
-                WalkResult::Advance
-            });
+            for value in read_from_loop(branching, loop_op) {
+                collect_definitions(value, loop_op, &mut definitions);
+            }
             definitions.retain(|definition| definition.ptr != view_c.ptr);
             move_before(&definitions, loop_op);
             let (always, _) = inline_template(
