@@ -132,25 +132,39 @@ def peers(family, names, env=None, timeout=None):
     return results
 
 
-def probes(only_stream=False):
-    """The machine's peaks: STREAM-style bandwidths and vector FMA rate (and
-    the FMA rate of AVX2 code, `fma_avx2`, where the host runs it); with
-    `only_stream`, the bandwidths alone."""
-    found = {}
+def compile_probes(directory, only_stream=False):
+    """Builds the machine's probes into `directory`: STREAM-style
+    bandwidths and vector FMA rate (and the FMA rate of AVX2 code,
+    `fma_avx2`, where the host runs it); with `only_stream`, the bandwidths
+    alone. Returns [(probe, key, binary)] for `run_probes`."""
     builds = [("stream", "stream", ["-march=native"])]
     if not only_stream:
         builds.append(("fma", "fma", ["-march=native"]))
     if runs_avx2() and not only_stream:
         builds.append(("fma", "fma_avx2", [f"-march={AVX2_LEVEL}", "-DCHAINS=6"]))
-    with tempfile.TemporaryDirectory() as tmp:
-        for probe, key, flags in builds:
-            binary = os.path.join(tmp, key)
-            subprocess.run(["clang-22", "-O3", *flags, "-mprefer-vector-width=512", "-fopenmp",
-                            os.path.join(ROOT, "benchmarks", "probes", f"{probe}.c"), "-o", binary], check=True)
-            for line in subprocess.run([binary], check=True, capture_output=True, text=True).stdout.splitlines():
-                row = json.loads(line)
-                found[key if probe == "fma" else row["probe"]] = row
+    built = []
+    for probe, key, flags in builds:
+        binary = os.path.join(directory, key)
+        subprocess.run(["clang-22", "-O3", *flags, "-mprefer-vector-width=512", "-fopenmp",
+                        os.path.join(ROOT, "benchmarks", "probes", f"{probe}.c"), "-o", binary], check=True)
+        built.append((probe, key, binary))
+    return built
+
+
+def run_probes(built):
+    """Runs probes built by `compile_probes`: {key or STREAM kernel: row}."""
+    found = {}
+    for probe, key, binary in built:
+        for line in subprocess.run([binary], check=True, capture_output=True, text=True).stdout.splitlines():
+            row = json.loads(line)
+            found[key if probe == "fma" else row["probe"]] = row
     return found
+
+
+def probes():
+    """The machine's peaks, built and run once."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return run_probes(compile_probes(tmp))
 
 
 def ratio(value):
@@ -194,22 +208,25 @@ def main():
         # Workload by workload, Tessel (host code, then AVX2 code) right
         # before its peers: the clock drifts over a session, so comparisons
         # are made minutes apart at most.
-        for name in todo:
-            if options.merge:
-                merged[name] = time.strftime("%Y-%m-%d")
-                others = {key: value for key, value in others.items() if key[0] != name}
-            measured[name] = tessel(name, WORKLOADS[name][0])
-            if runs_avx2():
-                avx2[name] = tessel_run(name, WORKLOADS[name][0], AVX2_LEVEL)
-            # A bandwidth target's STREAM probe, measured right after the
-            # workload: this VM's memory bandwidth moves by 2x within a
-            # session (42 to 105 GB/s for the read-only sum, one Zen 5 host).
-            if any(n == name and r.startswith("STREAM") for n, r, _ in TARGETS):
-                adjacent[name] = {k: row["median_gbs"] for k, row in probes(only_stream=True).items()}
-            others.update(peers("numpy-jax", [name]))
-            others.update(peers("iree", [name]))
-            others.update(peers("tinygrad", [name], env={"BEAM": "0"}))
-            others.update(peers("tinygrad", [name], env={"BEAM": "2"}, timeout=options.beam_timeout))
+        # The STREAM probe run next to bandwidth workloads, built once.
+        with tempfile.TemporaryDirectory() as probe_dir:
+            stream_probe = compile_probes(probe_dir, only_stream=True)
+            for name in todo:
+                if options.merge:
+                    merged[name] = time.strftime("%Y-%m-%d")
+                    others = {key: value for key, value in others.items() if key[0] != name}
+                measured[name] = tessel(name, WORKLOADS[name][0])
+                if runs_avx2():
+                    avx2[name] = tessel_run(name, WORKLOADS[name][0], AVX2_LEVEL)
+                # A bandwidth target's STREAM probe, measured right after the
+                # workload: this VM's memory bandwidth moves by 2x within a
+                # session (42 to 105 GB/s for the read-only sum, one Zen 5 host).
+                if any(n == name and r.startswith("STREAM") for n, r, _ in TARGETS):
+                    adjacent[name] = {k: row["median_gbs"] for k, row in run_probes(stream_probe).items()}
+                others.update(peers("numpy-jax", [name]))
+                others.update(peers("iree", [name]))
+                others.update(peers("tinygrad", [name], env={"BEAM": "0"}))
+                others.update(peers("tinygrad", [name], env={"BEAM": "2"}, timeout=options.beam_timeout))
 
     stream = {k: machine[k]["median_gbs"] for k in ["triad", "mul_add", "sum"]}
     lines = [
