@@ -337,3 +337,82 @@ func.func @epilogue_before_the_dot(%x: memref<16x64xf32>, %y: memref<64x32xf32>,
   return
 }
 
+
+// -----
+
+// One column block: grid-to-loops' B view has a constant column offset
+// (0), A's row offset varies. Merged the same way, B's view of all of k at
+// column 0.
+// CHECK-LABEL: func.func @one_column_block
+// CHECK: scf.forall
+// CHECK-NOT: scf.for
+// CHECK: %[[C:.*]] = memref.subview %arg2[%{{.*}}, 0] [128, 128] [1, 1]
+// CHECK: %[[A:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [128, 1024] [1, 1] : memref<1024x1024xf32> to memref<128x1024xf32, strided<[1024, 1], offset: ?>>
+// CHECK: %[[B:.*]] = memref.subview %arg1[%{{.*}}, %{{.*}}] [1024, 128] [1, 1] : memref<1024x128xf32> to memref<1024x128xf32, strided<[128, 1], offset: ?>>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]] :
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[A]], %[[B]] : {{.*}}) outs(%[[C]] : {{.*}}) attrs = {tessel.contraction}
+// CHECK-NOT: scf.for
+// CHECK: return
+#k_block = affine_map<(d0) -> (d0 * 128)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @one_column_block(%x: memref<1024x1024xf32>, %y: memref<1024x128xf32>, %z: memref<1024x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.forall (%i) in (8) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %row = affine.apply #k_block(%i)
+      %kk = affine.apply #k_block(%k)
+      %a = memref.subview %x[%row, %kk] [128, 128] [1, 1] : memref<1024x1024xf32> to memref<128x128xf32, strided<[1024, 1], offset: ?>>
+      %b = memref.subview %y[%kk, 0] [128, 128] [1, 1] : memref<1024x128xf32> to memref<128x128xf32, strided<[128, 1], offset: ?>>
+      %c = memref.subview %z[%row, 0] [128, 128] [1, 1] : memref<1024x128xf32> to memref<128x128xf32, strided<[128, 1], offset: ?>>
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32, strided<[128, 1], offset: ?>>)
+      }
+      linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<128x128xf32, strided<[1024, 1], offset: ?>>, memref<128x128xf32, strided<[128, 1], offset: ?>>) outs(%c : memref<128x128xf32, strided<[128, 1], offset: ?>>) attrs = {tessel.contraction} {
+      ^bb0(%p: f32, %q: f32, %acc: f32):
+        %m = arith.mulf %p, %q : f32
+        %s = arith.addf %acc, %m : f32
+        linalg.yield %s : f32
+      }
+    } {tessel.arbitrary_axis = 2 : i64}
+  }
+  return
+}
+
+// -----
+
+// One row block and one column block: both constant offsets.
+// CHECK-LABEL: func.func @one_block_each_way
+// CHECK-NOT: scf.for
+// CHECK: memref.subview %arg0[%{{.*}}, %{{.*}}] [64, 256] [1, 1] : memref<64x256xf32> to memref<64x256xf32, strided<[256, 1], offset: ?>>
+// CHECK: memref.subview %arg1[%{{.*}}, %{{.*}}] [256, 64] [1, 1] : memref<256x64xf32> to memref<256x64xf32, strided<[64, 1], offset: ?>>
+// CHECK: linalg.generic {{.*}}tessel.contraction
+// CHECK-NOT: scf.for
+// CHECK: return
+#k_step = affine_map<(d0) -> (d0 * 64)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @one_block_each_way(%x: memref<64x256xf32>, %y: memref<256x64xf32>, %z: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %k = %c0 to %c4 step %c1 {
+    %kk = affine.apply #k_step(%k)
+    %a = memref.subview %x[0, %kk] [64, 64] [1, 1] : memref<64x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+    %b = memref.subview %y[%kk, 0] [64, 64] [1, 1] : memref<256x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+    %c = memref.subview %z[0, 0] [64, 64] [1, 1] : memref<64x64xf32> to memref<64x64xf32, strided<[64, 1]>>
+    linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x64xf32, strided<[256, 1], offset: ?>>, memref<64x64xf32, strided<[64, 1], offset: ?>>) outs(%c : memref<64x64xf32, strided<[64, 1]>>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    }
+  } {tessel.arbitrary_axis = 2 : i64}
+  return
+}

@@ -10,7 +10,8 @@
 //! chunk's loads are waited for at every grid step (and the prefetch of
 //! the last chunk has nothing to overlap). Where the body is only that —
 //! views of A at `[r, g * bk]` and of B at `[g * bk, c]` (`g` the loop's
-//! induction variable, `bk` their k extent), the output view not varying
+//! induction variable, `bk` their k extent; `r` or `c` a constant where
+//! the grid has one block that way), the output view not varying
 //! with `g`, the first trip's fill of it, the contraction, and pure index
 //! arithmetic — the loop goes: the contraction reads A's `[r, 0]` and B's
 //! `[0, c]` views of all `G * bk` k (`G` the trips), after the fill.
@@ -69,6 +70,9 @@ struct Merge {
     /// The last trip's epilogue: its `scf.if` and the copy of its result
     /// to the output view.
     epilogue: Option<[MlirOperation; 2]>,
+    /// A's row offset and B's column offset (the k offsets are the loop's).
+    row: Offset,
+    column: Offset,
     /// Trips and each trip's k.
     trips: i64,
     block_k: i64,
@@ -102,17 +106,17 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     if views.iter().flatten().any(|&view| raw_op(view).name() != "memref.subview") {
         return None;
     }
-    // The k offset: `g * bk` of A's second and B's first index.
+    // The k offset: `g * bk` of A's second and B's first index. A's row
+    // and B's column offsets are constants where the grid has one block
+    // that way.
     let block_k = dim_size(value_type(contraction_operands[0]), 1);
-    let offsets = |view: MlirOperation| raw_op(view).integers("static_offsets");
-    let dynamic = i64::MIN;
-    let (a_offsets, b_offsets) = (offsets(view_a), offsets(view_b));
-    if a_offsets != [dynamic, dynamic] || b_offsets != [dynamic, dynamic] {
+    let [Some([row, Offset::Value(k_offset)]), Some([Offset::Value(b_k_offset), column])] =
+        [view_a, view_b].map(view_offsets)
+    else {
         return None;
-    }
+    };
     let (a_operands, b_operands) = (raw_op(view_a).operands(), raw_op(view_b).operands());
-    let k_offset = a_operands[2];
-    if b_operands[1].ptr != k_offset.ptr || !is_k_step(k_offset, induction, block_k) {
+    if b_k_offset.ptr != k_offset.ptr || !is_k_step(k_offset, induction, block_k) {
         return None;
     }
     // Sources, A's row offset, B's column offset and the whole output
@@ -138,7 +142,10 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     if !apart
         || block_k <= 0
         || body_from_loop
-        || ![a_operands[0], a_operands[1], b_operands[0], b_operands[2]].into_iter().all(invariant)
+        || ![a_operands[0], b_operands[0]]
+            .into_iter()
+            .chain([row, column].iter().filter_map(Offset::value))
+            .all(invariant)
         || !raw_op(view_c).operands().into_iter().all(invariant)
         || [view_a, view_b].iter().any(|&view| raw_op(view).integers("static_strides") != [1, 1])
         || !sources_fit
@@ -187,7 +194,59 @@ fn matched(op: MlirOperation) -> Option<Merge> {
         }
         return None;
     }
-    Some(Merge { contraction, views: [view_a, view_b, view_c], fill, epilogue, trips, block_k })
+    Some(Merge { contraction, views: [view_a, view_b, view_c], fill, epilogue, row, column, trips, block_k })
+}
+
+/// An offset of a view: an SSA value or a constant.
+#[derive(Clone, Copy)]
+enum Offset {
+    Value(MlirValue),
+    Fixed(i64),
+}
+
+impl Offset {
+    fn value(&self) -> Option<MlirValue> {
+        match *self {
+            Offset::Value(value) => Some(value),
+            Offset::Fixed(_) => None,
+        }
+    }
+
+    /// The offset as `%name` in a template: an argument (pushed to `args`)
+    /// or a constant defined by the returned line.
+    fn in_template(&self, name: &str, args: &mut Vec<MlirValue>, params: &mut Vec<String>) -> String {
+        match *self {
+            Offset::Value(value) => {
+                args.push(value);
+                params.push(format!("%{name}: index"));
+                String::new()
+            }
+            Offset::Fixed(offset) => format!("%{name} = arith.constant {offset} : index\n"),
+        }
+    }
+}
+
+/// The two offsets of a 2-d `memref.subview` with static sizes and strides.
+fn view_offsets(view: MlirOperation) -> Option<[Offset; 2]> {
+    let raw = raw_op(view);
+    let operands = raw.operands();
+    let mut dynamic = operands.iter().skip(1);
+    let offsets: Vec<Offset> = raw
+        .integers("static_offsets")
+        .into_iter()
+        .map(|offset| {
+            if offset == i64::MIN {
+                dynamic.next().map(|&value| Offset::Value(value))
+            } else {
+                Some(Offset::Fixed(offset))
+            }
+        })
+        .collect::<Option<_>>()?;
+    // No dynamic sizes or strides follow.
+    if dynamic.next().is_some() {
+        return None;
+    }
+    offsets.try_into().ok()
 }
 
 /// The last trip's epilogue among the loop body's `ops`, if it has one (see
@@ -284,7 +343,8 @@ impl Merge {
         // view, move before the loop.
         let mut hoisted = Vec::new();
         let fill_value = self.fill.map(|fill| raw_op(fill).operands()[0]);
-        for value in [a[1], b[2]].into_iter().chain(raw_op(view_c).operands()).chain(fill_value) {
+        let offsets = [self.row, self.column].into_iter().filter_map(|offset| offset.value());
+        for value in offsets.chain(raw_op(view_c).operands()).chain(fill_value) {
             collect_definitions(value, loop_op, &mut hoisted);
         }
         hoisted.push(view_c);
@@ -298,14 +358,18 @@ impl Merge {
         let (view_a_type, view_b_type) =
             (strided_view_type(a_type, rows, whole_k), strided_view_type(b_type, whole_k, columns));
         let (ta, tb) = (print_type(a_type), print_type(b_type));
+        let (mut args, mut params) = (vec![a[0], b[0]], vec![format!("%A: {ta}"), format!("%B: {tb}")]);
+        let row = self.row.in_template("r", &mut args, &mut params);
+        let column = self.column.in_template("c", &mut args, &mut params);
         let text = format!(
-            "func.func @template(%A: {ta}, %r: index, %B: {tb}, %c: index) -> ({view_a_type}, {view_b_type}) {{\n\
-             %c0 = arith.constant 0 : index\n\
+            "func.func @template({}) -> ({view_a_type}, {view_b_type}) {{\n\
+             %c0 = arith.constant 0 : index\n{row}{column}\
              %a = memref.subview %A[%r, %c0] [{rows}, {whole_k}] [1, 1] : {ta} to {view_a_type}\n\
              %b = memref.subview %B[%c0, %c] [{whole_k}, {columns}] [1, 1] : {tb} to {view_b_type}\n\
-             return %a, %b : {view_a_type}, {view_b_type}\n}}"
+             return %a, %b : {view_a_type}, {view_b_type}\n}}",
+            params.join(", ")
         );
-        let (whole, _) = inline_template(loop_op, &text, &[a[0], a[1], b[0], b[2]])?;
+        let (whole, _) = inline_template(loop_op, &text, &args)?;
         if let Some(fill) = self.fill {
             move_before(&[fill], loop_op);
         }
