@@ -346,9 +346,13 @@ fn accumulating_matmul(
     let epilogue = rng.random_bool(0.4).then(|| Epilogue {
         bias: (0..bn).map(|_| f64::from(rng.random_range(-4..=4i32))).collect(),
         integer: output == "i32",
+        operands_first: rng.random_bool(0.5),
     });
     let (finish, stored, description) = match &epilogue {
-        Some(epilogue) => (epilogue.text((bm, bn), output), "%out", ", relu(2 dot + bias) at the last k".to_string()),
+        Some(epilogue) => {
+            let place = if epilogue.operands_first { " (bias broadcast before the branch)" } else { "" };
+            (epilogue.text((bm, bn), output), "%out", format!(", relu(2 dot + bias) at the last k{place}"))
+        }
         None => (String::new(), "%c", String::new()),
     };
     let text = head
@@ -376,10 +380,14 @@ fn accumulating_matmul(
 pub(super) struct Epilogue {
     bias: Vec<f64>,
     integer: bool,
+    operands_first: bool,
 }
 
 impl Epilogue {
     /// The epilogue's IR: `%out` from the dot `%c` and the k index `%k`.
+    /// With `operands_first`, the bias broadcast and the constants come
+    /// before the `scf.if` (between the dot and the branch), else inside
+    /// the branch that uses them.
     fn text(&self, (bm, bn): (usize, usize), output: &str) -> String {
         let block = format!("tensor<{bm}x{bn}x{output}>");
         let (two, zero, ops) = if self.integer {
@@ -389,19 +397,21 @@ impl Epilogue {
         };
         let bias: Vec<String> =
             self.bias.iter().map(|&b| if self.integer { format!("{}", b as i64) } else { format!("{b:.1}") }).collect();
-        format!(
-            "%n = grid.num_programs 2\n%c1 = arith.constant 1 : index\n%lastk = arith.subi %n, %c1 : index\n\
-             %last = arith.cmpi eq, %k, %lastk : index\n%out = scf.if %last -> ({block}) {{\n\
-             %two = arith.constant dense<{two}> : {block}\n\
+        let operands = format!(
+            "%two = arith.constant dense<{two}> : {block}\n\
              %bias = arith.constant dense<[{}]> : tensor<{bn}x{output}>\n\
              %biases = block.broadcast %bias dims [0] : tensor<{bn}x{output}> -> {block}\n\
+             %zero = arith.constant dense<{zero}> : {block}\n",
+            bias.join(", ")
+        );
+        let (before, inside) = if self.operands_first { (operands, String::new()) } else { (String::new(), operands) };
+        format!(
+            "{before}%n = grid.num_programs 2\n%c1 = arith.constant 1 : index\n%lastk = arith.subi %n, %c1 : index\n\
+             %last = arith.cmpi eq, %k, %lastk : index\n%out = scf.if %last -> ({block}) {{\n{inside}\
              %twice = {} %c, %two : {block}\n%biased = {} %twice, %biases : {block}\n\
-             %zero = arith.constant dense<{zero}> : {block}\n%relu = {} %biased, %zero : {block}\n\
+             %relu = {} %biased, %zero : {block}\n\
              scf.yield %relu : {block}\n}} else {{\nscf.yield %c : {block}\n}}\n",
-            bias.join(", "),
-            ops[0],
-            ops[1],
-            ops[2]
+            ops[0], ops[1], ops[2]
         )
     }
 
