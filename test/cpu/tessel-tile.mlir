@@ -306,3 +306,26 @@ module attributes {tessel.register_tile = array<i64: 4, 64>} {
     return %dot, %twice, %sums, %masked : tensor<8x128xf32>, tensor<8x128xf32>, tensor<8xf32>, tensor<8x128xf32>
   }
 }
+
+// -----
+
+// A contraction on buffers (tiles are made on tensors, before
+// bufferization) is left as it is, not a crash.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+// CHECK-LABEL: func.func @on_buffers
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic
+// CHECK-SAME: tessel.contraction
+// CHECK-NOT: scf.for
+func.func @on_buffers(%a: memref<8x16xf32>, %b: memref<16x128xf32>, %c: memref<8x128xf32>) {
+  linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xf32>, memref<16x128xf32>) outs(%c : memref<8x128xf32>) attrs = {tessel.contraction} {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  return
+}

@@ -160,10 +160,14 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let mut tiles: Vec<TileGroup> = Vec::new();
     for (raw, _) in collect_operations(module, |name| name == "linalg.generic") {
         let op = raw_op(raw);
+        // Tiles are computed on tensors (the pipeline runs this pass before
+        // bufferization); a contraction on buffers has no result and is
+        // left as it is.
+        let [result] = op.results()[..] else { continue };
         if !op.has(CONTRACTION) {
             continue;
         }
-        let result = value_type(op.results()[0]);
+        let result = value_type(result);
         let rank = rank_of(result);
         let extent = |d: isize| dim_size(result, (d) as usize);
         let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
