@@ -31,6 +31,12 @@ pub const KERNELS: &[&str] = &[
     // Kernel bodies: block ops and element-wise tensor math to linalg.
     "block-to-linalg",
     "func.func(convert-elementwise-to-linalg)",
+    // K on the grid accumulating only the contraction: one contraction
+    // over all of k (the register tiles keep their accumulators across
+    // it); canonicalize first takes the first step's fill value out of
+    // its scf.if.
+    "canonicalize",
+    "tessel-merge-k-steps",
     // Contractions: 8-bit ones in VNNI's form where the CPU has it,
     // other narrow operands widened once, then register tiles of FMA
     // outer products or vpdpbusd (before element-wise fusion, which

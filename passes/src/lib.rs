@@ -54,7 +54,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &gpu::tessel_recompute_large_values::PASS,
     &transforms::tessel_split_reductions::PASS,
     &gpu::tessel_cross_lane_reductions::PASS,
-    &gpu::tessel_merge_k_steps::PASS,
+    &transforms::tessel_merge_k_steps::PASS,
     &gpu::tessel_matrix_cores::PASS,
     &gpu::tessel_register_tiles::PASS,
     &gpu::tessel_resident_accumulators::PASS,

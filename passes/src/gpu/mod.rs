@@ -16,7 +16,6 @@ pub mod tessel_gather_kernels;
 pub mod tessel_gpu_vectorize;
 pub mod tessel_lds_stage;
 pub mod tessel_matrix_cores;
-pub mod tessel_merge_k_steps;
 pub mod tessel_recompute_large_values;
 pub mod tessel_register_tiles;
 pub mod tessel_resident_accumulators;

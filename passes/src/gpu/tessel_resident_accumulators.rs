@@ -231,7 +231,7 @@ fn keep_resident(axis: MlirOperation) -> Result<(), String> {
 
 /// Is `op` (an `scf.if`) conditioned on `iv == trip` (`arith.cmpi eq`,
 /// either operand order)?
-pub(super) fn runs_on_trip(op: MlirOperation, iv: MlirValue, trip: i64) -> bool {
+pub(crate) fn runs_on_trip(op: MlirOperation, iv: MlirValue, trip: i64) -> bool {
     let Some(condition) = raw_op(op).operands().first().and_then(|&value| defining_op(value)) else { return false };
     let compare = raw_op(condition);
     // arith.cmpi predicate 0 is `eq`.
@@ -245,7 +245,7 @@ pub(super) fn runs_on_trip(op: MlirOperation, iv: MlirValue, trip: i64) -> bool 
 
 /// The fill `op` is, if it is `scf.if %iv == first { linalg.fill }`
 /// (also `tessel-merge-k-steps`' first-trip fill).
-pub(super) fn first_iteration_fill(
+pub(crate) fn first_iteration_fill(
     op: MlirOperation,
     iv: MlirValue,
     first: i64,

@@ -416,3 +416,146 @@ func.func @one_block_each_way(%x: memref<64x256xf32>, %y: memref<256x64xf32>, %z
   } {tessel.arbitrary_axis = 2 : i64}
   return
 }
+
+// -----
+
+// Before bufferization (the CPU pipeline): the views are read through
+// to_tensor and the sum stored to the output view. Merged: tensors of the
+// whole-k views, the fill, then the output's tensor, the contraction and
+// one store (CPU code of 512-bit vectors; 256-bit code keeps the grid's k
+// blocks, below).
+// CHECK-LABEL: func.func @on_tensors(
+// CHECK: scf.forall
+// CHECK-NOT: scf.for
+// CHECK: %[[C:.*]] = memref.subview %arg2
+// CHECK: %[[A:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [64, 512] [1, 1] : memref<256x512xf32> to memref<64x512xf32, strided<[512, 1], offset: ?>>
+// CHECK: %[[B:.*]] = memref.subview %arg1[%{{.*}}, %{{.*}}] [512, 64] [1, 1] : memref<512x256xf32> to memref<512x64xf32, strided<[256, 1], offset: ?>>
+// CHECK: %[[TA:.*]] = bufferization.to_tensor %[[A]] restrict : memref<64x512xf32, strided<[512, 1], offset: ?>> to tensor<64x512xf32>
+// CHECK: %[[TB:.*]] = bufferization.to_tensor %[[B]] restrict : memref<512x64xf32, strided<[256, 1], offset: ?>> to tensor<512x64xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]] :
+// CHECK-NEXT: %[[TC:.*]] = bufferization.to_tensor %[[C]] restrict writable
+// CHECK-NEXT: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[TA]], %[[TB]] : tensor<64x512xf32>, tensor<512x64xf32>) outs(%[[TC]] : tensor<64x64xf32>) attrs = {tessel.contraction}
+// CHECK: bufferization.materialize_in_destination %[[SUM]] in restrict writable %[[C]]
+// CHECK-NOT: scf.for
+// CHECK: return
+#k_block = affine_map<(d0) -> (d0 * 64)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+module attributes {tessel.vector_bits = 512 : i64} {
+func.func @on_tensors(%x: memref<256x512xf32>, %y: memref<512x256xf32>, %z: memref<256x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.forall (%i, %j) in (4, 4) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %row = affine.apply #k_block(%i)
+      %kk = affine.apply #k_block(%k)
+      %col = affine.apply #k_block(%j)
+      %a = memref.subview %x[%row, %kk] [64, 64] [1, 1] : memref<256x512xf32> to memref<64x64xf32, strided<[512, 1], offset: ?>>
+      %b = memref.subview %y[%kk, %col] [64, 64] [1, 1] : memref<512x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+      %c = memref.subview %z[%row, %col] [64, 64] [1, 1] : memref<256x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32, strided<[256, 1], offset: ?>>)
+      }
+      %ta = bufferization.to_tensor %a restrict : memref<64x64xf32, strided<[512, 1], offset: ?>> to tensor<64x64xf32>
+      %tb = bufferization.to_tensor %b restrict : memref<64x64xf32, strided<[256, 1], offset: ?>> to tensor<64x64xf32>
+      %tc = bufferization.to_tensor %c restrict writable : memref<64x64xf32, strided<[256, 1], offset: ?>> to tensor<64x64xf32>
+      %sum = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ta, %tb : tensor<64x64xf32>, tensor<64x64xf32>) outs(%tc : tensor<64x64xf32>) attrs = {tessel.contraction} {
+      ^bb0(%p: f32, %q: f32, %acc: f32):
+        %m = arith.mulf %p, %q : f32
+        %s = arith.addf %acc, %m : f32
+        linalg.yield %s : f32
+      } -> tensor<64x64xf32>
+      bufferization.materialize_in_destination %sum in restrict writable %c : (tensor<64x64xf32>, memref<64x64xf32, strided<[256, 1], offset: ?>>) -> ()
+    } {tessel.arbitrary_axis = 2 : i64}
+  }
+  return
+}
+}
+
+// -----
+
+// The same for 256-bit CPU code: not merged (its 2 x 32 register tiles'
+// B panels of all of k would not stay in L1).
+// CHECK-LABEL: func.func @on_tensors_avx2
+// CHECK: scf.for
+// CHECK: tessel.contraction
+// CHECK: } {tessel.arbitrary_axis = 2 : i64}
+#k_block = affine_map<(d0) -> (d0 * 64)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+module attributes {tessel.vector_bits = 256 : i64} {
+func.func @on_tensors_avx2(%x: memref<256x512xf32>, %y: memref<512x256xf32>, %z: memref<256x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.forall (%i, %j) in (4, 4) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %row = affine.apply #k_block(%i)
+      %kk = affine.apply #k_block(%k)
+      %col = affine.apply #k_block(%j)
+      %a = memref.subview %x[%row, %kk] [64, 64] [1, 1] : memref<256x512xf32> to memref<64x64xf32, strided<[512, 1], offset: ?>>
+      %b = memref.subview %y[%kk, %col] [64, 64] [1, 1] : memref<512x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+      %c = memref.subview %z[%row, %col] [64, 64] [1, 1] : memref<256x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32, strided<[256, 1], offset: ?>>)
+      }
+      %ta = bufferization.to_tensor %a restrict : memref<64x64xf32, strided<[512, 1], offset: ?>> to tensor<64x64xf32>
+      %tb = bufferization.to_tensor %b restrict : memref<64x64xf32, strided<[256, 1], offset: ?>> to tensor<64x64xf32>
+      %tc = bufferization.to_tensor %c restrict writable : memref<64x64xf32, strided<[256, 1], offset: ?>> to tensor<64x64xf32>
+      %sum = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ta, %tb : tensor<64x64xf32>, tensor<64x64xf32>) outs(%tc : tensor<64x64xf32>) attrs = {tessel.contraction} {
+      ^bb0(%p: f32, %q: f32, %acc: f32):
+        %m = arith.mulf %p, %q : f32
+        %s = arith.addf %acc, %m : f32
+        linalg.yield %s : f32
+      } -> tensor<64x64xf32>
+      bufferization.materialize_in_destination %sum in restrict writable %c : (tensor<64x64xf32>, memref<64x64xf32, strided<[256, 1], offset: ?>>) -> ()
+    } {tessel.arbitrary_axis = 2 : i64}
+  }
+  return
+}
+}
+
+// -----
+
+// On tensors, a sum used by anything but its store (here a second store
+// to another ref) is not merged.
+// CHECK-LABEL: func.func @sum_used_twice
+// CHECK: scf.for
+// CHECK: tessel.contraction
+// CHECK: } {tessel.arbitrary_axis = 2 : i64}
+#k_block = affine_map<(d0) -> (d0 * 64)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+module attributes {tessel.vector_bits = 512 : i64} {
+func.func @sum_used_twice(%x: memref<64x512xf32>, %y: memref<512x64xf32>, %z: memref<64x64xf32>, %w: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %k = %c0 to %c8 step %c1 {
+    %kk = affine.apply #k_block(%k)
+    %a = memref.subview %x[0, %kk] [64, 64] [1, 1] : memref<64x512xf32> to memref<64x64xf32, strided<[512, 1], offset: ?>>
+    %b = memref.subview %y[%kk, 0] [64, 64] [1, 1] : memref<512x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+    %c = memref.subview %z[0, 0] [64, 64] [1, 1] : memref<64x64xf32> to memref<64x64xf32, strided<[64, 1]>>
+    %ta = bufferization.to_tensor %a restrict : memref<64x64xf32, strided<[512, 1], offset: ?>> to tensor<64x64xf32>
+    %tb = bufferization.to_tensor %b restrict : memref<64x64xf32, strided<[64, 1], offset: ?>> to tensor<64x64xf32>
+    %tc = bufferization.to_tensor %c restrict writable : memref<64x64xf32, strided<[64, 1]>> to tensor<64x64xf32>
+    %sum = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ta, %tb : tensor<64x64xf32>, tensor<64x64xf32>) outs(%tc : tensor<64x64xf32>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    bufferization.materialize_in_destination %sum in restrict writable %c : (tensor<64x64xf32>, memref<64x64xf32, strided<[64, 1]>>) -> ()
+    bufferization.materialize_in_destination %sum in restrict writable %w : (tensor<64x64xf32>, memref<64x64xf32>) -> ()
+  } {tessel.arbitrary_axis = 2 : i64}
+  return
+}
+}

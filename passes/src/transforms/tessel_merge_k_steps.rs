@@ -24,24 +24,42 @@
 //! copies of the output onto itself go. What it reads from the loop must
 //! not vary with `g`.
 //!
+//! The same loop before bufferization (the CPU pipeline, where register
+//! tiles are made on tensors) reads the views through
+//! `bufferization.to_tensor`s and stores the contraction's sum to the
+//! output view (`materialize_in_destination`): merged, the contraction
+//! reads tensors of the whole-k views, its output's tensor read after
+//! the fill, and its sum stored once — the register tiles keep their
+//! accumulators across what were grid steps instead of loading and
+//! storing them at each (the 2048 matmul: 37.1-37.9 -> 36.0-36.2 ms on
+//! Zen 5). The last-trip epilogue is merged on buffers only, and tensors
+//! only for CPU code of 512-bit vectors (`tessel.vector_bits`, else the
+//! host's; see `CPU_MERGE_VECTOR_BITS`).
+//!
 //! A and B must be other memory than the output (distinct function
 //! arguments do not alias, Tessel's rule throughout). The sums are the
 //! same in the same order (k ascending, block after
 //! block, one multiply-add per step), so every result keeps its bits; the
 //! k-chunk pipeline (`pipeline_schedule`) then runs across what were grid
-//! steps. Runs before `tessel-matrix-cores` in the ROCm pipeline.
+//! steps. Runs before `tessel-matrix-cores` in the ROCm pipeline, before
+//! `tessel-tile` in the CPU one.
 
 use crate::gpu::tessel_resident_accumulators::{first_iteration_fill, runs_on_trip};
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
-use crate::support::handles::{attribute_text, dim_size, operation_ref, raw_op, value_type};
+use crate::support::handles::{attribute_text, dim_size, operation_ref, raw_op, shaped_element, value_type};
 use crate::support::ir::{
-    any_nested, block_operations, collect_operations, constant_integer, defining_op, erase, inline_template, is_inside,
-    move_before, print_type, strided_view_type, view_root,
+    ShapedKind, any_nested, block_operations, collect_operations, constant_integer, defining_op, erase,
+    inline_template, is_inside, move_before, print_type, shaped_type_text, strided_view_type, view_root,
 };
 use crate::{PassDefinition, PassError, block::block_to_linalg::CONTRACTION};
 use melior::ir::OperationRef;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use mlir_sys::*;
+use tessel_dialects::knobs;
+
+/// The CPU pipeline's views as tensors, and their stores.
+const TO_TENSOR: &str = "bufferization.to_tensor";
+const STORE: &str = "bufferization.materialize_in_destination";
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-merge-k-steps",
@@ -51,9 +69,21 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
+/// Vector bits from which CPU code merges (on tensors): measured on Zen 5,
+/// merged 2048 matmuls ran 3-4% faster as AVX-512 code (4 x 64 register
+/// tiles) but 3-4% slower as AVX2 code (2 x 32 tiles; `tessel.k_chunk`
+/// of the grid's k block brought them back to par: the whole-k B panels'
+/// cache traffic, likely). Until k is blocked for the caches by a model,
+/// narrower code keeps the grid's k blocks.
+const CPU_MERGE_VECTOR_BITS: i64 = 512;
+
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    let cpu_vector_bits =
+        knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), crate::cpu::cpu_model::CpuModel::host().vector_bits);
     for (op, _) in collect_operations(module, |name| name == "scf.for") {
-        if let Some(merge) = matched(op) {
+        if let Some(merge) =
+            matched(op).filter(|merge| merge.tensors.is_none() || cpu_vector_bits >= CPU_MERGE_VECTOR_BITS)
+        {
             merge.apply(op).map_err(|message| PassError::at(crate::support::handles::location_of(op), message))?;
         }
     }
@@ -65,6 +95,9 @@ struct Merge {
     contraction: MlirOperation,
     /// The views of A and B the contraction reads, and the output's.
     views: [MlirOperation; 3],
+    /// On tensors: the `to_tensor`s of the three views and the store of
+    /// the sum to the output view.
+    tensors: Option<([MlirOperation; 3], MlirOperation)>,
     /// The first trip's fill of the output view (under `scf.if g == 0`).
     fill: Option<MlirOperation>,
     /// The last trip's epilogue: its `scf.if` and the copy of its result
@@ -101,7 +134,21 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     if contraction_operands.len() != 3 {
         return None;
     }
-    let views = [0, 1, 2].map(|index| defining_op(contraction_operands[index]));
+    // On buffers (the ROCm pipeline) the operands are views; on tensors
+    // (the CPU pipeline, before bufferization) `to_tensor`s of views, the
+    // result stored to the output view.
+    let to_tensors =
+        [0, 1, 2].map(|index| defining_op(contraction_operands[index]).filter(|&op| raw_op(op).name() == TO_TENSOR));
+    let tensors = match to_tensors {
+        [Some(a), Some(b), Some(c)] => Some([a, b, c]),
+        [None, None, None] => None,
+        _ => return None,
+    };
+    let viewed = |index: usize| match tensors {
+        Some(tensors) => raw_op(tensors[index]).operands()[0],
+        None => contraction_operands[index],
+    };
+    let views = [0, 1, 2].map(|index| defining_op(viewed(index)));
     let [Some(view_a), Some(view_b), Some(view_c)] = views else { return None };
     if views.iter().flatten().any(|&view| raw_op(view).name() != "memref.subview") {
         return None;
@@ -128,7 +175,7 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     // The output is not memory A or B are read from (a grid call passing
     // one array as input and output): merged, reads of later k blocks
     // would come before earlier steps' writes.
-    let output_root = view_root(contraction_operands[2]).ptr;
+    let output_root = view_root(viewed(2)).ptr;
     let apart = view_root(a_operands[0]).ptr != output_root && view_root(b_operands[0]).ptr != output_root;
     // The contraction's body uses nothing the loop computes (it moves out).
     let body_from_loop = any_nested(contraction, |nested| {
@@ -152,11 +199,27 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     {
         return None;
     }
+    // On tensors: the sum's one use, storing it to the output view.
+    let store = match tensors {
+        None => None,
+        Some(_) => {
+            let [(store, 0)] = crate::support::ir::uses(raw_op(contraction).results()[0])[..] else { return None };
+            let stored = raw_op(store);
+            if stored.name() != STORE
+                || stored.operands()[1].ptr != viewed(2).ptr
+                || !ops.iter().any(|o| o.ptr == store.ptr)
+            {
+                return None;
+            }
+            Some(store)
+        }
+    };
     // Everything else: pure index arithmetic, the first trip's fill, the
-    // last trip's epilogue.
+    // last trip's epilogue (on buffers).
     let mut fill = None;
     // It must come after the contraction (merged, it runs after all of k).
     let epilogue = last_trip_epilogue(&ops, induction, trips, view_c, op)
+        .filter(|_| tensors.is_none())
         // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
         .filter(|&[branching, _]| unsafe { mlirOperationIsBeforeInBlock(contraction, branching) });
     let in_epilogue = |other: MlirOperation| {
@@ -169,6 +232,8 @@ fn matched(op: MlirOperation) -> Option<Merge> {
         let name = raw_op(other).name();
         let allowed = other.ptr == contraction.ptr
             || views.iter().flatten().any(|view| view.ptr == other.ptr)
+            || tensors.iter().flatten().any(|tensor| tensor.ptr == other.ptr)
+            || store.is_some_and(|store| store.ptr == other.ptr)
             || name == "scf.yield"
             || name == "affine.apply"
             || name == "arith.constant"
@@ -180,13 +245,14 @@ fn matched(op: MlirOperation) -> Option<Merge> {
             let (_, found) = first_iteration_fill(other, induction, 0)?;
             // It fills the output, and moves before the loop: its value may
             // not vary in it.
-            if raw_op(found).operands()[1].ptr != contraction_operands[2].ptr || !invariant(raw_op(found).operands()[0])
-            {
+            if raw_op(found).operands()[1].ptr != viewed(2).ptr || !invariant(raw_op(found).operands()[0]) {
                 return None;
             }
-            // Before the contraction: merged, it fills the output first.
+            // Before the contraction (and the output's tensor): merged, it
+            // fills the output first.
+            let reader = tensors.map_or(contraction, |tensors| tensors[2]);
             // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
-            if !unsafe { mlirOperationIsBeforeInBlock(other, contraction) } {
+            if !unsafe { mlirOperationIsBeforeInBlock(other, reader) } {
                 return None;
             }
             fill = Some(found);
@@ -194,7 +260,17 @@ fn matched(op: MlirOperation) -> Option<Merge> {
         }
         return None;
     }
-    Some(Merge { contraction, views: [view_a, view_b, view_c], fill, epilogue, row, column, trips, block_k })
+    Some(Merge {
+        contraction,
+        views: [view_a, view_b, view_c],
+        tensors: tensors.zip(store),
+        fill,
+        epilogue,
+        row,
+        column,
+        trips,
+        block_k,
+    })
 }
 
 /// An offset of a view: an SSA value or a constant.
@@ -361,19 +437,49 @@ impl Merge {
         let (mut args, mut params) = (vec![a[0], b[0]], vec![format!("%A: {ta}"), format!("%B: {tb}")]);
         let row = self.row.in_template("r", &mut args, &mut params);
         let column = self.column.in_template("c", &mut args, &mut params);
+        // On tensors, the contraction reads the whole views' tensors.
+        let (results, returned) = match self.tensors {
+            None => {
+                (format!("{view_a_type}, {view_b_type}"), format!("return %a, %b : {view_a_type}, {view_b_type}\n"))
+            }
+            Some(([to_tensor_a, to_tensor_b, _], _)) => {
+                let tensor = |rows: i64, columns: i64, of: MlirType| {
+                    shaped_type_text(ShapedKind::Tensor, &[rows, columns], &print_type(shaped_element(of)), None)
+                };
+                let (tensor_a, tensor_b) = (tensor(rows, whole_k, a_type), tensor(whole_k, columns, b_type));
+                let restrict =
+                    |to_tensor: MlirOperation| if raw_op(to_tensor).has("restrict") { " restrict" } else { "" };
+                let (restrict_a, restrict_b) = (restrict(to_tensor_a), restrict(to_tensor_b));
+                (
+                    format!("{tensor_a}, {tensor_b}"),
+                    format!(
+                        "%ta = bufferization.to_tensor %a{restrict_a} : {view_a_type} to {tensor_a}\n\
+                         %tb = bufferization.to_tensor %b{restrict_b} : {view_b_type} to {tensor_b}\n\
+                         return %ta, %tb : {tensor_a}, {tensor_b}\n"
+                    ),
+                )
+            }
+        };
         let text = format!(
-            "func.func @template({}) -> ({view_a_type}, {view_b_type}) {{\n\
+            "func.func @template({}) -> ({results}) {{\n\
              %c0 = arith.constant 0 : index\n{row}{column}\
              %a = memref.subview %A[%r, %c0] [{rows}, {whole_k}] [1, 1] : {ta} to {view_a_type}\n\
              %b = memref.subview %B[%c0, %c] [{whole_k}, {columns}] [1, 1] : {tb} to {view_b_type}\n\
-             return %a, %b : {view_a_type}, {view_b_type}\n}}",
+             {returned}}}",
             params.join(", ")
         );
         let (whole, _) = inline_template(loop_op, &text, &args)?;
         if let Some(fill) = self.fill {
             move_before(&[fill], loop_op);
         }
+        // The output's tensor reads it after the fill.
+        if let Some(([_, _, to_tensor_c], _)) = self.tensors {
+            move_before(&[to_tensor_c], loop_op);
+        }
         move_before(&[self.contraction], loop_op);
+        if let Some((_, store)) = self.tensors {
+            move_before(&[store], loop_op);
+        }
         if let Some([branching, copy]) = self.epilogue {
             // What it reads from the loop first (not varying with it), then
             // the epilogue, on a condition that holds: it runs where the
