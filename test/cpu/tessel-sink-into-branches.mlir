@@ -201,6 +201,7 @@ func.func @into_a_tensor(%z: tensor<8x32xf32>, %w: tensor<8x32xf32>, %dest: tens
 // CHECK: } else {
 // CHECK-NEXT: linalg.generic {{.*}}tessel.contraction
 // CHECK: return
+module attributes {tessel.register_tile = array<i64: 4, 32>} {
 func.func @tensor_op_between(%x: tensor<8x16xf32>, %y: tensor<16x32xf32>, %z: tensor<8x32xf32>, %bias: tensor<1x32xf32>, %last: i1, %out: memref<8x32xf32>) {
   %dot = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
       ins(%x, %y : tensor<8x16xf32>, tensor<16x32xf32>) outs(%z : tensor<8x32xf32>) {
@@ -229,4 +230,5 @@ func.func @tensor_op_between(%x: tensor<8x16xf32>, %y: tensor<16x32xf32>, %z: te
   }
   bufferization.materialize_in_destination %result in restrict writable %out : (tensor<8x32xf32>, memref<8x32xf32>) -> ()
   return
+}
 }
