@@ -2,6 +2,9 @@
 prints one JSON line per (workload, peer) with the median of repeated runs.
 
     peers.py numpy-jax [WORKLOAD...]   numpy and jax.jit
+    peers.py numpy [WORKLOAD...]       numpy alone, as "numpy CORE" when
+                                       OPENBLAS_CORETYPE forces OpenBLAS's
+                                       kernels for CORE
     peers.py iree [WORKLOAD...]        the jax functions as StableHLO, compiled
                                        by IREE for llvm-cpu at its best
                                        settings (host CPU, data tiling, ukernels)
@@ -98,6 +101,12 @@ def numpy_jax(selected):
         emit(name, "jax.jit", median_time(lambda: jitted(*jargs).block_until_ready(), 7))
 
 
+def numpy_only(selected):
+    core = os.environ.get("OPENBLAS_CORETYPE")
+    for name, (args, fn) in selected:
+        emit(name, f"numpy {core}" if core else "numpy", median_time(lambda: fn(np, *args), 7))
+
+
 # IREE's strong CPU configuration (its defaults are much slower).
 IREE_FLAGS = ["--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"]
 
@@ -167,7 +176,7 @@ def main():
     family, names = sys.argv[1], set(sys.argv[2:])
     rng = np.random.default_rng(0)
     selected = [(name, w) for name, w in workloads(rng).items() if not names or name in names]
-    {"numpy-jax": numpy_jax, "iree": iree, "tinygrad": tinygrad}[family](selected)
+    {"numpy-jax": numpy_jax, "numpy": numpy_only, "iree": iree, "tinygrad": tinygrad}[family](selected)
 
 
 if __name__ == "__main__":

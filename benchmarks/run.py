@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,17 @@ TARGETS = [
 
 PEER_COLUMNS = ["numpy", "jax.jit", "IREE", "tinygrad BEAM=0", "tinygrad BEAM=2"]
 
+# numpy's OpenBLAS (DYNAMIC_ARCH) picks its kernels by CPU model, unless
+# the environment forces some (OPENBLAS_CORETYPE: this VM's sets Haswell's
+# AVX2 kernels, half a Zen 5's FMA peak). The peers run without such
+# overrides, and the BLAS-bound workloads are also measured with OpenBLAS's
+# kernels for each vector width the host runs forced (peers "numpy CORE"):
+# the numpy columns and targets take the fastest numpy of the host's width,
+# the AVX2 section numpy with AVX2 kernels.
+OPENBLAS_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+OPENBLAS_KERNELS = {"AVX-512": "SkylakeX", "AVX2": "Haswell"}
+BLAS_WORKLOADS = {"matmul_1024", "matmul_2048", "matmul_bias_relu_2048", "attention_2048"}
+
 # Targets for hosts with VNNI, which x86-64-v3 code does not have.
 NEEDS_VNNI = {"matmul_i8"}
 
@@ -70,6 +82,12 @@ def cpu_flags():
         return []
 
 
+def host_width():
+    """The widest vectors the host runs: AVX-512, AVX2 or SSE."""
+    flags = cpu_flags()
+    return "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE"
+
+
 def host_model():
     """The host CPU's model name and widest vectors, for the report."""
     name = platform.processor() or "unknown CPU"
@@ -79,14 +97,63 @@ def host_model():
                 name = line.split(":", 1)[1].strip()
     except OSError:
         pass
-    flags = cpu_flags()
-    width = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE"
-    return f"{name}, {width}"
+    return f"{name}, {host_width()}"
 
 
 def runs_avx2():
     flags = cpu_flags()
     return all(flag in flags for flag in ["avx2", "fma", "bmi1", "bmi2", "f16c", "movbe"])
+
+
+def peer_environment(extra=None):
+    """The environment peers run in: this one without OpenBLAS overrides,
+    plus `extra`."""
+    base = {key: value for key, value in os.environ.items() if key not in OPENBLAS_OVERRIDES}
+    return {**base, **(extra or {})}
+
+
+def openblas_core():
+    """The kernels numpy's OpenBLAS picks on this host, as it reports them."""
+    out = subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True, text=True,
+                         env=peer_environment({"OPENBLAS_VERBOSE": "2"}))
+    match = re.search(r"Core: (\S+)", out.stdout + out.stderr)
+    return match.group(1) if match else "unknown"
+
+
+def forced_openblas_cores():
+    """OpenBLAS's kernels for each vector width this host runs."""
+    widths = {"AVX-512": ["AVX-512", "AVX2"], "AVX2": ["AVX2"]}.get(host_width(), [])
+    return [OPENBLAS_KERNELS[width] for width in widths if width != "AVX2" or runs_avx2()]
+
+
+def numpy_peer(core):
+    """The peer name of numpy with OpenBLAS's `core` kernels forced (None:
+    numpy as installed)."""
+    return f"numpy {core}" if core else "numpy"
+
+
+def with_numpy(others, cores):
+    """`others` with each workload's numpy the fastest of the numpy peers
+    with `cores` (None: as installed) that were measured."""
+    shown = dict(others)
+    for name in {workload for workload, _ in others}:
+        times = [others[(name, numpy_peer(core))] for core in cores if (name, numpy_peer(core)) in others]
+        if times:
+            shown[(name, "numpy")] = min(times)
+    return shown
+
+
+def numpy_note(others, core, width):
+    """What the report's numpy is, with matmul_2048's times as evidence."""
+    name = "matmul_2048"
+    times = [(label, others.get((name, numpy_peer(c)))) for label, c in
+             [(f"{core} kernels, OpenBLAS's pick", None), *((f"{c} forced", c) for c in OPENBLAS_KERNELS.values())]]
+    measured = [f"{label} {seconds * 1e3:.1f} ms" for label, seconds in times if seconds is not None]
+    if len(measured) < 2:
+        return []
+    return [f"numpy: OpenBLAS picks its {core} kernels on this host (without the environment's OpenBLAS "
+            f"overrides); {name}: {', '.join(measured)} (`OPENBLAS_CORETYPE`). The numpy columns and targets take "
+            f"the fastest of the host's width ({width}), the AVX2 section OpenBLAS's AVX2 (Haswell) kernels.", ""]
 
 
 def tessel_run(name, inputs, level=None):
@@ -121,7 +188,7 @@ def peers(family, names, env=None, timeout=None):
     for name in names:
         try:
             out = subprocess.run([sys.executable, PEERS, family, name], capture_output=True, text=True,
-                                 env={**os.environ, **(env or {})}, timeout=timeout).stdout
+                                 env=peer_environment(env), timeout=timeout).stdout
         except subprocess.TimeoutExpired:
             print(f"{family} {env or ''}: {name} timed out after {timeout} s", file=sys.stderr)
             continue
@@ -194,6 +261,7 @@ def main():
         avx2 = {n: r["run_avx2_s"] for n, r in saved["tessel"].items() if r.get("run_avx2_s")}
         others = {tuple(key.split(" | ")): value for key, value in saved["peers"].items()}
         adjacent = saved.get("stream_adjacent", {})
+        core = saved.get("openblas_core", "unknown")
     if options.merge and host != host_model():
         sys.exit(f"--merge: results.json is from {host}, this host is {host_model()}")
     if options.render:
@@ -202,6 +270,7 @@ def main():
         if not options.merge:
             machine = probes()
             host = host_model()
+            core = openblas_core()
             measured, others, avx2, adjacent = {}, {}, {}, {}
         todo = options.workloads or list(WORKLOADS)
         names = [n for n in WORKLOADS if n in todo or n in measured]
@@ -224,11 +293,17 @@ def main():
                 if any(n == name and r.startswith("STREAM") for n, r, _ in TARGETS):
                     adjacent[name] = {k: row["median_gbs"] for k, row in run_probes(stream_probe).items()}
                 others.update(peers("numpy-jax", [name]))
+                if name in BLAS_WORKLOADS:
+                    for forced in forced_openblas_cores():
+                        others.update(peers("numpy", [name], env={"OPENBLAS_CORETYPE": forced}))
                 others.update(peers("iree", [name]))
                 others.update(peers("tinygrad", [name], env={"BEAM": "0"}))
                 others.update(peers("tinygrad", [name], env={"BEAM": "2"}, timeout=options.beam_timeout))
 
     stream = {k: machine[k]["median_gbs"] for k in ["triad", "mul_add", "sum"]}
+    width = host.rsplit(", ", 1)[-1]
+    measured_peers = others
+    others = with_numpy(measured_peers, [None, OPENBLAS_KERNELS.get(width)])
     lines = [
         "# Tessel benchmarks",
         "",
@@ -242,6 +317,7 @@ def main():
                        for t, r, _ in TARGETS if t == n and r.startswith("STREAM") for kind in [r.split()[1]])
            + "."] if adjacent else []),
         "",
+        *numpy_note(measured_peers, core, width),
         *([f"Measured later on the same host model and merged (`run.py --merge`), their ratios from their own "
            f"session: {', '.join(f'{n} ({d})' for n, d in merged.items())}.", ""] if merged else []),
         "## Times",
@@ -280,7 +356,7 @@ def main():
     compile_worst = max(c for _, c in measured.values())
     met = "yes" if compile_worst < 1 else "no"
     lines.append(f"| every example | compile time | < 1 s | {compile_worst:.2f} s | {met} |")
-    lines += avx2_section(names, avx2, others, machine, stream, adjacent)
+    lines += avx2_section(names, avx2, with_numpy(measured_peers, ["Haswell"]), machine, stream, adjacent)
     # The hand-written analysis of the targets missed (profiles, reasons).
     with open(os.path.join(ROOT, "benchmarks", "gaps.md")) as f:
         lines += ["", f.read().rstrip()]
@@ -294,10 +370,10 @@ def main():
         f.write(report)
     if not options.render:
         with open(results_path, "w") as f:
-            json.dump({"host": host, "merged": merged,
+            json.dump({"host": host, "openblas_core": core, "merged": merged,
                        "tessel": {n: {"run_s": r, "compile_s": c, "run_avx2_s": avx2.get(n)}
                                   for n, (r, c) in measured.items()},
-                       "peers": {f"{w} | {p}": s for (w, p), s in others.items()}, "probes": machine,
+                       "peers": {f"{w} | {p}": s for (w, p), s in measured_peers.items()}, "probes": machine,
                        "stream_adjacent": adjacent}, f, indent=1)
     print(report)
     plot(names, measured, others)
@@ -330,7 +406,8 @@ def avx2_section(names, avx2, others, machine, stream, adjacent):
         f"## {AVX2_LEVEL} (AVX2) code on this host",
         "",
         f"The same workloads with `TESSEL_CPU={AVX2_LEVEL}`: AVX2 code and AVX2's 16-register tiles, measured",
-        "right after the host's code and before the peers (which keep the host's best code).",
+        "right after the host's code and before the peers (which keep the host's best code; numpy runs OpenBLAS's",
+        "AVX2 kernels where they were measured).",
     ]
     if "fma_avx2" in machine:
         lines.append(f"The AVX2 FMA probe peaks at {machine['fma_avx2']['median_gflops']:.0f} GFLOP/s "
