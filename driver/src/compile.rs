@@ -130,22 +130,23 @@ fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<
 }
 
 /// Register tiles for the named CPU: its vector registers, its vector
-/// width unless `--vector-bits` chose one, whether it has VNNI or vpmaddwd and the FMAs
-/// it needs in flight at that width.
+/// width (or `--vector-bits`' or the module's, never wider than the CPU
+/// runs), whether it has VNNI or vpmaddwd and the FMAs it needs in flight
+/// at that width.
 fn record_model(context: &melior::Context, module: &mut melior::ir::Module, model: CpuModel) {
     use melior::ir::operation::{OperationLike, OperationMutLike};
     let mut operation = module.as_operation_mut();
     let integer = |value: i64| melior::ir::Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
-    if operation.attribute(knobs::VECTOR_BITS.attribute).is_err() {
-        operation.set_attribute(knobs::VECTOR_BITS.attribute, integer(model.vector_bits));
-    }
-    operation.set_attribute(knobs::VECTOR_REGISTERS.attribute, integer(model.vector_registers));
-    operation.set_attribute(knobs::VNNI.attribute, integer(i64::from(model.vnni)));
-    operation.set_attribute(knobs::PMADDWD.attribute, integer(i64::from(model.pmaddwd)));
-    let vector_bits = operation
+    // The module's width (a schedule's), at most the CPU's widest.
+    let requested = operation
         .attribute(knobs::VECTOR_BITS.attribute)
         .ok()
         .and_then(|attribute| melior::ir::attribute::IntegerAttribute::try_from(attribute).ok())
         .map_or(model.vector_bits, |bits| bits.value());
-    operation.set_attribute(knobs::FMA_IN_FLIGHT.attribute, integer(model.fma_in_flight_at(vector_bits)));
+    let bits = requested.min(model.vector_bits);
+    operation.set_attribute(knobs::VECTOR_BITS.attribute, integer(bits));
+    operation.set_attribute(knobs::VECTOR_REGISTERS.attribute, integer(model.vector_registers));
+    operation.set_attribute(knobs::VNNI.attribute, integer(i64::from(model.vnni)));
+    operation.set_attribute(knobs::PMADDWD.attribute, integer(i64::from(model.pmaddwd)));
+    operation.set_attribute(knobs::FMA_IN_FLIGHT.attribute, integer(model.fma_in_flight_at(bits)));
 }

@@ -80,7 +80,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..46) {
+        let case = match rng.random_range(0..48) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -95,7 +95,8 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             38..40 => dynamic_grid(&mut rng),
             40..42 => register_tile_matmul(&mut rng),
             42..44 => long_rows(&mut rng),
-            _ => wide_window(&mut rng),
+            44..46 => wide_window(&mut rng),
+            _ => rewrite_in_place(&mut rng),
         };
         let dir = work.join(index.to_string());
         let _ = std::fs::remove_dir_all(&dir);

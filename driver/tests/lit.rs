@@ -357,15 +357,23 @@ fn host_program(path: &Path, _source: String) -> datatest_stable::Result<()> {
     if steps != expected_steps || outer.launches().iter().any(|launch| launch.grid != constant([2, 1, 1])) {
         return Err(format!("@main's host program (outer-axis-revisits.mlir): {outer:?}").into());
     }
-    // The 256x256 f32 block of matmul_bias_relu's partial sums (256 KiB)
-    // does not fit LDS: global scratch, a slice per program (64 of them),
-    // passed to the kernel. (Softmax's 128 KiB exp(x - max) used to be
-    // the example: tessel-recompute-large-values now recomputes it.)
+    // A 256x256 f32 dot read twice (256 KiB, over LDS; not recomputed):
+    // global scratch, a slice per program (4 of them), passed to the
+    // kernel.
+    let large_text = std::fs::read_to_string(repo_root().join("test/gpu/large-intermediate.mlir"))?;
+    let large = launches_of(&large_text, "centered")?;
+    let args = large.launches().first().map(|launch| launch.args.clone()).unwrap_or_default();
+    let arrays = (0..3).all(|index| args.contains(&LaunchArg::Array(index)));
+    if large.scratch() != [Some(262144 * 4)] || args.len() != 4 || !arrays || !args.contains(&LaunchArg::Scratch(0)) {
+        return Err(format!("@centered's host program (large-intermediate.mlir): {large:?}").into());
+    }
+    // matmul_bias_relu's 256x256 partial sums accumulate in its output
+    // block (k merged, the epilogue applied in place): no scratch.
     let fused_text = std::fs::read_to_string(repo_root().join("examples/matmul_bias_relu_2048.mlir"))?;
     let fused = launches_of(&fused_text, "matmul_bias_relu_2048")?;
     let args = fused.launches().first().map(|launch| launch.args.clone()).unwrap_or_default();
     let arrays = (0..4).all(|index| args.contains(&LaunchArg::Array(index)));
-    if fused.scratch() != [Some(262144 * 64)] || args.len() != 5 || !arrays || !args.contains(&LaunchArg::Scratch(0)) {
+    if !fused.scratch().is_empty() || args.len() != 4 || !arrays {
         return Err(format!("@matmul_bias_relu_2048's host program: {fused:?}").into());
     }
     // Grids sized by values (dynamic-grids.mlir): the count is read from

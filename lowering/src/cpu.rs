@@ -1,6 +1,6 @@
 //! `tessel-to-cpu`: from grid/block IR to the LLVM dialect for the host.
 
-use crate::{LowerError, ONE_SHOT_BUFFERIZE, run_passes};
+use crate::{LowerError, TO_BUFFERS, run_passes};
 use melior::{
     Context,
     ir::{
@@ -65,11 +65,7 @@ pub const KERNELS: &[&str] = &[
 /// Tensors to buffers, with deallocation; results stored to a ref are
 /// computed in it (no buffer and copy).
 pub const BUFFERIZE: &[&str] = &[
-    // Inits CSE merged, one per use again (or a result stored to a ref
-    // would share its buffer with another op's).
-    "tessel-unshare-inits",
-    "eliminate-empty-tensors",
-    ONE_SHOT_BUFFERIZE,
+    TO_BUFFERS,
     "canonicalize",
     "cse",
     "ownership-based-buffer-deallocation",
@@ -155,6 +151,32 @@ pub enum Padding {
 /// (`tessel_dialects::knobs`), and `apply` records them on a module.
 pub type Schedule = knobs::Settings;
 
+/// Code for the host (no `tessel.vector_registers`: not compiled for a
+/// named CPU, whose width `tessel compile --cpu` records) never gets
+/// vectors wider than the host runs: a module or schedule asking for
+/// 512-bit vectors on an AVX2 host (or as `TESSEL_CPU=x86-64-v3` code) gets
+/// 256-bit ones, where 512-bit ones would not all lower (8-bit
+/// contractions' `vpmaddwd` form aborted LLVM).
+fn clamp_vector_bits(context: &Context, module: &mut Module) {
+    let operation = module.as_operation_mut();
+    let integer_of = |name: &str| {
+        operation
+            .attribute(name)
+            .ok()
+            .and_then(|attribute| melior::ir::attribute::IntegerAttribute::try_from(attribute).ok())
+            .map(|value| value.value())
+    };
+    let (Some(bits), None) = (integer_of(knobs::VECTOR_BITS.attribute), integer_of(knobs::VECTOR_REGISTERS.attribute))
+    else {
+        return;
+    };
+    let widest = tessel_passes::CpuModel::host().vector_bits;
+    if bits > widest {
+        let clamped = Attribute::parse(context, &format!("{widest} : i64")).expect("an integer attribute");
+        module.as_operation_mut().set_attribute(knobs::VECTOR_BITS.attribute, clamped);
+    }
+}
+
 /// Lowers `module` in place to the LLVM dialect. Every public function gets
 /// a C interface (`_mlir_ciface_<name>`) for callers.
 pub fn lower(context: &Context, module: &mut Module, padding: Padding) -> Result<(), LowerError> {
@@ -163,11 +185,12 @@ pub fn lower(context: &Context, module: &mut Module, padding: Padding) -> Result
 }
 
 /// What `lower` does before the pipeline: the padding choice and C
-/// interfaces recorded as attributes.
+/// interfaces recorded as attributes, and a vector width the CPU runs.
 pub fn prepare(context: &Context, module: &mut Module, padding: Padding) {
     if padding == Padding::Poison {
         module.as_operation_mut().set_attribute(knobs::POISON.attribute, Attribute::unit(context));
     }
+    clamp_vector_bits(context, module);
     let unit = Attribute::unit(context);
     let body = module.body();
     let mut function = body.first_operation_mut();

@@ -29,10 +29,16 @@ pub enum LowerError {
     NoLaunch(usize),
 }
 
-/// Bufferization as every target does it: loops may return fresh buffers,
-/// function arguments are plain memrefs.
-pub const ONE_SHOT_BUFFERIZE: &str = "one-shot-bufferize{allow-return-allocs-from-loops=1 \
-     bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}";
+/// Tensors to buffers as every target does it: inits CSE merged one per
+/// use again (or a result stored to a ref would share its buffer with
+/// another op's); values stored to a ref built in it
+/// (`eliminate-empty-tensors`), and the ref's tensors one value again, so
+/// one-shot analysis sees those writes alias the ref's reads; then one-shot
+/// bufferization, where loops may return fresh buffers and function
+/// arguments are plain memrefs.
+pub const TO_BUFFERS: &str = "tessel-unshare-inits,eliminate-empty-tensors,tessel-share-ref-tensors,\
+     one-shot-bufferize{allow-return-allocs-from-loops=1 bufferize-function-boundaries=1 \
+     function-boundary-type-conversion=identity-layout-map}";
 
 /// The pass-pipeline string of named stages, in order.
 pub fn join_stages<S: AsRef<str>>(stages: &[(&str, impl AsRef<[S]>)]) -> String {

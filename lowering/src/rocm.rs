@@ -6,7 +6,7 @@
 //! packages (device libraries from `rocm-device-libs`, LLVM's `ld.lld`): no
 //! /opt/rocm needed.
 
-use crate::{LowerError, ONE_SHOT_BUFFERIZE, run_passes};
+use crate::{LowerError, TO_BUFFERS, run_passes};
 use melior::{
     Context,
     ir::{BlockLike, Module, attribute::AttributeLike, operation::OperationLike},
@@ -81,8 +81,7 @@ pub const KERNELS: &[&str] = &[
 
 /// No deallocation: every buffer a program allocates becomes a slot of its
 /// workgroup's memory (grid-to-gpu).
-pub const BUFFERIZE: &[&str] =
-    &["tessel-unshare-inits", "eliminate-empty-tensors", ONE_SHOT_BUFFERIZE, "canonicalize", "cse"];
+pub const BUFFERIZE: &[&str] = &[TO_BUFFERS, "canonicalize", "cse"];
 
 /// Programs as workgroups, block work as work-items.
 pub const WORKGROUPS: &[&str] = &[

@@ -43,6 +43,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_group_reductions::PASS,
     &cpu::tessel_minmax_as_integers::PASS,
     &transforms::tessel_unshare_inits::PASS,
+    &transforms::tessel_share_ref_tensors::PASS,
     &cpu::tessel_hoist_packing::PASS,
     &transforms::tessel_expand_atomics::PASS,
     &transforms::tessel_copies_to_linalg::PASS,

@@ -200,26 +200,22 @@ pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
         format!("{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, {warps} waves, {stages} stages{whole_k}");
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
         let (x, y) = (&inputs[0], &inputs[1]);
-        let mut out = vec![0.0; m * n];
-        for i in 0..m {
-            for j in 0..n {
-                out[i * n + j] = if float {
-                    let mut acc = first as f32;
-                    for p in 0..k {
-                        acc = (x[i * k + p] as f32).mul_add(y[p * n + j] as f32, acc);
-                    }
-                    acc as f64
-                } else {
-                    let mut acc = first as i32;
-                    for p in 0..k {
-                        acc = acc.wrapping_add((x[i * k + p] as i32).wrapping_mul(y[p * n + j] as i32));
-                    }
-                    acc as f64
-                };
+        let sum = |i: usize, j: usize, depth: usize| {
+            if float {
+                let mut acc = first as f32;
+                for p in 0..depth {
+                    acc = (x[i * k + p] as f32).mul_add(y[p * n + j] as f32, acc);
+                }
+                acc as f64
+            } else {
+                let mut acc = first as i32;
+                for p in 0..depth {
+                    acc = acc.wrapping_add((x[i * k + p] as i32).wrapping_mul(y[p * n + j] as i32));
+                }
+                acc as f64
             }
-        }
-        finish(&mut out, n, &epilogue, output);
-        vec![out]
+        };
+        vec![reference_output((m, n, k, bk), sum, &epilogue, output)]
     };
     Case {
         text,
@@ -278,21 +274,17 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
     let value = move |raw: f64| if input == "bf16" { f64::from(f32::from_bits((raw as u32) << 16)) } else { raw };
     let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
         let (x, y) = (&inputs[0], &inputs[1]);
-        let mut out = vec![0.0; m * n];
-        for i in 0..m {
-            for j in 0..n {
-                let (a, b) = (|p: usize| value(x[i * k + p]), |p: usize| value(y[p * n + j]));
-                out[i * n + j] = if output == "i32" {
-                    f64::from((0..k).fold(first as i32, |acc, p| acc.wrapping_add(a(p) as i32 * b(p) as i32)))
-                } else if output == "f64" {
-                    (0..k).fold(first, |acc, p| a(p).mul_add(b(p), acc))
-                } else {
-                    f64::from((0..k).fold(first as f32, |acc, p| (a(p) as f32).mul_add(b(p) as f32, acc)))
-                };
+        let sum = |i: usize, j: usize, depth: usize| {
+            let (a, b) = (|p: usize| value(x[i * k + p]), |p: usize| value(y[p * n + j]));
+            if output == "i32" {
+                f64::from((0..depth).fold(first as i32, |acc, p| acc.wrapping_add(a(p) as i32 * b(p) as i32)))
+            } else if output == "f64" {
+                (0..depth).fold(first, |acc, p| a(p).mul_add(b(p), acc))
+            } else {
+                f64::from((0..depth).fold(first as f32, |acc, p| (a(p) as f32).mul_add(b(p) as f32, acc)))
             }
-        }
-        finish(&mut out, n, &epilogue, output);
-        vec![out]
+        };
+        vec![reference_output((m, n, k, bk), sum, &epilogue, output)]
     };
     Case {
         text,
@@ -347,11 +339,13 @@ fn accumulating_matmul(
         bias: (0..bn).map(|_| f64::from(rng.random_range(-4..=4i32))).collect(),
         integer: output == "i32",
         operands_first: rng.random_bool(0.5),
+        reads_accumulator: rng.random_bool(0.3),
     });
     let (finish, stored, description) = match &epilogue {
         Some(epilogue) => {
             let place = if epilogue.operands_first { " (bias broadcast before the branch)" } else { "" };
-            (epilogue.text((bm, bn), output), "%out", format!(", relu(2 dot + bias) at the last k{place}"))
+            let minus = if epilogue.reads_accumulator { " - acc" } else { "" };
+            (epilogue.text((bm, bn), output), "%out", format!(", relu(2 dot + bias){minus} at the last k{place}"))
         }
         None => (String::new(), "%c", String::new()),
     };
@@ -376,11 +370,15 @@ fn accumulating_matmul(
 }
 
 /// `max(2 * dot + bias[j], 0)`, the bias a constant per column of the
-/// block, applied at the last k step.
+/// block, applied at the last k step; with `reads_accumulator`, minus the
+/// accumulator block loaded at that step (the sum of the k steps before:
+/// a merge of the k steps that ran the epilogue after all of them would
+/// read the fill instead).
 pub(super) struct Epilogue {
     bias: Vec<f64>,
     integer: bool,
     operands_first: bool,
+    reads_accumulator: bool,
 }
 
 impl Epilogue {
@@ -391,9 +389,14 @@ impl Epilogue {
     fn text(&self, (bm, bn): (usize, usize), output: &str) -> String {
         let block = format!("tensor<{bm}x{bn}x{output}>");
         let (two, zero, ops) = if self.integer {
-            ("2", "0", ["arith.muli", "arith.addi", "arith.maxsi"])
+            ("2", "0", ["arith.muli", "arith.addi", "arith.maxsi", "arith.subi"])
         } else {
-            ("2.0", "0.0", ["arith.mulf", "arith.addf", "arith.maximumf"])
+            ("2.0", "0.0", ["arith.mulf", "arith.addf", "arith.maximumf", "arith.subf"])
+        };
+        let (result, minus_accumulator) = if self.reads_accumulator {
+            ("%final", format!("%final = {} %relu, %acc : {block}\n", ops[3]))
+        } else {
+            ("%relu", String::new())
         };
         let bias: Vec<String> =
             self.bias.iter().map(|&b| if self.integer { format!("{}", b as i64) } else { format!("{b:.1}") }).collect();
@@ -409,29 +412,49 @@ impl Epilogue {
             "{before}%n = grid.num_programs 2\n%c1 = arith.constant 1 : index\n%lastk = arith.subi %n, %c1 : index\n\
              %last = arith.cmpi eq, %k, %lastk : index\n%out = scf.if %last -> ({block}) {{\n{inside}\
              %twice = {} %c, %two : {block}\n%biased = {} %twice, %biases : {block}\n\
-             %relu = {} %biased, %zero : {block}\n\
-             scf.yield %relu : {block}\n}} else {{\nscf.yield %c : {block}\n}}\n",
+             %relu = {} %biased, %zero : {block}\n{minus_accumulator}\
+             scf.yield {result} : {block}\n}} else {{\nscf.yield %c : {block}\n}}\n",
             ops[0], ops[1], ops[2]
         )
     }
 
-    /// The epilogue of the reference's sum `value` at column `j`, in the
-    /// output's type (`f32`, `f64` or `i32`).
-    pub(super) fn apply(&self, value: f64, j: usize, output: &str) -> f64 {
+    /// The epilogue of the reference's sum `value` at column `j`, where
+    /// the sum of the k steps before the last is `before`, in the output's
+    /// type (`f32`, `f64` or `i32`).
+    pub(super) fn apply(&self, value: f64, before: f64, j: usize, output: &str) -> f64 {
         let bias = self.bias[j % self.bias.len()];
+        let before = if self.reads_accumulator { before } else { 0.0 };
         match output {
-            "i32" => f64::from((value as i32).wrapping_mul(2).wrapping_add(bias as i32).max(0)),
-            "f64" => (value * 2.0 + bias).max(0.0),
-            _ => f64::from((value as f32 * 2.0 + bias as f32).max(0.0)),
+            "i32" => {
+                f64::from((value as i32).wrapping_mul(2).wrapping_add(bias as i32).max(0).wrapping_sub(before as i32))
+            }
+            "f64" => (value * 2.0 + bias).max(0.0) - before,
+            _ => f64::from((value as f32 * 2.0 + bias as f32).max(0.0) - before as f32),
         }
     }
 }
 
-/// Applies `epilogue` (if any) to every element of an m x n reference.
-pub(super) fn finish(out: &mut [f64], n: usize, epilogue: &Option<Epilogue>, output: &str) {
-    if let Some(epilogue) = epilogue {
-        for (index, value) in out.iter_mut().enumerate() {
-            *value = epilogue.apply(*value, index % n, output);
+/// An m x n reference: `sum(i, j, depth)` is element (i, j)'s sum over the
+/// first `depth` k, in the output's type; `k` all of k and `bk` the k
+/// steps' depth. With `epilogue`, the last k step's epilogue applied.
+pub(super) fn reference_output(
+    (m, n, k, bk): (usize, usize, usize, usize),
+    sum: impl Fn(usize, usize, usize) -> f64,
+    epilogue: &Option<Epilogue>,
+    output: &str,
+) -> Vec<f64> {
+    let mut out = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let value = sum(i, j, k);
+            out[i * n + j] = match epilogue {
+                Some(epilogue) => {
+                    let before = if epilogue.reads_accumulator { sum(i, j, k - bk) } else { 0.0 };
+                    epilogue.apply(value, before, j, output)
+                }
+                None => value,
+            };
         }
     }
+    out
 }

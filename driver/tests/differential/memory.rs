@@ -1,4 +1,4 @@
-//! Differential cases: Atomics, unsigned arrays, gathers and scatters.
+//! Differential cases: Atomics, unsigned arrays, gathers and scatters, blocks rewritten in place.
 
 use super::Case;
 use rand::{Rng, rngs::StdRng};
@@ -200,4 +200,76 @@ pub(super) fn gather_scatter(rng: &mut StdRng) -> Case {
         vec![gathered, scattered]
     };
     Case { text, inputs: 2, arguments: 4, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
+
+/// A block rewritten in place from itself: x copied to o, then o loaded
+/// and its transpose (`linalg.transpose`), that plus o itself, or o times
+/// itself (`block.dot`) stored back to o. Bufferization must not compute
+/// into the ref what a later read of the block still needs (an in-place
+/// transpose read elements it had already overwritten).
+pub(super) fn rewrite_in_place(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let n = rng.random_range(1..=12usize);
+    let kind = rng.random_range(0..3);
+    let block = format!("tensor<{n}x{n}x{e}>");
+    let (description, rewrite) = match kind {
+        0 => (
+            "its transpose",
+            String::from("%new = linalg.transpose ins(%acc : BLOCK) outs(%init : BLOCK) permutation = [1, 0]\n"),
+        ),
+        1 => (
+            "its transpose plus itself",
+            String::from(
+                "%t = linalg.transpose ins(%acc : BLOCK) outs(%init : BLOCK) permutation = [1, 0]\n\
+                 %new = ADD %t, %acc : BLOCK\n",
+            ),
+        ),
+        _ => ("its square (a dot with itself)", String::from("%new = block.dot %acc, %acc : BLOCK, BLOCK -> BLOCK\n")),
+    };
+    let add = if float { "arith.addf" } else { "arith.addi" };
+    let rewrite = rewrite.replace("BLOCK", &block).replace("ADD", add);
+    let text = format!(
+        "func.func @kernel(%x: memref<{n}x{n}x{e}>, %o: memref<{n}x{n}x{e}>) {{\n\
+         %xv = block.load %x : memref<{n}x{n}x{e}> -> {block}\n\
+         block.store %xv, %o : {block}, memref<{n}x{n}x{e}>\n\
+         %acc = block.load %o : memref<{n}x{n}x{e}> -> {block}\n\
+         %init = tensor.empty() : {block}\n\
+         {rewrite}\
+         block.store %new, %o : {block}, memref<{n}x{n}x{e}>\n\
+         return\n}}\n\
+         func.func @main(%x: memref<{n}x{n}x{e}>, %o: memref<{n}x{n}x{e}>) {{\n\
+         grid.call @kernel grid [] ins(%x : memref<{n}x{n}x{e}>) outs(%o : memref<{n}x{n}x{e}>)\n\
+         in_specs [#grid.block<full>] out_specs [#grid.block<full>]\n\
+         return\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let x = &inputs[0];
+        let at = |i: usize, j: usize| x[i * n + j];
+        let out = (0..n * n)
+            .map(|index| {
+                let (i, j) = (index / n, index % n);
+                match (kind, float) {
+                    (0, _) => at(j, i),
+                    (1, true) => f64::from(at(j, i) as f32 + at(i, j) as f32),
+                    (1, false) => f64::from((at(j, i) as i32).wrapping_add(at(i, j) as i32)),
+                    (_, true) => {
+                        f64::from((0..n).fold(0.0f32, |sum, p| (at(i, p) as f32).mul_add(at(p, j) as f32, sum)))
+                    }
+                    (_, false) => f64::from(
+                        (0..n).fold(0i32, |sum, p| sum.wrapping_add((at(i, p) as i32).wrapping_mul(at(p, j) as i32))),
+                    ),
+                }
+            })
+            .collect();
+        vec![out]
+    };
+    Case {
+        text,
+        inputs: 1,
+        arguments: 2,
+        reference: Box::new(reference),
+        description: format!("{e} {n}x{n} block rewritten in place as {description}"),
+        gpu_args: Vec::new(),
+    }
 }
