@@ -559,3 +559,226 @@ func.func @sum_used_twice(%x: memref<64x512xf32>, %y: memref<512x64xf32>, %z: me
   return
 }
 }
+
+// -----
+
+// On tensors with Pallas' last-k epilogue (`k == last ? relu(dot + bias)
+// : dot`): the scf.if yields the epilogue's value on the last trip and the
+// sum on the others, and that is stored. Merged: the contraction over all
+// of k, then the epilogue on a condition that holds (what the last trip
+// ran), its value stored once; the bias view, read only by the epilogue,
+// moves out with it.
+// CHECK-LABEL: func.func @epilogue_on_tensors
+// CHECK: scf.forall
+// CHECK-NOT: scf.for
+// CHECK: %[[C:.*]] = memref.subview %arg2
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x512xf32>, tensor<512x64xf32>) outs(%{{.*}} : tensor<64x64xf32>) attrs = {tessel.contraction}
+// CHECK: %[[BIAS:.*]] = memref.subview %arg3
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: %[[OUT:.*]] = scf.if %[[TRUE]] -> (tensor<64x64xf32>) {
+// CHECK: bufferization.to_tensor %[[BIAS]]
+// CHECK: arith.maximumf
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[SUM]]
+// CHECK: bufferization.materialize_in_destination %[[OUT]] in restrict writable %[[C]]
+// CHECK-NOT: scf.for
+// CHECK: return
+#k_block = affine_map<(d0) -> (d0 * 64)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (0, d1)>
+#same = affine_map<(d0, d1) -> (d0, d1)>
+module attributes {tessel.vector_bits = 512 : i64} {
+func.func @epilogue_on_tensors(%x: memref<256x512xf32>, %y: memref<512x256xf32>, %z: memref<256x256xf32>, %bias: memref<1x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %zeros = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  scf.forall (%i, %j) in (4, 4) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %row = affine.apply #k_block(%i)
+      %kk = affine.apply #k_block(%k)
+      %col = affine.apply #k_block(%j)
+      %a = memref.subview %x[%row, %kk] [64, 64] [1, 1] : memref<256x512xf32> to memref<64x64xf32, strided<[512, 1], offset: ?>>
+      %b = memref.subview %y[%kk, %col] [64, 64] [1, 1] : memref<512x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+      %bv = memref.subview %bias[0, %col] [1, 64] [1, 1] : memref<1x256xf32> to memref<1x64xf32, strided<[256, 1], offset: ?>>
+      %c = memref.subview %z[%row, %col] [64, 64] [1, 1] : memref<256x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32, strided<[256, 1], offset: ?>>)
+      }
+      %ta = bufferization.to_tensor %a restrict : memref<64x64xf32, strided<[512, 1], offset: ?>> to tensor<64x64xf32>
+      %tb = bufferization.to_tensor %b restrict : memref<64x64xf32, strided<[256, 1], offset: ?>> to tensor<64x64xf32>
+      %tc = bufferization.to_tensor %c restrict writable : memref<64x64xf32, strided<[256, 1], offset: ?>> to tensor<64x64xf32>
+      %sum = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ta, %tb : tensor<64x64xf32>, tensor<64x64xf32>) outs(%tc : tensor<64x64xf32>) attrs = {tessel.contraction} {
+      ^bb0(%p: f32, %q: f32, %acc: f32):
+        %m = arith.mulf %p, %q : f32
+        %s = arith.addf %acc, %m : f32
+        linalg.yield %s : f32
+      } -> tensor<64x64xf32>
+      %last = arith.cmpi eq, %k, %c7 : index
+      %result = scf.if %last -> (tensor<64x64xf32>) {
+        %tbias = bufferization.to_tensor %bv restrict : memref<1x64xf32, strided<[256, 1], offset: ?>> to tensor<1x64xf32>
+        %empty = tensor.empty() : tensor<64x64xf32>
+        %relu = linalg.generic {indexing_maps = [#same, #row, #same], iterator_types = ["parallel", "parallel"]} ins(%sum, %tbias : tensor<64x64xf32>, tensor<1x64xf32>) outs(%empty : tensor<64x64xf32>) {
+        ^bb0(%s: f32, %t: f32, %o: f32):
+          %added = arith.addf %s, %t : f32
+          %r = arith.maximumf %added, %zero : f32
+          linalg.yield %r : f32
+        } -> tensor<64x64xf32>
+        scf.yield %relu : tensor<64x64xf32>
+      } else {
+        scf.yield %sum : tensor<64x64xf32>
+      }
+      bufferization.materialize_in_destination %result in restrict writable %c : (tensor<64x64xf32>, memref<64x64xf32, strided<[256, 1], offset: ?>>) -> ()
+    } {tessel.arbitrary_axis = 2 : i64}
+  }
+  return
+}
+}
+
+// -----
+
+// The same epilogue reading a bias block that moves with k: not merged
+// (merged, only the last trip's block would be right, and it is the one
+// the epilogue would have read, but what it reads must not vary at all).
+// CHECK-LABEL: func.func @tensor_epilogue_reads_the_trip
+// CHECK: scf.for
+// CHECK: tessel.contraction
+// CHECK: } {tessel.arbitrary_axis = 2 : i64}
+#k_block = affine_map<(d0) -> (d0 * 64)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (0, d1)>
+#same = affine_map<(d0, d1) -> (d0, d1)>
+module attributes {tessel.vector_bits = 512 : i64} {
+func.func @tensor_epilogue_reads_the_trip(%x: memref<64x512xf32>, %y: memref<512x64xf32>, %z: memref<64x64xf32>, %bias: memref<1x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  scf.for %k = %c0 to %c8 step %c1 {
+    %kk = affine.apply #k_block(%k)
+    %a = memref.subview %x[0, %kk] [64, 64] [1, 1] : memref<64x512xf32> to memref<64x64xf32, strided<[512, 1], offset: ?>>
+    %b = memref.subview %y[%kk, 0] [64, 64] [1, 1] : memref<512x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+    %bv = memref.subview %bias[0, %kk] [1, 64] [1, 1] : memref<1x512xf32> to memref<1x64xf32, strided<[512, 1], offset: ?>>
+    %c = memref.subview %z[0, 0] [64, 64] [1, 1] : memref<64x64xf32> to memref<64x64xf32, strided<[64, 1]>>
+    %first = arith.cmpi eq, %k, %c0 : index
+    scf.if %first {
+      linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32, strided<[64, 1]>>)
+    }
+    %ta = bufferization.to_tensor %a restrict : memref<64x64xf32, strided<[512, 1], offset: ?>> to tensor<64x64xf32>
+    %tb = bufferization.to_tensor %b restrict : memref<64x64xf32, strided<[64, 1], offset: ?>> to tensor<64x64xf32>
+    %tc = bufferization.to_tensor %c restrict writable : memref<64x64xf32, strided<[64, 1]>> to tensor<64x64xf32>
+    %sum = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ta, %tb : tensor<64x64xf32>, tensor<64x64xf32>) outs(%tc : tensor<64x64xf32>) attrs = {tessel.contraction} {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %last = arith.cmpi eq, %k, %c7 : index
+    %result = scf.if %last -> (tensor<64x64xf32>) {
+      %tbias = bufferization.to_tensor %bv restrict : memref<1x64xf32, strided<[512, 1], offset: ?>> to tensor<1x64xf32>
+      %empty = tensor.empty() : tensor<64x64xf32>
+      %relu = linalg.generic {indexing_maps = [#same, #row, #same], iterator_types = ["parallel", "parallel"]} ins(%sum, %tbias : tensor<64x64xf32>, tensor<1x64xf32>) outs(%empty : tensor<64x64xf32>) {
+      ^bb0(%s: f32, %t: f32, %o: f32):
+        %added = arith.addf %s, %t : f32
+        %r = arith.maximumf %added, %zero : f32
+        linalg.yield %r : f32
+      } -> tensor<64x64xf32>
+      scf.yield %relu : tensor<64x64xf32>
+    } else {
+      scf.yield %sum : tensor<64x64xf32>
+    }
+    bufferization.materialize_in_destination %result in restrict writable %c : (tensor<64x64xf32>, memref<64x64xf32, strided<[64, 1]>>) -> ()
+  } {tessel.arbitrary_axis = 2 : i64}
+  return
+}
+}
+
+// -----
+
+// The same with the bias read and broadcast before the branch (only the
+// epilogue uses them): they move out with the epilogue.
+// CHECK-LABEL: func.func @epilogue_operands_first
+// CHECK: scf.forall
+// CHECK-NOT: scf.for
+// CHECK: %[[C:.*]] = memref.subview %arg2
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x512xf32>, tensor<512x64xf32>) outs(%{{.*}} : tensor<64x64xf32>) attrs = {tessel.contraction}
+// CHECK: %[[BIAS:.*]] = memref.subview %arg3
+// CHECK: %[[TBIAS:.*]] = bufferization.to_tensor %[[BIAS]]
+// CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[TBIAS]] : tensor<1x64xf32>)
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: %[[OUT:.*]] = scf.if %[[TRUE]] -> (tensor<64x64xf32>) {
+// CHECK: ins(%[[SUM]], %[[WIDE]]
+// CHECK: arith.maximumf
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[SUM]]
+// CHECK: bufferization.materialize_in_destination %[[OUT]] in restrict writable %[[C]]
+// CHECK-NOT: scf.for
+// CHECK: return
+#k_block = affine_map<(d0) -> (d0 * 64)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (0, d1)>
+#same = affine_map<(d0, d1) -> (d0, d1)>
+module attributes {tessel.vector_bits = 512 : i64} {
+func.func @epilogue_operands_first(%x: memref<256x512xf32>, %y: memref<512x256xf32>, %z: memref<256x256xf32>, %bias: memref<1x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %zeros = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  scf.forall (%i, %j) in (4, 4) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %row = affine.apply #k_block(%i)
+      %kk = affine.apply #k_block(%k)
+      %col = affine.apply #k_block(%j)
+      %a = memref.subview %x[%row, %kk] [64, 64] [1, 1] : memref<256x512xf32> to memref<64x64xf32, strided<[512, 1], offset: ?>>
+      %b = memref.subview %y[%kk, %col] [64, 64] [1, 1] : memref<512x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+      %bv = memref.subview %bias[0, %col] [1, 64] [1, 1] : memref<1x256xf32> to memref<1x64xf32, strided<[256, 1], offset: ?>>
+      %c = memref.subview %z[%row, %col] [64, 64] [1, 1] : memref<256x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32, strided<[256, 1], offset: ?>>)
+      }
+      %ta = bufferization.to_tensor %a restrict : memref<64x64xf32, strided<[512, 1], offset: ?>> to tensor<64x64xf32>
+      %tb = bufferization.to_tensor %b restrict : memref<64x64xf32, strided<[256, 1], offset: ?>> to tensor<64x64xf32>
+      %tc = bufferization.to_tensor %c restrict writable : memref<64x64xf32, strided<[256, 1], offset: ?>> to tensor<64x64xf32>
+      %sum = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ta, %tb : tensor<64x64xf32>, tensor<64x64xf32>) outs(%tc : tensor<64x64xf32>) attrs = {tessel.contraction} {
+      ^bb0(%p: f32, %q: f32, %acc: f32):
+        %m = arith.mulf %p, %q : f32
+        %s = arith.addf %acc, %m : f32
+        linalg.yield %s : f32
+      } -> tensor<64x64xf32>
+      %tbias = bufferization.to_tensor %bv restrict : memref<1x64xf32, strided<[256, 1], offset: ?>> to tensor<1x64xf32>
+      %empty = tensor.empty() : tensor<64x64xf32>
+      %wide = linalg.generic {indexing_maps = [#row, #same], iterator_types = ["parallel", "parallel"]} ins(%tbias : tensor<1x64xf32>) outs(%empty : tensor<64x64xf32>) {
+      ^bb0(%t: f32, %o: f32):
+        linalg.yield %t : f32
+      } -> tensor<64x64xf32>
+      %last = arith.cmpi eq, %k, %c7 : index
+      %result = scf.if %last -> (tensor<64x64xf32>) {
+        %relu = linalg.generic {indexing_maps = [#same, #same, #same], iterator_types = ["parallel", "parallel"]} ins(%sum, %wide : tensor<64x64xf32>, tensor<64x64xf32>) outs(%empty : tensor<64x64xf32>) {
+        ^bb0(%s: f32, %t: f32, %o: f32):
+          %added = arith.addf %s, %t : f32
+          %r = arith.maximumf %added, %zero : f32
+          linalg.yield %r : f32
+        } -> tensor<64x64xf32>
+        scf.yield %relu : tensor<64x64xf32>
+      } else {
+        scf.yield %sum : tensor<64x64xf32>
+      }
+      bufferization.materialize_in_destination %result in restrict writable %c : (tensor<64x64xf32>, memref<64x64xf32, strided<[256, 1], offset: ?>>) -> ()
+    } {tessel.arbitrary_axis = 2 : i64}
+  }
+  return
+}
+}

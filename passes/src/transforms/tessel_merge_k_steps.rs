@@ -32,7 +32,12 @@
 //! the fill, and its sum stored once — the register tiles keep their
 //! accumulators across what were grid steps instead of loading and
 //! storing them at each (the 2048 matmul: 37.1-37.9 -> 36.0-36.2 ms on
-//! Zen 5). The last-trip epilogue is merged on buffers only, and tensors
+//! Zen 5). There the last trip's `scf.if` yields the epilogue's value or
+//! the sum, and that is stored; merged, it runs once on a condition that
+//! holds, with what only it reads (the bias block's view, tensor and
+//! broadcast) moved out of the loop with it. It must not read the output
+//! (its tensor or its memory): at the last trip that held the sum of the
+//! trips before, which merged would be the fill. Loops on tensors merge
 //! only for CPU code of 512-bit vectors (`tessel.vector_bits`, else the
 //! host's; see `CPU_MERGE_VECTOR_BITS`).
 //!
@@ -78,12 +83,15 @@ pub static PASS: PassDefinition = PassDefinition {
 const CPU_MERGE_VECTOR_BITS: i64 = 512;
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let cpu_vector_bits =
-        knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), crate::cpu::cpu_model::CpuModel::host().vector_bits);
+    // Asked of LLVM only where a loop on tensors (CPU code) matched.
+    let cpu_vector_bits = std::cell::OnceCell::new();
+    let wide_enough = || {
+        *cpu_vector_bits.get_or_init(|| {
+            knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), crate::cpu::cpu_model::CpuModel::host().vector_bits)
+        }) >= CPU_MERGE_VECTOR_BITS
+    };
     for (op, _) in collect_operations(module, |name| name == "scf.for") {
-        if let Some(merge) =
-            matched(op).filter(|merge| merge.tensors.is_none() || cpu_vector_bits >= CPU_MERGE_VECTOR_BITS)
-        {
+        if let Some(merge) = matched(op).filter(|merge| merge.tensors.is_none() || wide_enough()) {
             merge.apply(op).map_err(|message| PassError::at(crate::support::handles::location_of(op), message))?;
         }
     }
@@ -199,32 +207,79 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     {
         return None;
     }
-    // On tensors: the sum's one use, storing it to the output view.
-    let store = match tensors {
-        None => None,
-        Some(_) => {
-            let [(store, 0)] = crate::support::ir::uses(raw_op(contraction).results()[0])[..] else { return None };
-            let stored = raw_op(store);
-            if stored.name() != STORE
-                || stored.operands()[1].ptr != viewed(2).ptr
-                || !ops.iter().any(|o| o.ptr == store.ptr)
-            {
+    // The last trip's epilogue, if any: it must come after the contraction
+    // (merged, it runs after all of k).
+    let sum = raw_op(contraction).results().first().copied();
+    let epilogue = last_trip_epilogue(&ops, induction, trips, viewed(2), sum.filter(|_| tensors.is_some()), op)
+        // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
+        .filter(|&[branching, _]| unsafe { mlirOperationIsBeforeInBlock(contraction, branching) });
+    // On tensors: the store of the sum (or of the epilogue's value) to the
+    // output view; the sum's only other uses are in the epilogue.
+    let store = match (tensors, epilogue, sum) {
+        (None, _, _) => None,
+        (Some(_), Some([branching, store]), Some(sum)) => {
+            let in_branching = crate::support::ir::users(sum).into_iter().all(|user| is_inside(user, branching));
+            if !in_branching {
                 return None;
             }
             Some(store)
         }
+        (Some(_), None, Some(sum)) => {
+            let [(store, 0)] = crate::support::ir::uses(sum)[..] else { return None };
+            if !is_store_to(store, viewed(2), &ops) {
+                return None;
+            }
+            Some(store)
+        }
+        (Some(_), _, None) => return None,
     };
     // Everything else: pure index arithmetic, the first trip's fill, the
-    // last trip's epilogue (on buffers).
+    // last trip's epilogue.
     let mut fill = None;
-    // It must come after the contraction (merged, it runs after all of k).
-    let epilogue = last_trip_epilogue(&ops, induction, trips, view_c, op)
-        .filter(|_| tensors.is_none())
-        // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
-        .filter(|&[branching, _]| unsafe { mlirOperationIsBeforeInBlock(contraction, branching) });
     let in_epilogue = |other: MlirOperation| {
         epilogue.is_some_and(|[branching, copy]| other.ptr == branching.ptr || other.ptr == copy.ptr)
     };
+    // Views and values only the epilogue reads (the bias block's view, its
+    // tensor, its broadcast), directly or through each other: they move out
+    // with it (their not varying with the loop is checked there). Reads
+    // are of memory other than the output, the only memory the loop writes.
+    let mut feeding: Vec<MlirOperation> = Vec::new();
+    if let Some([branching, _]) = epilogue {
+        for &other in ops.iter().rev() {
+            let only_for_epilogue = raw_op(other).results().into_iter().all(|result| {
+                crate::support::ir::users(result)
+                    .into_iter()
+                    .all(|user| is_inside(user, branching) || feeding.iter().any(|fed| fed.ptr == user.ptr))
+            });
+            if other.ptr != branching.ptr
+                && other.ptr != contraction.ptr
+                && !raw_op(other).results().is_empty()
+                && only_for_epilogue
+                && (crate::support::ir::is_memory_effect_free(other)
+                    || (raw_op(other).name() == TO_TENSOR && view_root(raw_op(other).operands()[0]).ptr != output_root))
+            {
+                feeding.push(other);
+            }
+        }
+    }
+    let feeds_epilogue = |other: MlirOperation| feeding.iter().any(|fed| fed.ptr == other.ptr);
+    // On tensors the last trip's epilogue runs before that trip's store:
+    // the output it could read (its tensor, or its memory) holds the sum
+    // of the trips before, which merged would be the fill. Not merged then.
+    if let (Some(to_tensors), Some([branching, _])) = (tensors, epilogue) {
+        let output_tensor = raw_op(to_tensors[2]).results()[0];
+        let reads_output = |op: MlirOperation| {
+            any_nested(op, |nested| {
+                raw_op(nested)
+                    .operands()
+                    .into_iter()
+                    .any(|value| value.ptr == output_tensor.ptr || view_root(value).ptr == output_root)
+            })
+        };
+        if reads_output(branching) || feeding.iter().any(|&fed| reads_output(fed)) {
+            return None;
+        }
+    }
     for &other in &ops {
         if in_epilogue(other) {
             continue;
@@ -234,6 +289,7 @@ fn matched(op: MlirOperation) -> Option<Merge> {
             || views.iter().flatten().any(|view| view.ptr == other.ptr)
             || tensors.iter().flatten().any(|tensor| tensor.ptr == other.ptr)
             || store.is_some_and(|store| store.ptr == other.ptr)
+            || feeds_epilogue(other)
             || name == "scf.yield"
             || name == "affine.apply"
             || name == "arith.constant"
@@ -325,41 +381,61 @@ fn view_offsets(view: MlirOperation) -> Option<[Offset; 2]> {
     offsets.try_into().ok()
 }
 
+/// Is `store` among `ops` and a store (`materialize_in_destination`) to
+/// the output view?
+fn is_store_to(store: MlirOperation, output: MlirValue, ops: &[MlirOperation]) -> bool {
+    let stored = raw_op(store);
+    stored.name() == STORE && stored.operands()[1].ptr == output.ptr && ops.iter().any(|o| o.ptr == store.ptr)
+}
+
 /// The last trip's epilogue among the loop body's `ops`, if it has one (see
-/// the module comment): its `scf.if` and the copy of its result.
+/// the module comment): its `scf.if` and the copy (on buffers) or store
+/// (on tensors, where `sum` is the contraction's value) of its result to
+/// the `output` view.
 fn last_trip_epilogue(
     ops: &[MlirOperation],
     induction: MlirValue,
     trips: i64,
-    view_c: MlirOperation,
+    output: MlirValue,
+    sum: Option<MlirValue>,
     loop_op: MlirOperation,
 ) -> Option<[MlirOperation; 2]> {
-    let output = raw_op(view_c).results()[0];
     let branching = ops.iter().copied().find(|&other| {
         let raw = raw_op(other);
         raw.name() == "scf.if" && raw.results().len() == 1 && runs_on_trip(other, induction, trips - 1)
     })?;
     let result = raw_op(branching).results()[0];
-    // Its one use: the copy to the output view.
+    // Its one use: the copy or store to the output view, after it.
     let [(copy, 0)] = crate::support::ir::uses(result)[..] else { return None };
     let copy_op = raw_op(copy);
     // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
     let copy_after = || unsafe { mlirOperationIsBeforeInBlock(branching, copy) };
-    if copy_op.name() != "memref.copy"
-        || copy_op.operands()[1].ptr != output.ptr
-        || !ops.iter().any(|o| o.ptr == copy.ptr)
-        || !copy_after()
-    {
+    let copies = match sum {
+        None => copy_op.name() == "memref.copy" && copy_op.operands()[1].ptr == output.ptr,
+        Some(_) => is_store_to(copy, output, ops),
+    };
+    if !copies || !ops.iter().any(|o| o.ptr == copy.ptr) || !copy_after() {
         return None;
     }
-    // The else branch yields the output view (cast), unchanged.
+    // The else branch yields what is stored unchanged: the output view
+    // (cast) on buffers, the sum on tensors.
     let else_ops = block_operations(*crate::support::ir::region_blocks(branching).get(1)?);
-    let [cast, _yield] = else_ops[..] else { return None };
-    if raw_op(cast).name() != "memref.cast" || raw_op(cast).operands()[0].ptr != output.ptr {
+    let unchanged = match (sum, &else_ops[..]) {
+        (None, [cast, _yield]) => {
+            raw_op(*cast).name() == "memref.cast" && raw_op(*cast).operands()[0].ptr == output.ptr
+        }
+        (Some(sum), [yielded]) => raw_op(*yielded).operands().first().is_some_and(|value| value.ptr == sum.ptr),
+        _ => false,
+    };
+    if !unchanged {
         return None;
     }
-    // What the then branch reads from the loop does not vary with it.
-    let varies = read_from_loop(branching, loop_op).into_iter().any(|value| depends_on(value, induction, loop_op));
+    // What the then branch reads from the loop does not vary with it (the
+    // sum aside: merged, it is the sum over all of k).
+    let varies = read_from_loop(branching, loop_op)
+        .into_iter()
+        .filter(|value| sum.is_none_or(|sum| value.ptr != sum.ptr))
+        .any(|value| depends_on(value, induction, loop_op));
     (!varies).then_some([branching, copy])
 }
 
@@ -477,7 +553,7 @@ impl Merge {
             move_before(&[to_tensor_c], loop_op);
         }
         move_before(&[self.contraction], loop_op);
-        if let Some((_, store)) = self.tensors {
+        if let (Some((_, store)), None) = (self.tensors, self.epilogue) {
             move_before(&[store], loop_op);
         }
         if let Some([branching, copy]) = self.epilogue {
@@ -485,7 +561,8 @@ impl Merge {
             // the epilogue, on a condition that holds: it runs where the
             // last trip ran it, after all of k.
             let mut definitions = Vec::new();
-            for value in read_from_loop(branching, loop_op) {
+            let sum = raw_op(self.contraction).results().first().map(|sum| sum.ptr);
+            for value in read_from_loop(branching, loop_op).into_iter().filter(|value| Some(value.ptr) != sum) {
                 collect_definitions(value, loop_op, &mut definitions);
             }
             definitions.retain(|definition| definition.ptr != view_c.ptr);
