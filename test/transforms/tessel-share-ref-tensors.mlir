@@ -69,3 +69,25 @@ func.func @apart(%ref: memref<8xf32>, %other: memref<8xf32>, %flag: i1) -> tenso
   }
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A tensor of the ref inside a loop the first is outside of: each trip
+// reads what the trip before stored after it, so it stays.
+// CHECK-LABEL: func.func @in_a_loop
+// CHECK: bufferization.to_tensor %arg0 restrict
+// CHECK: scf.for
+// CHECK: bufferization.to_tensor %arg0 restrict
+func.func @in_a_loop(%ref: memref<8xf32>, %other: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %first = bufferization.to_tensor %ref restrict : memref<8xf32> to tensor<8xf32>
+  bufferization.materialize_in_destination %first in restrict writable %other : (tensor<8xf32>, memref<8xf32>) -> ()
+  scf.for %i = %c0 to %c4 step %c1 {
+    %now = bufferization.to_tensor %ref restrict : memref<8xf32> to tensor<8xf32>
+    %twice = arith.addf %now, %now : tensor<8xf32>
+    bufferization.materialize_in_destination %twice in restrict writable %ref : (tensor<8xf32>, memref<8xf32>) -> ()
+  }
+  return
+}

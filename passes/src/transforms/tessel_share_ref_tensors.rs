@@ -13,14 +13,14 @@
 //! read the adjusted init as `acc` (`test/e2e/k-grid-epilogues.mlir`).
 //!
 //! Each such `to_tensor` is replaced by an earlier one of the same ref
-//! value and type that dominates it, when no op between the two may write
+//! value and type in the same block, when no op between the two may write
 //! the ref's memory (a read after a store must see the store): one SSA
 //! value, whose in-place writes one-shot analysis checks against its later
 //! reads, copying where they would conflict. Runs right after
 //! `eliminate-empty-tensors` on every pipeline.
 
 use crate::support::handles::{raw_op, replace_all_uses};
-use crate::support::ir::{ancestor_in, erase, is_memory_effect_free, view_root};
+use crate::support::ir::{erase, is_memory_effect_free, view_root};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
@@ -54,7 +54,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             continue;
         }
         let earlier = kept.iter().copied().find(|&(at, first)| {
-            same_ref_tensor(first, op) && dominates(first, op) && !writes_between(&order[at + 1..position], op)
+            same_ref_tensor(first, op) && follows_in_block(first, op) && !writes_between(&order[at + 1..position], op)
         });
         match earlier {
             Some((_, first)) => replaced.push((op, first)),
@@ -79,14 +79,18 @@ fn same_ref_tensor(first: MlirOperation, second: MlirOperation) -> bool {
         && unsafe { mlirTypeEqual(mlirValueGetType(a.results()[0]), mlirValueGetType(b.results()[0])) }
 }
 
-/// Does `first` dominate `second` (an ancestor of `second` follows it in
-/// `first`'s block)?
-fn dominates(first: MlirOperation, second: MlirOperation) -> bool {
-    // SAFETY: live ops of the module being rewritten (crate invariant, support/handles.rs)
-    let block = unsafe { mlirOperationGetBlock(first) };
-    ancestor_in(block, second)
-        // SAFETY: both ops are live and in `block`
-        .is_some_and(|ancestor| ancestor.ptr != first.ptr && unsafe { mlirOperationIsBeforeInBlock(first, ancestor) })
+/// Does `second` follow `first` in the same block? (Only then is "nothing
+/// between writes the ref" what `writes_between` checks: a `second` nested
+/// in a loop `first` is outside of would also read what the loop's later
+/// ops wrote on the trips before.)
+fn follows_in_block(first: MlirOperation, second: MlirOperation) -> bool {
+    // SAFETY: live ops of the module being rewritten (crate invariant, support/handles.rs); both are in `block` when compared
+    unsafe {
+        let block = mlirOperationGetBlock(first);
+        mlirOperationGetBlock(second).ptr == block.ptr
+            && first.ptr != second.ptr
+            && mlirOperationIsBeforeInBlock(first, second)
+    }
 }
 
 /// May any of `between` (ops in program order) write the memory the
