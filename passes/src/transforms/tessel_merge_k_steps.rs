@@ -239,44 +239,15 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     let in_epilogue = |other: MlirOperation| {
         epilogue.is_some_and(|[branching, copy]| other.ptr == branching.ptr || other.ptr == copy.ptr)
     };
-    // Views and values only the epilogue reads (the bias block's view, its
-    // tensor, its broadcast), directly or through each other: they move out
-    // with it (their not varying with the loop is checked there). Reads
-    // are of memory other than the output, the only memory the loop writes.
-    let mut feeding: Vec<MlirOperation> = Vec::new();
-    if let Some([branching, _]) = epilogue {
-        for &other in ops.iter().rev() {
-            let only_for_epilogue = raw_op(other).results().into_iter().all(|result| {
-                crate::support::ir::users(result)
-                    .into_iter()
-                    .all(|user| is_inside(user, branching) || feeding.iter().any(|fed| fed.ptr == user.ptr))
-            });
-            if other.ptr != branching.ptr
-                && other.ptr != contraction.ptr
-                && !raw_op(other).results().is_empty()
-                && only_for_epilogue
-                && (crate::support::ir::is_memory_effect_free(other)
-                    || (raw_op(other).name() == TO_TENSOR && view_root(raw_op(other).operands()[0]).ptr != output_root))
-            {
-                feeding.push(other);
-            }
-        }
-    }
+    let feeding =
+        epilogue.map_or_else(Vec::new, |[branching, _]| epilogue_feeders(&ops, branching, contraction, output_root));
     let feeds_epilogue = |other: MlirOperation| feeding.iter().any(|fed| fed.ptr == other.ptr);
     // On tensors the last trip's epilogue runs before that trip's store:
     // the output it could read (its tensor, or its memory) holds the sum
     // of the trips before, which merged would be the fill. Not merged then.
     if let (Some(to_tensors), Some([branching, _])) = (tensors, epilogue) {
         let output_tensor = raw_op(to_tensors[2]).results()[0];
-        let reads_output = |op: MlirOperation| {
-            any_nested(op, |nested| {
-                raw_op(nested)
-                    .operands()
-                    .into_iter()
-                    .any(|value| value.ptr == output_tensor.ptr || view_root(value).ptr == output_root)
-            })
-        };
-        if reads_output(branching) || feeding.iter().any(|&fed| reads_output(fed)) {
+        if [branching].iter().chain(&feeding).any(|&op| reads_output(op, output_tensor, output_root)) {
             return None;
         }
     }
@@ -379,6 +350,50 @@ fn view_offsets(view: MlirOperation) -> Option<[Offset; 2]> {
         return None;
     }
     offsets.try_into().ok()
+}
+
+/// The ops among `ops` whose values only the epilogue `branching` reads
+/// (the bias block's view, its tensor, its broadcast), directly or through
+/// each other: they move out of the loop with it (their not varying with
+/// it is checked there). Reads are of memory other than the output (whose
+/// root is `output_root`), the only memory the loop writes.
+fn epilogue_feeders(
+    ops: &[MlirOperation],
+    branching: MlirOperation,
+    contraction: MlirOperation,
+    output_root: *const std::ffi::c_void,
+) -> Vec<MlirOperation> {
+    let mut feeding: Vec<MlirOperation> = Vec::new();
+    for &other in ops.iter().rev() {
+        let raw = raw_op(other);
+        let only_for_epilogue = raw.results().into_iter().all(|result| {
+            crate::support::ir::users(result)
+                .into_iter()
+                .all(|user| is_inside(user, branching) || feeding.iter().any(|fed| fed.ptr == user.ptr))
+        });
+        let pure_or_other_memory = crate::support::ir::is_memory_effect_free(other)
+            || (raw.name() == TO_TENSOR && view_root(raw.operands()[0]).ptr != output_root);
+        if other.ptr != branching.ptr
+            && other.ptr != contraction.ptr
+            && !raw.results().is_empty()
+            && only_for_epilogue
+            && pure_or_other_memory
+        {
+            feeding.push(other);
+        }
+    }
+    feeding
+}
+
+/// Does `op` (or an op nested in it) read the output: its tensor
+/// `output_tensor`, or a view of its memory (root `output_root`)?
+fn reads_output(op: MlirOperation, output_tensor: MlirValue, output_root: *const std::ffi::c_void) -> bool {
+    any_nested(op, |nested| {
+        raw_op(nested)
+            .operands()
+            .into_iter()
+            .any(|value| value.ptr == output_tensor.ptr || view_root(value).ptr == output_root)
+    })
 }
 
 /// Is `store` among `ops` and a store (`materialize_in_destination`) to

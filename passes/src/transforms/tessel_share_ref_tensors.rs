@@ -7,10 +7,13 @@
 //! `to_tensor %ref restrict writable` ops. `restrict` tells one-shot
 //! analysis that each is the only way to the memory, so a value computed
 //! in place in the ref is not seen to overwrite what the first tensor
-//! still has to read. Pallas' `k == last ? dot - acc : dot` was wrong that
-//! way: the dot's init (`acc + 1`, or the VNNI form's `acc - 128 * colsum`)
-//! went to the ref for the else branch's store, and the then branch then
-//! read the adjusted init as `acc` (`test/e2e/k-grid-epilogues.mlir`).
+//! still has to read. Two kernels computed wrong results that way: a ref
+//! rewritten as its own transpose (the in-place transpose read elements
+//! it had overwritten, `test/e2e/in-place-refs.mlir`), and Pallas'
+//! `k == last ? dot - acc : dot` with the dot started from `acc + 1` (or
+//! the VNNI form's `acc - 128 * colsum`): that start went to the ref for
+//! the else branch's store, and the then branch read it as `acc`
+//! (`test/e2e/k-grid-epilogues.mlir`).
 //!
 //! Each such `to_tensor` is replaced by an earlier one of the same ref
 //! value and type in the same block, when no op between the two may write
