@@ -16,14 +16,15 @@
 //! (`test/e2e/k-grid-epilogues.mlir`).
 //!
 //! Each such `to_tensor` is replaced by an earlier one of the same ref
-//! value and type in the same block, when no op between the two may write
-//! the ref's memory (a read after a store must see the store): one SSA
+//! value and type that dominates it outside loops, when no op between the
+//! two may write the ref's memory (a read after a store must see the
+//! store): one SSA
 //! value, whose in-place writes one-shot analysis checks against its later
 //! reads, copying where they would conflict. Runs right after
 //! `eliminate-empty-tensors` on every pipeline.
 
 use crate::support::handles::{raw_op, replace_all_uses};
-use crate::support::ir::{erase, is_memory_effect_free, view_root};
+use crate::support::ir::{ancestor_in, erase, is_memory_effect_free, view_root};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
@@ -57,7 +58,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             continue;
         }
         let earlier = kept.iter().copied().find(|&(at, first)| {
-            same_ref_tensor(first, op) && follows_in_block(first, op) && !writes_between(&order[at + 1..position], op)
+            same_ref_tensor(first, op)
+                && dominates_outside_loops(first, op)
+                && !writes_between(&order[at + 1..position], op)
         });
         match earlier {
             Some((_, first)) => replaced.push((op, first)),
@@ -82,19 +85,32 @@ fn same_ref_tensor(first: MlirOperation, second: MlirOperation) -> bool {
         && unsafe { mlirTypeEqual(mlirValueGetType(a.results()[0]), mlirValueGetType(b.results()[0])) }
 }
 
-/// Does `second` follow `first` in the same block? (Only then is "nothing
-/// between writes the ref" what `writes_between` checks: a `second` nested
-/// in a loop `first` is outside of would also read what the loop's later
-/// ops wrote on the trips before.)
-fn follows_in_block(first: MlirOperation, second: MlirOperation) -> bool {
-    // SAFETY: live ops of the module being rewritten (crate invariant, support/handles.rs); both are in `block` when compared
-    unsafe {
-        let block = mlirOperationGetBlock(first);
-        mlirOperationGetBlock(second).ptr == block.ptr
-            && first.ptr != second.ptr
-            && mlirOperationIsBeforeInBlock(first, second)
+/// Does `first` dominate `second` (an ancestor of `second` follows it in
+/// `first`'s block) with no loop between them? ("Nothing between writes
+/// the ref" is what `writes_between` checks in program order; a `second`
+/// nested in a loop `first` is outside of would also read what the loop's
+/// later ops stored on the trips before.)
+fn dominates_outside_loops(first: MlirOperation, second: MlirOperation) -> bool {
+    // SAFETY: live ops of the module being rewritten (crate invariant, support/handles.rs)
+    let block = unsafe { mlirOperationGetBlock(first) };
+    let Some(ancestor) = ancestor_in(block, second) else { return false };
+    // SAFETY: both ops are live and in `block`
+    if ancestor.ptr == first.ptr || !unsafe { mlirOperationIsBeforeInBlock(first, ancestor) } {
+        return false;
     }
+    let mut current = second;
+    while current.ptr != ancestor.ptr {
+        // SAFETY: `current` is a live op nested in `ancestor`, so it has a parent op
+        current = unsafe { mlirOperationGetParentOperation(current) };
+        if LOOPS.contains(&raw_op(current).name().as_str()) {
+            return false;
+        }
+    }
+    true
 }
+
+/// Ops whose regions run more than once.
+const LOOPS: &[&str] = &["scf.for", "scf.while", "scf.forall", "scf.parallel", "affine.for", "affine.parallel"];
 
 /// May any of `between` (ops in program order) write the memory the
 /// `to_tensor` `op` reads? Other to_tensors only read; ops free of memory
