@@ -109,6 +109,18 @@ impl Knob {
     pub fn integer_or(&self, op: RawOp, default: i64) -> i64 {
         op.integer_or(self.attribute, default)
     }
+
+    /// The knob's integer value on `op` (a module, usually), when set.
+    pub fn integer_on<'c: 'a, 'a>(&self, op: &impl OperationLike<'c, 'a>) -> Option<i64> {
+        let attribute = op.attribute(self.attribute).ok()?;
+        IntegerAttribute::try_from(attribute).ok().map(|integer| integer.value())
+    }
+
+    /// Sets the knob on `module` to the integer `value`.
+    pub fn set_integer_on(&self, context: &Context, module: &mut Module, value: i64) {
+        let attribute = Attribute::parse(context, &format!("{value} : i64")).expect("an integer attribute");
+        module.as_operation_mut().set_attribute(self.attribute, attribute);
+    }
 }
 
 pub const REGISTER_TILE: Knob = Knob {

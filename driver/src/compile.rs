@@ -134,19 +134,12 @@ fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<
 /// runs), whether it has VNNI or vpmaddwd and the FMAs it needs in flight
 /// at that width.
 fn record_model(context: &melior::Context, module: &mut melior::ir::Module, model: CpuModel) {
-    use melior::ir::operation::{OperationLike, OperationMutLike};
-    let mut operation = module.as_operation_mut();
-    let integer = |value: i64| melior::ir::Attribute::parse(context, &format!("{value} : i64")).expect("an integer");
     // The module's width (a schedule's), at most the CPU's widest.
-    let requested = operation
-        .attribute(knobs::VECTOR_BITS.attribute)
-        .ok()
-        .and_then(|attribute| melior::ir::attribute::IntegerAttribute::try_from(attribute).ok())
-        .map_or(model.vector_bits, |bits| bits.value());
-    let bits = requested.min(model.vector_bits);
-    operation.set_attribute(knobs::VECTOR_BITS.attribute, integer(bits));
-    operation.set_attribute(knobs::VECTOR_REGISTERS.attribute, integer(model.vector_registers));
-    operation.set_attribute(knobs::VNNI.attribute, integer(i64::from(model.vnni)));
-    operation.set_attribute(knobs::PMADDWD.attribute, integer(i64::from(model.pmaddwd)));
-    operation.set_attribute(knobs::FMA_IN_FLIGHT.attribute, integer(model.fma_in_flight_at(bits)));
+    let bits =
+        knobs::VECTOR_BITS.integer_on(&module.as_operation()).unwrap_or(model.vector_bits).min(model.vector_bits);
+    knobs::VECTOR_BITS.set_integer_on(context, module, bits);
+    knobs::VECTOR_REGISTERS.set_integer_on(context, module, model.vector_registers);
+    knobs::VNNI.set_integer_on(context, module, i64::from(model.vnni));
+    knobs::PMADDWD.set_integer_on(context, module, i64::from(model.pmaddwd));
+    knobs::FMA_IN_FLIGHT.set_integer_on(context, module, model.fma_in_flight_at(bits));
 }

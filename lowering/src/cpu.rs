@@ -158,22 +158,15 @@ pub type Schedule = knobs::Settings;
 /// 256-bit ones, where 512-bit ones would not all lower (8-bit
 /// contractions' `vpmaddwd` form aborted LLVM).
 fn clamp_vector_bits(context: &Context, module: &mut Module) {
-    let operation = module.as_operation_mut();
-    let integer_of = |name: &str| {
-        operation
-            .attribute(name)
-            .ok()
-            .and_then(|attribute| melior::ir::attribute::IntegerAttribute::try_from(attribute).ok())
-            .map(|value| value.value())
-    };
-    let (Some(bits), None) = (integer_of(knobs::VECTOR_BITS.attribute), integer_of(knobs::VECTOR_REGISTERS.attribute))
+    let operation = module.as_operation();
+    let (Some(bits), None) =
+        (knobs::VECTOR_BITS.integer_on(&operation), knobs::VECTOR_REGISTERS.integer_on(&operation))
     else {
         return;
     };
     let widest = tessel_passes::CpuModel::host().vector_bits;
     if bits > widest {
-        let clamped = Attribute::parse(context, &format!("{widest} : i64")).expect("an integer attribute");
-        module.as_operation_mut().set_attribute(knobs::VECTOR_BITS.attribute, clamped);
+        knobs::VECTOR_BITS.set_integer_on(context, module, widest);
     }
 }
 
