@@ -116,6 +116,9 @@ pub const WORKGROUPS: &[&str] = &[
     "tessel-batch-loads",
     "canonicalize",
     "tessel-elide-barriers",
+    // Vector accesses of global memory through buffer resources: 32-bit
+    // offsets from one descriptor.
+    "tessel-buffer-resources",
 ];
 
 /// The stage that writes the code object; everything before it is the
@@ -185,7 +188,14 @@ pub fn emulation_stages() -> [(&'static str, &'static [&'static str]); 7] {
         ("workgroups", WORKGROUPS),
         (
             "emulate",
-            &["tessel-emulate-matrix-cores", "tessel-emulate-subgroups", "tessel-emulate-gpu", "canonicalize", "cse"],
+            &[
+                "tessel-emulate-buffers",
+                "tessel-emulate-matrix-cores",
+                "tessel-emulate-subgroups",
+                "tessel-emulate-gpu",
+                "canonicalize",
+                "cse",
+            ],
         ),
         ("loops", crate::cpu::LOOPS),
         ("llvm-dialect", crate::cpu::LLVM_DIALECT),

@@ -65,8 +65,10 @@ pub static PASSES: &[&PassDefinition] = &[
     &gpu::tessel_batch_loads::PASS,
     &gpu::tessel_elide_barriers::PASS,
     &gpu::tessel_gather_kernels::PASS,
+    &gpu::tessel_buffer_resources::PASS,
     &emulate::tessel_emulate_matrix_cores::PASS,
     &emulate::tessel_emulate_subgroups::PASS,
+    &emulate::tessel_emulate_buffers::PASS,
     &emulate::tessel_emulate_gpu::PASS,
 ];
 

@@ -19,7 +19,7 @@
 // CHECK: check: compiled code matches the interpreter
 // HSACO: .name: main_kernel
 // HOST: scf.for %[[K:.*]] = %c0 to %c3 step %c1 {
-// HOST-NEXT: gpu.launch_func @main_kernel::@main_kernel blocks in (%c2, %c1, %c1) {{.*}} args(%[[K]] : index
+// HOST-NEXT: gpu.launch_func @main_kernel::@main_kernel blocks in (%c2, %c1, %c1) {{.*}} args({{.*}}, %[[K]] : index)
 func.func @kernel(%x: memref<4x8xi32>, %o: memref<4x8xi32>) {
   %k = grid.program_id 0
   %c0 = arith.constant 0 : index

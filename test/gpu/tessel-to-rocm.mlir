@@ -24,11 +24,14 @@
 // RUN: tessel compile test/e2e/bounds-at-run-time.mlir --target rocm -o %t.bounds.hsaco
 // RUN: llvm-readelf --syms %t.bounds.hsaco | FileCheck %s --check-prefix=FLAG
 // FLAG: OBJECT GLOBAL DEFAULT {{.*}} __tessel_out_of_bounds
-// Element-wise work moves 16 bytes per work-item access.
+// Element-wise work moves 16 bytes per work-item access, through buffer
+// resources (tessel-buffer-resources): a 32-bit offset per lane, no
+// 64-bit address arithmetic.
 // RUN: tessel compile examples/elementwise_16m.mlir --target rocm --chip gfx942 --emit asm -o %t.elementwise.s
 // RUN: FileCheck %s --check-prefix=VECTOR < %t.elementwise.s
-// VECTOR-COUNT-3: global_load_dwordx4
-// VECTOR: global_store_dwordx4
+// VECTOR-COUNT-3: buffer_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}], 0 offen
+// VECTOR: buffer_store_dwordx4
+// (ADDRESSES, at the end of the file.)
 // The k loops of the matrix-core contractions, read from the assembly
 // (benchmarks/amdgpu/hot_loop.py: the loop with the most MFMAs, and the
 // loop around it). On the 1024 matmul example: one LDS buffer per operand
@@ -290,3 +293,11 @@ func.func @scale(%x: memref<1000xf32>, %o: memref<1000xf32>) {
 // each wave runs (see RECOMPUTED above).
 // RUN: python3 benchmarks/amdgpu/interpreter.py %t.softmax8.s | FileCheck %s --check-prefix=RECOMPUTED
 // RUN: python3 benchmarks/amdgpu/interpreter.py %t.layernorm.s | FileCheck %s --check-prefix=RECOMPUTED
+
+// The element-wise kernel (VECTOR above) addresses its operands through
+// buffer resources: no global instruction, no 64-bit address arithmetic.
+// RUN: FileCheck %s --check-prefix=ADDRESSES < %t.elementwise.s
+// ADDRESSES-NOT: global_load
+// ADDRESSES-NOT: global_store
+// ADDRESSES-NOT: v_addc_co_u32
+// ADDRESSES: s_endpgm

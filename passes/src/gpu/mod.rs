@@ -9,6 +9,7 @@ pub mod per_item;
 mod pipeline_schedule;
 mod pipelined_loop;
 pub mod tessel_batch_loads;
+pub mod tessel_buffer_resources;
 pub mod tessel_contraction_fma;
 pub mod tessel_cross_lane_reductions;
 pub mod tessel_elide_barriers;
