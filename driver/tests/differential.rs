@@ -80,7 +80,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..48) {
+        let case = match rng.random_range(0..50) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -96,7 +96,8 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             40..42 => register_tile_matmul(&mut rng),
             42..44 => long_rows(&mut rng),
             44..46 => wide_window(&mut rng),
-            _ => rewrite_in_place(&mut rng),
+            46..48 => rewrite_in_place(&mut rng),
+            _ => loop_carried(&mut rng),
         };
         let dir = work.join(index.to_string());
         let _ = std::fs::remove_dir_all(&dir);

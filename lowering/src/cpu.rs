@@ -60,6 +60,9 @@ pub const KERNELS: &[&str] = &[
     // Float max/min reductions on integer keys (x86 has no NaN-propagating
     // max before AVX10.2); after grouping, which splits linalg.reduce ops.
     "tessel-minmax-as-integers",
+    // Element-wise results computed in an operand's buffer where it is
+    // dead afterwards (no allocation per loop trip).
+    "tessel-elementwise-in-place",
 ];
 
 /// Tensors to buffers, with deallocation; results stored to a ref are

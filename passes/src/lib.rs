@@ -38,6 +38,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_vnni::PASS,
     &cpu::tessel_widen_operands::PASS,
     &cpu::tessel_sink_into_branches::PASS,
+    &cpu::tessel_elementwise_in_place::PASS,
     &cpu::tessel_tile::PASS,
     &cpu::tessel_vectorize::PASS,
     &cpu::tessel_group_reductions::PASS,

@@ -1,4 +1,4 @@
-//! Differential cases: Atomics, unsigned arrays, gathers and scatters, blocks rewritten in place.
+//! Differential cases: Atomics, unsigned arrays, gathers and scatters, blocks rewritten in place, blocks carried through loops.
 
 use super::Case;
 use rand::{Rng, rngs::StdRng};
@@ -270,6 +270,71 @@ pub(super) fn rewrite_in_place(rng: &mut StdRng) -> Case {
         arguments: 2,
         reference: Box::new(reference),
         description: format!("{e} {n}x{n} block rewritten in place as {description}"),
+        gpu_args: Vec::new(),
+    }
+}
+
+/// A block carried through an `scf.for` and rewritten element-wise on
+/// every trip from itself, the input block and a per-row scale (Pallas'
+/// flash-attention accumulator, in integers so every path is exact),
+/// then the input block used again after the loop. Which of these results
+/// are computed in an operand's buffer is bufferization's choice
+/// (`tessel-elementwise-in-place` offers the operand): a wrong choice
+/// overwrites the input block or a value read on the next trip.
+pub(super) fn loop_carried(rng: &mut StdRng) -> Case {
+    let (b, g, n) = (rng.random_range(1..=6usize), rng.random_range(1..=3usize), rng.random_range(1..=9usize));
+    let trips = rng.random_range(0..=3usize);
+    let kind = rng.random_range(0..3);
+    let m = b * g;
+    let t = format!("tensor<{b}x{n}xi32>");
+    let update = match kind {
+        0 => format!("%scaled = arith.muli %a, %sb : {t}\n%next = arith.addi %scaled, %xv : {t}\n"),
+        1 => format!(
+            "%less = arith.subi %a, %xv : {t}\n%three = arith.constant dense<3> : {t}\n%next = arith.muli %less, %three : {t}\n"
+        ),
+        _ => format!("%twice = arith.addi %a, %a : {t}\n%next = arith.xori %twice, %xv : {t}\n"),
+    };
+    let text = format!(
+        "func.func @kernel(%x: memref<{b}x{n}xi32>, %s: memref<{b}xi32>, %o: memref<{b}x{n}xi32>, %p: memref<{b}x{n}xi32>) {{\n\
+         %xv = block.load %x : memref<{b}x{n}xi32> -> {t}\n\
+         %sv = block.load %s : memref<{b}xi32> -> tensor<{b}xi32>\n\
+         %sb = block.broadcast %sv dims [1] : tensor<{b}xi32> -> {t}\n\
+         %one = arith.constant dense<1> : {t}\n\
+         %start = arith.addi %xv, %one : {t}\n\
+         %c0 = arith.constant 0 : index\n%c1 = arith.constant 1 : index\n%trips = arith.constant {trips} : index\n\
+         %acc = scf.for %i = %c0 to %trips step %c1 iter_args(%a = %start) -> ({t}) {{\n\
+         {update}scf.yield %next : {t}\n}}\n\
+         block.store %acc, %o : {t}, memref<{b}x{n}xi32>\n\
+         %after = arith.muli %xv, %sb : {t}\n\
+         block.store %after, %p : {t}, memref<{b}x{n}xi32>\n\
+         return\n}}\n\
+         func.func @main(%x: memref<{m}x{n}xi32>, %s: memref<{m}xi32>, %o: memref<{m}x{n}xi32>, %p: memref<{m}x{n}xi32>) {{\n\
+         grid.call @kernel grid [{g}] ins(%x, %s : memref<{m}x{n}xi32>, memref<{m}xi32>) outs(%o, %p : memref<{m}x{n}xi32>, memref<{m}x{n}xi32>)\n\
+         in_specs [#grid.block<[{b}, {n}], (i) -> (i, 0)>, #grid.block<[{b}], (i) -> (i)>]\n\
+         out_specs [#grid.block<[{b}, {n}], (i) -> (i, 0)>, #grid.block<[{b}, {n}], (i) -> (i, 0)>]\n\
+         return\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let (x, s) = (&inputs[0], &inputs[1]);
+        let (mut out, mut after) = (Vec::new(), Vec::new());
+        for (at, &value) in x.iter().enumerate() {
+            let (xi, si) = (value as i32, s[at / n] as i32);
+            let acc = (0..trips).fold(xi.wrapping_add(1), |a, _| match kind {
+                0 => a.wrapping_mul(si).wrapping_add(xi),
+                1 => a.wrapping_sub(xi).wrapping_mul(3),
+                _ => a.wrapping_add(a) ^ xi,
+            });
+            out.push(f64::from(acc));
+            after.push(f64::from(xi.wrapping_mul(si)));
+        }
+        vec![out, after]
+    };
+    Case {
+        text,
+        inputs: 2,
+        arguments: 4,
+        reference: Box::new(reference),
+        description: format!("{m}x{n} i32 carried through {trips} trips (update {kind}) in {g} blocks of {b} rows"),
         gpu_args: Vec::new(),
     }
 }

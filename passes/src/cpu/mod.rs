@@ -4,6 +4,7 @@
 pub mod contraction_epilogue;
 pub mod cpu_model;
 pub mod tessel_cpu_target;
+pub mod tessel_elementwise_in_place;
 pub mod tessel_fast_math;
 pub mod tessel_group_reductions;
 pub mod tessel_hoist_packing;
