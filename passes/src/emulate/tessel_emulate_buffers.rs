@@ -7,11 +7,12 @@
 //! same check is a mask over the vector's elements, and the access a
 //! masked vector load (zeros elsewhere) or store.
 
-use crate::support::handles::{dim_size, raw_op, value_type};
+use crate::support::handles::{dim_size, rank_of, raw_op, value_type};
 use crate::support::ir::{element_name, print_type};
 use crate::support::template::{self, Rewrite};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
+use mlir_sys::mlirTypeIsAVector;
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-emulate-buffers",
@@ -47,13 +48,17 @@ fn emulation(op: mlir_sys::MlirOperation, name: &str) -> Result<Rewrite, String>
     let operands = raw.operands();
     let reads = name == "amdgpu.raw_buffer_load";
     let (memref, value) = if reads { (operands[0], None) } else { (operands[1], Some(operands[0])) };
-    let at = operands[usize::from(!reads) + 1];
-    if operands.len() != usize::from(!reads) + 2 {
-        return Err("the emulator runs buffer accesses with one index and no offsets".into());
+    // The memref (and a stored value), one index: no SGPR offset, no
+    // static index offset, a one-dimensional buffer.
+    let memref_rank = rank_of(value_type(memref));
+    if operands.len() != usize::from(!reads) + 2 || raw.has("indexOffset") || memref_rank != 1 {
+        return Err("the emulator runs buffer accesses of one-dimensional buffers at one index, without offsets".into());
     }
+    let at = operands[usize::from(!reads) + 1];
     let vector_type = if reads { value_type(raw.results()[0]) } else { value_type(operands[0]) };
     let (vector, buffer) = (print_type(vector_type), print_type(value_type(memref)));
-    if !vector.starts_with("vector<") || vector.matches('x').count() != 1 {
+    // SAFETY: types live in the context; the rank is asked of vector types only.
+    if !unsafe { mlirTypeIsAVector(vector_type) } || rank_of(vector_type) != 1 {
         return Err(format!("the emulator runs buffer accesses of one-dimensional vectors, not {vector}"));
     }
     let elements = dim_size(vector_type, 0);

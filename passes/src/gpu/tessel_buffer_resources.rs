@@ -154,17 +154,20 @@ fn buffer_access(op: RawOp, memref: MlirValue) -> bool {
     }
     let memref_type = value_type(memref);
     // SAFETY: types live in the context; shapes are read from shaped types only, below their rank.
-    let (rank, vector_rank, bits) = unsafe {
+    let (rank, vector_rank, element_bits, bits) = unsafe {
         if !mlirTypeIsAVector(vector) {
             return false;
         }
-        let elements = mlirShapedTypeGetDimSize(vector, 0);
-        let bits = elements * crate::support::ir::element_bits(mlirShapedTypeGetElementType(vector));
-        (mlirShapedTypeGetRank(memref_type) as usize, mlirShapedTypeGetRank(vector), bits)
+        let element_bits = crate::support::ir::element_bits(mlirShapedTypeGetElementType(vector));
+        let bits = mlirShapedTypeGetDimSize(vector, 0) * element_bits;
+        (mlirShapedTypeGetRank(memref_type) as usize, mlirShapedTypeGetRank(vector), element_bits, bits)
     };
     // The memref, its indices and (reads) the padding: no mask.
     let expected = 1 + rank + usize::from(name.starts_with("vector.transfer") || name == "vector.store");
+    // Whole-byte elements (no i1 or i4 vectors), accesses the buffer
+    // instructions have: 1, 2, 4, 8 or 16 bytes.
     vector_rank == 1
+        && element_bits % 8 == 0
         && matches!(bits, 8 | 16 | 32 | 64 | 128)
         && operands.len() == expected
         && innermost_stride(memref_type) == Some(1)
@@ -187,6 +190,26 @@ fn transfer_is_plain(op: RawOp) -> bool {
                 mlirAttributeIsABool(element) && mlirBoolAttrGetValue(element)
             })
     }
+}
+
+/// Template lines computing `%at`, the i32 element offset of `%view` at
+/// `%i0...` in its underlying memory: the view's strided metadata (offset
+/// and strides, which `expand-strided-metadata` folds into the view
+/// chain's arithmetic) applied to the indices.
+fn element_offset(view: &str, element: &str, rank: usize) -> String {
+    let counts = if rank == 1 { String::new() } else { format!(":{rank}") };
+    let index_types = join(std::iter::repeat_n("index", 2 * rank + 1));
+    let mut body = format!(
+        "  %base, %offset, %sizes{counts}, %strides{counts} = memref.extract_strided_metadata %view : {view} -> memref<{element}>, {index_types}\n"
+    );
+    let mut linear = "%offset".to_string();
+    for d in 0..rank {
+        let stride = if rank == 1 { "%strides".to_string() } else { format!("%strides#{d}") };
+        body +=
+            &format!("  %s{d} = arith.muli %i{d}, {stride} : index\n  %l{d} = arith.addi {linear}, %s{d} : index\n");
+        linear = format!("%l{d}");
+    }
+    body + &format!("  %at = arith.index_cast {linear} : index to i32\n")
 }
 
 /// Rewrites `accesses` of `memory`'s views into buffer accesses of
@@ -218,20 +241,7 @@ fn through_buffer(memory: MlirValue, accesses: &[MlirOperation], first: MlirOper
         let vector = print_type(if reads { value_type(op.results()[0]) } else { value_type(operands[0]) });
         let view = print_type(view_type);
         let index_args = join((0..rank).map(|d| format!("%i{d}: index")));
-        let counts = if rank == 1 { String::new() } else { format!(":{rank}") };
-        let index_types = join(std::iter::repeat_n("index", 2 * rank + 1));
-        let mut body = format!(
-            "  %base, %offset, %sizes{counts}, %strides{counts} = memref.extract_strided_metadata %view : {view} -> memref<{element}>, {index_types}\n"
-        );
-        let mut linear = "%offset".to_string();
-        for d in 0..rank {
-            let stride = if rank == 1 { "%strides".to_string() } else { format!("%strides#{d}") };
-            body += &format!(
-                "  %s{d} = arith.muli %i{d}, {stride} : index\n  %l{d} = arith.addi {linear}, %s{d} : index\n"
-            );
-            linear = format!("%l{d}");
-        }
-        body += &format!("  %at = arith.index_cast {linear} : index to i32\n");
+        let body = element_offset(&view, &element, rank);
         let text = if value.is_some() {
             format!(
                 "func.func @template(%flat: {flat_type}, %value: {vector}, %view: {view}, {index_args}) {{\n{body}  \
