@@ -42,7 +42,7 @@ use crate::{
     grid::in_place,
     support::ir::{
         ShapedKind, collect_operations, constant_integer, constant_value, erase, identity_map, join, map_dims,
-        parallel_iterators, print_type, shaped_type_text, uses,
+        parallel_iterators, print_type, shaped_type_text, strides_and_offset, uses,
     },
     support::template,
 };
@@ -198,10 +198,7 @@ fn window(out: &mut String, r#ref: &Shaped, sizes: Option<&[i64]>) -> (String, S
         return ("%ref".into(), r#ref.text.clone());
     };
     let rank = r#ref.shape.len();
-    let mut strides = vec![0i64; rank];
-    let mut offset = 0i64;
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    unsafe { mlirMemRefTypeGetStridesAndOffset(r#ref.raw, strides.as_mut_ptr(), &mut offset) };
+    let strides = strides_and_offset(r#ref.raw).map_or(vec![0; rank], |(strides, _)| strides);
     let view = shaped_type_text(ShapedKind::Memref, sizes, &r#ref.element, Some(&strides));
     emit_line!(
         out,

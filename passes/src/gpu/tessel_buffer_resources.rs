@@ -19,8 +19,8 @@
 //! (`tessel-emulate-buffers`), so the offsets computed here are checked
 //! on the CPU by every emulated test.
 //!
-//! Memory qualifies when every use in the launch, through views (subview,
-//! reinterpret_cast, expand/collapse_shape, cast), is such a vector access
+//! Memory qualifies when every use in the launch, through views
+//! (`support::ir::VIEWS`), is such a vector access
 //! of 1 to 16 bytes along a unit-stride dimension; atomics, masked or
 //! gathered accesses, pointer extraction and scalar accesses keep it
 //! global (see `ACCESSES`). Its size must be static and below 2 GiB, so
@@ -28,7 +28,8 @@
 
 use crate::support::handles::{context_of, location_of, operation_ref, raw_op, value_type};
 use crate::support::ir::{
-    block_arguments, collect_operations, enclosing, is_inside, join, print_type, static_bytes, uses,
+    VIEWS, block_arguments, collect_operations, enclosing, has_identity_layout, is_inside, join, print_type,
+    static_bytes, strides_and_offset, uses,
 };
 use crate::support::template;
 use crate::{PassDefinition, PassError};
@@ -48,10 +49,6 @@ pub static PASS: PassDefinition = PassDefinition {
 /// are unsigned 32-bit, and staying below 2^31 keeps LLVM's i32 offset
 /// arithmetic from wrapping.
 const LARGEST_BUFFER: i64 = 1 << 31;
-
-/// Ops whose result is a view of their first operand.
-const VIEWS: &[&str] =
-    &["memref.subview", "memref.reinterpret_cast", "memref.expand_shape", "memref.collapse_shape", "memref.cast"];
 
 /// The accesses rewritten. Scalar `memref.load`/`store` keep an argument
 /// global: LLVM's load-store vectorizer merges runs of scalar global
@@ -97,7 +94,7 @@ fn vector_accesses(memory: MlirValue, launch: MlirOperation) -> Option<Vec<MlirO
     let r#type = value_type(memory);
     // SAFETY: types live in the context; the memory space is read only from a memref type.
     let global = unsafe { mlirTypeIsAMemRef(r#type) && mlirMemRefTypeGetMemorySpace(r#type).ptr.is_null() };
-    if !global || static_bytes(r#type).is_none_or(|bytes| bytes >= LARGEST_BUFFER) || !is_identity(r#type) {
+    if !global || static_bytes(r#type).is_none_or(|bytes| bytes >= LARGEST_BUFFER) || !has_identity_layout(r#type) {
         return None;
     }
     let (mut views, mut accesses) = (vec![memory], Vec::new());
@@ -122,22 +119,12 @@ fn vector_accesses(memory: MlirValue, launch: MlirOperation) -> Option<Vec<MlirO
     (!accesses.is_empty()).then_some(accesses)
 }
 
-/// Whether `r#type` (a memref) has the identity layout.
-fn is_identity(r#type: MlirType) -> bool {
-    // SAFETY: types and attributes live in the context; the layout is read from a memref type.
-    unsafe { mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(r#type)) }
-}
-
 /// The innermost stride of the memref type `r#type`, when static.
 fn innermost_stride(r#type: MlirType) -> Option<i64> {
-    // SAFETY: `r#type` is a ranked memref; the strides buffer holds its rank.
-    unsafe {
-        let rank = mlirShapedTypeGetRank(r#type) as usize;
-        let mut strides = vec![0i64; rank.max(1)];
-        let mut offset = 0i64;
-        let ok = mlirMemRefTypeGetStridesAndOffset(r#type, strides.as_mut_ptr(), &mut offset).value != 0;
-        (ok && rank > 0).then(|| strides[rank - 1]).filter(|&stride| stride != mlirShapedTypeGetDynamicStrideOrOffset())
-    }
+    let (strides, _) = strides_and_offset(r#type)?;
+    // SAFETY: a constant of the C API.
+    let dynamic = unsafe { mlirShapedTypeGetDynamicStrideOrOffset() };
+    strides.last().copied().filter(|&stride| stride != dynamic)
 }
 
 /// Whether `op` (one of `ACCESSES`) reads or writes `memref` in one 1-D

@@ -340,13 +340,30 @@ pub fn shaped_type_text(kind: ShapedKind, dims: &[impl ToString], element: &str,
     }
 }
 
+/// Whether the memref type `memref` has the identity layout (row-major,
+/// contiguous, offset 0).
+pub fn has_identity_layout(memref: MlirType) -> bool {
+    // SAFETY: types and their layouts live in the context; the layout is read from a memref type.
+    unsafe { mlirTypeIsAMemRef(memref) && mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(memref)) }
+}
+
+/// The strides and offset of the memref type `memref` (dynamic ones as
+/// `ShapedType::kDynamic`), `None` when its layout is not strided.
+pub fn strides_and_offset(memref: MlirType) -> Option<(Vec<i64>, i64)> {
+    // SAFETY: types live in the context; the strides buffer holds the memref's rank.
+    unsafe {
+        let rank = mlirShapedTypeGetRank(memref) as usize;
+        let (mut strides, mut offset) = (vec![0i64; rank.max(1)], 0i64);
+        let strided = mlirMemRefTypeGetStridesAndOffset(memref, strides.as_mut_ptr(), &mut offset).value != 0;
+        strides.truncate(rank);
+        strided.then_some((strides, offset))
+    }
+}
+
 /// `memref<RxCxE, strided<[s0, s1], offset: ?>>`: the type of an `R`x`C`
 /// subview (unit steps, dynamic offsets) of the rank-2 memref `source`.
 pub fn strided_view_type(source: MlirType, rows: i64, columns: i64) -> String {
-    let mut strides = [0i64; 2];
-    let mut offset = 0i64;
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    unsafe { mlirMemRefTypeGetStridesAndOffset(source, strides.as_mut_ptr(), &mut offset) };
+    let strides = strides_and_offset(source).map_or(vec![0; 2], |(strides, _)| strides);
     let element = print_type(shaped_element(source));
     shaped_type_text(ShapedKind::Memref, &[rows, columns], &element, Some(&strides))
 }

@@ -8,7 +8,11 @@
 //! Copies between contiguous memrefs stay `memref.copy` (a `memcpy`).
 
 use crate::support::handles::{raw_op, value_type};
-use crate::{PassDefinition, PassError, support::ir::print_type, support::template};
+use crate::{
+    PassDefinition, PassError,
+    support::ir::{has_identity_layout, print_type},
+    support::template,
+};
 use melior::ir::OperationRef;
 use mlir_sys::*;
 
@@ -20,11 +24,6 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-fn contiguous(memref: MlirType) -> bool {
-    // SAFETY: attributes and affine maps of live ops (crate invariant, support/handles.rs); an attribute is read as an affine map only where the op's verifier guarantees one, and positions stay below the map's result count
-    unsafe { mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(memref)) }
-}
-
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     template::rewrite_each(
         module,
@@ -33,7 +32,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             let operands = raw_op(raw).operands();
             let types: Vec<MlirType> = operands.iter().map(|&value| value_type(value)).collect();
             // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-            if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) }) || types.iter().all(|&t| contiguous(t)) {
+            if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) }) || types.iter().all(|&t| has_identity_layout(t))
+            {
                 return Ok(None);
             }
             let (source, target) = (print_type(types[0]), print_type(types[1]));
