@@ -1,7 +1,10 @@
 // tessel-fast-math: f32 math.exp / math.tanh (scalars and vectors) become
 // polynomial approximations in arith/math ops that vectorize; other
-// element types keep their libm lowering. Accuracy: test/accuracy.
+// element types keep their libm lowering. Accuracy: test/accuracy. Code for
+// 256-bit vectors (AVX2, whatever the host): 2^n as two powers of two built
+// from the exponent's bits; AVX-512's form: tessel-fast-math-avx512.mlir.
 // RUN: tessel-opt %s --tessel-fast-math | FileCheck %s
+module attributes {tessel.vector_bits = 256 : i64} {
 
 // CHECK-LABEL: func.func @exp_scalar(
 // CHECK-SAME: %[[X:.*]]: f32
@@ -64,4 +67,5 @@ func.func @others(%x: f64, %y: f16, %z: f32) -> (f64, f16, f32) {
   %b = math.tanh %y : f16
   %c = math.rsqrt %z : f32
   return %a, %b, %c : f64, f16, f32
+}
 }
