@@ -329,3 +329,68 @@ func.func @on_buffers(%a: memref<8x16xf32>, %b: memref<16x128xf32>, %c: memref<8
   }
   return
 }
+
+// -----
+
+// A contraction into a filled block that no epilogue consumes (a reduction
+// reads it, and it is returned): each register tile's k loop starts from a
+// tile of the fill (vectorized into a constant accumulator), and the block
+// itself is not filled.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+#id = affine_map<(i, j) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 4, 32>} {
+  // CHECK-LABEL: func.func @filled(
+  // CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x128xf32>)
+  // CHECK: %[[TILE:.*]] = linalg.fill {tessel.vectorize} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x32xf32>)
+  // CHECK-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %[[TILE]]) -> (tensor<4x32xf32>)
+  // CHECK: } {tessel.reduction_loop}
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+  func.func @filled(%a: tensor<8x16xf32>, %b: tensor<16x128xf32>, %row: tensor<8xf32>) -> (tensor<8xf32>, tensor<8x128xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<8x128xf32>
+    %filled = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x128xf32>) -> tensor<8x128xf32>
+    %dot = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x16xf32>, tensor<16x128xf32>) outs(%filled : tensor<8x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    %sums = linalg.generic {indexing_maps = [#id, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+        ins(%dot : tensor<8x128xf32>) outs(%row : tensor<8xf32>) {
+    ^bb0(%d: f32, %s: f32):
+      %t = arith.addf %s, %d : f32
+      linalg.yield %t : f32
+    } -> tensor<8xf32>
+    return %sums, %dot : tensor<8xf32>, tensor<8x128xf32>
+  }
+}
+
+// -----
+
+// With k chunks the block keeps its fill: the chunk loop revisits every
+// tile, whose later chunks start from the sums of the earlier ones.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 4, 32>, tessel.k_chunk = 8 : i64} {
+  // CHECK-LABEL: func.func @filled_in_chunks(
+  // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x128xf32>)
+  // CHECK-NOT: linalg.fill {tessel.vectorize}
+  // CHECK: return
+  func.func @filled_in_chunks(%a: tensor<8x16xf32>, %b: tensor<16x128xf32>) -> tensor<8x128xf32> {
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<8x128xf32>
+    %filled = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x128xf32>) -> tensor<8x128xf32>
+    %dot = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x16xf32>, tensor<16x128xf32>) outs(%filled : tensor<8x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x128xf32>
+    return %dot : tensor<8x128xf32>
+  }
+}

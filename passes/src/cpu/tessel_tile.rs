@@ -48,6 +48,11 @@
 //! epilogue writes the destination once (not with `tessel.k_chunk` or
 //! padded tiles, where a tile's dot is not finished in one piece).
 //!
+//! The other contractions into a filled block (a result read by a
+//! reduction or by several ops) start their tiles from the fill value in
+//! registers too, and the block is not filled (`filled_tiles.rs`; again
+//! not with k chunks or padded tiles).
+//!
 //! `tessel.k_chunk = N : i64` (the tuner's cache-blocking knob) first
 //! splits k into chunks of N steps (shrunk to a divisor of k), outermost,
 //! so the packed B panel is N x tile_n and can stay in L1; each output
@@ -62,6 +67,7 @@ use crate::{
     cpu::{
         contraction_epilogue::{self, EPILOGUE_GROUP, INIT_GROUP},
         cpu_model::CpuModel,
+        filled_tiles,
         tessel_vnni::Form,
     },
     support::ir::{
@@ -212,6 +218,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, grouped, fused };
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
+        if epilogue.is_none() && chunk == 0 && !pad_rows && !pad_columns {
+            filled_tiles::mark(raw);
+        }
         if let Some(epilogue) = epilogue {
             epilogue.detach_destination().map_err(|error| PassError::at(module.location(), error))?;
             epilogue.read_destination_in_place();
@@ -323,5 +332,5 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {
         return Err(PassError::at(module.location(), error.0));
     }
-    Ok(())
+    filled_tiles::start_from_fills(module).map_err(|error| PassError::at(module.location(), error))
 }

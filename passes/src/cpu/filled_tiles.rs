@@ -1,0 +1,111 @@
+//! Register tiles that start from their init's fill value in registers
+//! (`tessel-tile`), for contractions without an epilogue.
+//!
+//! `block.dot` without `acc` is a contraction into a zero-filled block. Run
+//! as tiled, the whole block is filled in memory first (a memset of 64 KiB
+//! for attention's 128 x 128 score block per key block), and every
+//! register tile loads its share of those zeros back before its k loop.
+//! A contraction whose epilogue the tiles compute has the fill fused into
+//! its tiles already (`contraction_epilogue.rs`); the others (a result read
+//! by a reduction, or by several ops) get the same effect here: after
+//! tiling, each k loop whose accumulator comes from slices and loop-carried
+//! copies of the marked fill starts from a fill of its own tile instead
+//! (vectorized into a constant accumulator), and the block's fill goes.
+//!
+//! This is exact only because nothing reads a tile's region before its
+//! own k loop: the panels and strips partition the block's parallel
+//! dimensions and every tile is finished in one k loop. `tessel-tile`
+//! marks a fill only where that holds (no k chunks, whose loop revisits
+//! every tile; no padded tiles) and the fill has no other user.
+
+use crate::support::handles::{context_of, raw_op, replace_all_uses, value_type};
+use crate::support::ir::{collect_operations, defining_op, erase, print_type, uses};
+use crate::support::template;
+use melior::ir::OperationRef;
+use mlir_sys::*;
+
+/// The attribute marking a contraction's init fill whose tiles may start
+/// from it in registers.
+const FILLED_INIT: &str = "tessel.filled_init";
+
+/// Marks `contraction`'s init, when it is a `linalg.fill` only the
+/// contraction uses (the caller guarantees the tiling conditions above).
+pub fn mark(contraction: MlirOperation) {
+    let operands = raw_op(contraction).operands();
+    let Some(&init) = operands.last() else { return };
+    let Some(fill) = defining_op(init).filter(|&fill| raw_op(fill).name() == "linalg.fill") else { return };
+    if uses(init).len() == 1 {
+        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs)
+        unsafe {
+            let unit = mlirUnitAttrGet(context_of(fill));
+            mlirOperationSetAttributeByName(fill, melior::StringRef::new(FILLED_INIT).to_raw(), unit);
+        }
+    }
+}
+
+/// The marked fill `value` is a slice of, through slices and the init
+/// values of `scf.for` loops' iteration arguments.
+fn marked_fill_of(mut value: MlirValue) -> Option<MlirOperation> {
+    loop {
+        match defining_op(value) {
+            Some(op) => {
+                let op = raw_op(op);
+                match op.name().as_str() {
+                    "tensor.extract_slice" => value = op.operands()[0],
+                    "linalg.fill" if op.has(FILLED_INIT) => return Some(op.raw()),
+                    _ => return None,
+                }
+            }
+            // SAFETY: a block argument (not an op result) of live IR; an
+            // scf.for's block arguments are its induction variable, then
+            // one per iteration argument, whose inits follow its bounds
+            // and step among its operands.
+            None => unsafe {
+                let owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
+                let number = mlirBlockArgumentGetArgNumber(value);
+                if owner.ptr.is_null() || raw_op(owner).name() != "scf.for" || number == 0 {
+                    return None;
+                }
+                value = mlirOperationGetOperand(owner, 3 + number - 1);
+            },
+        }
+    }
+}
+
+/// Starts every tiled k loop (`tessel.reduction_loop`) whose accumulator
+/// comes from a marked fill from a tile-sized fill of the same value
+/// (marked for `tessel-vectorize`), and replaces the marked fills by their
+/// destinations.
+pub fn start_from_fills(module: OperationRef<'static, '_>) -> Result<(), String> {
+    let mut filled = Vec::new();
+    for (k_loop, _) in collect_operations(module, |name| name == "scf.for") {
+        let op = raw_op(k_loop);
+        if !op.has("tessel.reduction_loop") {
+            continue;
+        }
+        for (position, init) in op.operands().into_iter().enumerate().skip(3) {
+            let Some(fill) = marked_fill_of(init) else { continue };
+            let value = raw_op(fill).operands()[0];
+            let text = format!(
+                "func.func @template(%value: {e}) -> {t} {{\n\
+                 %empty = tensor.empty() : {t}\n\
+                 %tile = linalg.fill {{tessel.vectorize}} ins(%value : {e}) outs(%empty : {t}) -> {t}\n\
+                 return %tile : {t}\n}}",
+                e = print_type(value_type(value)),
+                t = print_type(value_type(init)),
+            );
+            let tile = template::inline_before(context_of(k_loop), k_loop, &text, &[value]).map_err(|error| error.0)?;
+            // SAFETY: live IR; the tile's fill has the init's type
+            unsafe { mlirOperationSetOperand(k_loop, position as isize, tile[0]) };
+            if !filled.iter().any(|known: &MlirOperation| known.ptr == fill.ptr) {
+                filled.push(fill);
+            }
+        }
+    }
+    for fill in filled {
+        let fill_op = raw_op(fill);
+        replace_all_uses(fill_op.results()[0], fill_op.operands()[1]);
+        erase(fill);
+    }
+    Ok(())
+}
