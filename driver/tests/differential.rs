@@ -4,7 +4,8 @@
 //! the GPUs' matrix cores and register tiles, unsigned arrays, gathers and scatters, loads
 //! followed by writes to the loaded ref, sibling reductions, index
 //! functions with scalar prefetch, grids sized by values, element-wise
-//! blocks long enough for batched loads on the GPU) are compiled
+//! blocks long enough for batched loads on the GPU, arrays updated in
+//! place or accumulated in blocks that do not divide them) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -80,7 +81,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..50) {
+        let case = match rng.random_range(0..52) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -97,7 +98,8 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             42..44 => long_rows(&mut rng),
             44..46 => wide_window(&mut rng),
             46..48 => rewrite_in_place(&mut rng),
-            _ => loop_carried(&mut rng),
+            48..50 => loop_carried(&mut rng),
+            _ => partial_blocks(&mut rng),
         };
         let dir = work.join(index.to_string());
         let _ = std::fs::remove_dir_all(&dir);

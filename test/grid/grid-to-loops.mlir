@@ -1,7 +1,8 @@
 // grid-to-loops: parallel axes become scf.forall, arbitrary axes ordered
 // scf.for loops (in axis order); whole blocks are subviews, partial blocks
-// padded local buffers; the kernel is specialized per call site (program
-// ids as trailing index arguments) and the original kernel disappears.
+// padded local buffers (on GPUs, every block of an array with partial
+// ones); the kernel is specialized per call site (program ids as trailing
+// index arguments) and the original kernel disappears.
 // RUN: tessel-opt %s --split-input-file --grid-verify-specs --grid-to-loops | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --grid-verify-specs --grid-to-loops --inline --symbol-dce | FileCheck %s --check-prefix=INLINED
 
@@ -42,21 +43,43 @@ func.func @matmul(%x: memref<1024x1024xf32>, %y: memref<1024x1024xf32>, %z: memr
 
 // -----
 
-// Partial blocks: a 7x5 array in 2x3 blocks. The block is a local buffer,
-// padded with zeros, filled with the in-bounds part and written back.
+// Partial blocks: a 7x5 array in 2x3 blocks. A whole block is a view of
+// the array, as when blocks divide it; a partial one (the last row or
+// column of blocks) a local buffer, padded with zeros, filled with the
+// in-bounds part and written back. The kernel takes either as one type
+// (the strides they share, the offset dynamic).
 // CHECK-LABEL: func.func private @ids__call0(
-// CHECK-SAME: %[[O:.*]]: memref<2x3xi32>, %[[P0:.*]]: index, %[[P1:.*]]: index)
+// CHECK-SAME: %[[O:.*]]: memref<2x3xi32, strided<[?, 1], offset: ?>>, %[[P0:.*]]: index, %[[P1:.*]]: index)
 // CHECK: %[[N:.*]] = arith.constant 2 : index
 // CHECK: arith.addi %[[P0]], %[[N]]
 // CHECK-LABEL: func.func @partial(
 // CHECK: scf.forall
-// CHECK: %[[BUF:.*]] = memref.alloc() : memref<2x3xi32>
-// CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[BUF]] : memref<2x3xi32>)
-// CHECK: %[[SRC:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : memref<7x5xi32> to memref<?x?xi32, strided<[5, 1], offset: ?>>
-// CHECK: %[[DST:.*]] = memref.subview %[[BUF]][%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : memref<2x3xi32> to memref<?x?xi32, strided<[3, 1], offset: ?>>
-// CHECK: memref.copy %[[SRC]], %[[DST]]
-// CHECK: func.call @ids__call0(%[[BUF]], %{{.*}}, %{{.*}})
-// CHECK: memref.copy %[[DST]], %[[SRC]]
+// CHECK: arith.maxsi %{{.*}}, %c0 : index
+// CHECK: %[[ROWS:.*]] = arith.maxsi %{{.*}}, %c0 : index
+// CHECK: arith.maxsi %{{.*}}, %c0 : index
+// CHECK: %[[COLUMNS:.*]] = arith.maxsi %{{.*}}, %c0 : index
+// CHECK: %[[WHOLE_ROWS:.*]] = arith.cmpi eq, %[[ROWS]], %c2 : index
+// CHECK: %[[WHOLE_COLUMNS:.*]] = arith.cmpi eq, %[[COLUMNS]], %c3 : index
+// CHECK: %[[WHOLE:.*]] = arith.andi %[[WHOLE_ROWS]], %[[WHOLE_COLUMNS]] : i1
+// CHECK: %[[REF:.*]] = scf.if %[[WHOLE]] -> (memref<2x3xi32, strided<[?, 1], offset: ?>>) {
+// CHECK:   %[[VIEW:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [2, 3] [1, 1] : memref<7x5xi32> to memref<2x3xi32, strided<[5, 1], offset: ?>>
+// CHECK:   %[[VIEW_REF:.*]] = memref.cast %[[VIEW]]
+// CHECK:   scf.yield %[[VIEW_REF]]
+// CHECK: } else {
+// CHECK:   %[[BUF:.*]] = memref.alloc() : memref<2x3xi32>
+// CHECK:   linalg.fill ins(%{{.*}} : i32) outs(%[[BUF]] : memref<2x3xi32>)
+// CHECK:   %[[SRC:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [%[[ROWS]], %[[COLUMNS]]] [1, 1] : memref<7x5xi32> to memref<?x?xi32, strided<[5, 1], offset: ?>>
+// CHECK:   %[[DST:.*]] = memref.subview %[[BUF]][%{{.*}}, %{{.*}}] [%[[ROWS]], %[[COLUMNS]]] [1, 1] : memref<2x3xi32> to memref<?x?xi32, strided<[3, 1], offset: ?>>
+// CHECK:   memref.copy %[[SRC]], %[[DST]]
+// CHECK:   %[[BUF_REF:.*]] = memref.cast %[[BUF]]
+// CHECK:   scf.yield %[[BUF_REF]]
+// CHECK: }
+// CHECK: func.call @ids__call0(%[[REF]], %{{.*}}, %{{.*}})
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK-NEXT: } else {
+// CHECK:   %[[BACK_SRC:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [%[[ROWS]], %[[COLUMNS]]] [1, 1]
+// CHECK:   %[[BACK_DST:.*]] = memref.subview %[[REF]][%{{.*}}, %{{.*}}] [%[[ROWS]], %[[COLUMNS]]] [1, 1] : memref<2x3xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+// CHECK:   memref.copy %[[BACK_DST]], %[[BACK_SRC]]
 func.func @ids(%o: memref<2x3xi32>) {
   %i = grid.program_id 0
   %n = grid.num_programs 1
@@ -69,6 +92,39 @@ func.func @ids(%o: memref<2x3xi32>) {
 func.func @partial(%o: memref<7x5xi32>) {
   grid.call @ids grid [4, 2] ins() outs(%o : memref<7x5xi32>) in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (i, j)>]
   return
+}
+
+// -----
+
+// For a GPU (a module naming its chip), every block of such an array is
+// staged: the local buffer lives in workgroup memory, which a view of the
+// array cannot stand in for.
+// CHECK-LABEL: func.func private @ids__call0(
+// CHECK-SAME: %{{.*}}: memref<2x3xi32>, %{{.*}}: index, %{{.*}}: index)
+// CHECK-LABEL: func.func @partial_on_gpu(
+// CHECK: scf.forall
+// CHECK-NOT: scf.if
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<2x3xi32>
+// CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[BUF]] : memref<2x3xi32>)
+// CHECK: %[[SRC:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : memref<7x5xi32> to memref<?x?xi32, strided<[5, 1], offset: ?>>
+// CHECK: %[[DST:.*]] = memref.subview %[[BUF]][%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : memref<2x3xi32> to memref<?x?xi32, strided<[3, 1], offset: ?>>
+// CHECK: memref.copy %[[SRC]], %[[DST]]
+// CHECK: func.call @ids__call0(%[[BUF]], %{{.*}}, %{{.*}})
+// CHECK: memref.copy %[[DST]], %[[SRC]]
+module attributes {tessel.chip = "gfx942"} {
+  func.func @ids(%o: memref<2x3xi32>) {
+    %i = grid.program_id 0
+    %n = grid.num_programs 1
+    %s = arith.addi %i, %n : index
+    %v = arith.index_cast %s : index to i32
+    %b = tensor.splat %v : tensor<2x3xi32>
+    block.store %b, %o : tensor<2x3xi32>, memref<2x3xi32>
+    return
+  }
+  func.func @partial_on_gpu(%o: memref<7x5xi32>) {
+    grid.call @ids grid [4, 2] ins() outs(%o : memref<7x5xi32>) in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (i, j)>]
+    return
+  }
 }
 
 // -----

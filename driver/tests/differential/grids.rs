@@ -172,3 +172,102 @@ pub(super) fn dynamic_grid(rng: &mut StdRng) -> Case {
     };
     Case { text, inputs: 2, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
+
+/// Arrays whose blocks do not divide them, where the programs with whole
+/// blocks work on views of the array and only the edge ones on padded
+/// copies (grid-to-loops): an array updated in place (the same memref in
+/// and out) in 2-D blocks, or an output block accumulated across an
+/// arbitrary k axis from a 3-D input's squeezed slices.
+pub(super) fn partial_blocks(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (rows, columns) = (rng.random_range(1..=12usize), rng.random_range(1..=12usize));
+    let (br, bc) = (rng.random_range(1..=5usize), rng.random_range(1..=5usize));
+    let (gr, gc) = (rows.div_ceil(br), columns.div_ceil(bc));
+    let array = format!("memref<{rows}x{columns}x{e}>");
+    let block = format!("{br}x{bc}x{e}");
+    let accumulate = rng.random_bool(0.5);
+    if accumulate {
+        let k = rng.random_range(1..=4usize);
+        let input = format!("memref<{k}x{rows}x{columns}x{e}>");
+        let (add, zero) = if float { ("arith.addf", "0.0") } else { ("arith.addi", "0") };
+        let text = format!(
+            "func.func @kernel(%x: memref<{block}>, %o: memref<{block}>) {{\n\
+             %k = grid.program_id 2\n%c0 = arith.constant 0 : index\n%first = arith.cmpi eq, %k, %c0 : index\n\
+             scf.if %first {{\n%zeros = arith.constant dense<{zero}> : tensor<{block}>\n\
+             block.store %zeros, %o : tensor<{block}>, memref<{block}>\n}}\n\
+             %v = block.load %x : memref<{block}> -> tensor<{block}>\n\
+             %acc = block.load %o : memref<{block}> -> tensor<{block}>\n\
+             %s = {add} %acc, %v : tensor<{block}>\n\
+             block.store %s, %o : tensor<{block}>, memref<{block}>\n\
+             return\n}}\n\
+             func.func @main(%x: {input}, %o: {array}) {{\n\
+             grid.call @kernel grid [{gr}, {gc}, {k}] ins(%x : {input}) outs(%o : {array})\n\
+             in_specs [#grid.block<[squeezed, {br}, {bc}], (i, j, k) -> (k, i, j)>]\n\
+             out_specs [#grid.block<[{br}, {bc}], (i, j, k) -> (i, j)>]\n\
+             return\n}}\n"
+        );
+        let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+            let x = &inputs[0];
+            let out = (0..rows * columns)
+                .map(|at| {
+                    let slices = (0..k).map(|slice| x[slice * rows * columns + at]);
+                    if float {
+                        f64::from(slices.fold(0.0f32, |sum, value| sum + value as f32))
+                    } else {
+                        f64::from(slices.fold(0i32, |sum, value| sum.wrapping_add(value as i32)))
+                    }
+                })
+                .collect();
+            vec![out]
+        };
+        let description = format!("{e} {rows}x{columns} in {br}x{bc} blocks accumulated over {k} k steps");
+        return Case {
+            text,
+            inputs: 1,
+            arguments: 2,
+            reference: Box::new(reference),
+            description,
+            gpu_args: Vec::new(),
+        };
+    }
+    // Copied whole into the output first, then updated in place there:
+    // (v + 3/2) v for floats, (v + 3) v (wrapping) for integers.
+    let (add, mul, three) = if float { ("arith.addf", "arith.mulf", "1.5") } else { ("arith.addi", "arith.muli", "3") };
+    let text = format!(
+        "func.func @copy(%x: {array}, %o: {array}) {{\n\
+         %v = block.load %x : {array} -> tensor<{rows}x{columns}x{e}>\n\
+         block.store %v, %o : tensor<{rows}x{columns}x{e}>, {array}\n\
+         return\n}}\n\
+         func.func @kernel(%x: memref<{block}>, %o: memref<{block}>) {{\n\
+         %v = block.load %x : memref<{block}> -> tensor<{block}>\n\
+         %c = arith.constant dense<{three}> : tensor<{block}>\n\
+         %s = {add} %v, %c : tensor<{block}>\n\
+         %p = {mul} %s, %v : tensor<{block}>\n\
+         block.store %p, %o : tensor<{block}>, memref<{block}>\n\
+         return\n}}\n\
+         func.func @main(%x: {array}, %o: {array}) {{\n\
+         grid.call @copy grid [] ins(%x : {array}) outs(%o : {array})\n\
+         in_specs [#grid.block<full>] out_specs [#grid.block<full>]\n\
+         grid.call @kernel grid [{gr}, {gc}] ins(%o : {array}) outs(%o : {array})\n\
+         in_specs [#grid.block<[{br}, {bc}], (i, j) -> (i, j)>] out_specs [#grid.block<[{br}, {bc}], (i, j) -> (i, j)>]\n\
+         return\n}}\n"
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let out = inputs[0]
+            .iter()
+            .map(|&value| {
+                if float {
+                    let v = value as f32;
+                    f64::from((v + 1.5) * v)
+                } else {
+                    let v = value as i32;
+                    f64::from(v.wrapping_add(3).wrapping_mul(v))
+                }
+            })
+            .collect();
+        vec![out]
+    };
+    let description = format!("{e} {rows}x{columns} updated in place in {br}x{bc} blocks");
+    Case { text, inputs: 1, arguments: 2, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}
