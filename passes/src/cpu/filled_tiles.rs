@@ -18,7 +18,7 @@
 //! marks a fill only where that holds (no k chunks, whose loop revisits
 //! every tile; no padded tiles) and the fill has no other user.
 
-use crate::support::handles::{context_of, raw_op, replace_all_uses, value_type};
+use crate::support::handles::{argument_owner, context_of, raw_op, replace_all_uses, set_unit_attribute, value_type};
 use crate::support::ir::{collect_operations, defining_op, erase, print_type, uses};
 use crate::support::template;
 use melior::ir::OperationRef;
@@ -35,11 +35,7 @@ pub fn mark(contraction: MlirOperation) {
     let Some(&init) = operands.last() else { return };
     let Some(fill) = defining_op(init).filter(|&fill| raw_op(fill).name() == "linalg.fill") else { return };
     if uses(init).len() == 1 {
-        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs)
-        unsafe {
-            let unit = mlirUnitAttrGet(context_of(fill));
-            mlirOperationSetAttributeByName(fill, melior::StringRef::new(FILLED_INIT).to_raw(), unit);
-        }
+        set_unit_attribute(fill, FILLED_INIT);
     }
 }
 
@@ -56,18 +52,16 @@ fn marked_fill_of(mut value: MlirValue) -> Option<MlirOperation> {
                     _ => return None,
                 }
             }
-            // SAFETY: a block argument (not an op result) of live IR; an
-            // scf.for's block arguments are its induction variable, then
-            // one per iteration argument, whose inits follow its bounds
-            // and step among its operands.
-            None => unsafe {
-                let owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
-                let number = mlirBlockArgumentGetArgNumber(value);
+            // An scf.for's block arguments are its induction variable, then
+            // one per iteration argument, whose inits follow its bounds and
+            // step among its operands.
+            None => {
+                let (owner, number) = argument_owner(value)?;
                 if owner.ptr.is_null() || raw_op(owner).name() != "scf.for" || number == 0 {
                     return None;
                 }
-                value = mlirOperationGetOperand(owner, 3 + number - 1);
-            },
+                value = raw_op(owner).operands()[3 + number - 1];
+            }
         }
     }
 }

@@ -34,7 +34,8 @@
 //! become OpenMP regions.
 
 use crate::support::handles::{
-    block_of, context_of, location_of, next_of, operation_ref, parent_of, raw_op, replace_all_uses, value_type,
+    argument_owner, block_of, context_of, location_of, next_of, operation_ref, parent_of, raw_op, replace_all_uses,
+    value_type,
 };
 use crate::support::ir::{
     VIEWS, collect_operations, constant_integer, defining_op, erase, is_inside, join, print_type, recompute_before,
@@ -180,8 +181,7 @@ fn root_argument(view: MlirValue) -> Option<MlirValue> {
     if defining_op(current).is_some() {
         return None;
     }
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); `current` is a block argument (no defining op)
-    let owner = unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(current)) };
+    let (owner, _) = argument_owner(current)?;
     (raw_op(owner).name() == "func.func").then_some(current)
 }
 
@@ -207,8 +207,7 @@ fn varies_with(value: MlirValue, dimensions: &[Dimension], scope: MlirOperation,
         Some(_) => true,
         // A block argument other than the loops' induction variables
         // (iteration arguments) varies in ways this pass does not model.
-        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); `value` is a block argument
-        None => !is_inside(unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)) }, scope),
+        None => argument_owner(value).is_some_and(|(owner, _)| !is_inside(owner, scope)),
     }
 }
 

@@ -16,7 +16,7 @@
 //! a `block.iota` (values 0..n-1 along its dim) and a splat integer
 //! constant that the predicate accepts at both ends of that range.
 
-use crate::support::handles::{raw_op, set_attribute, value_type};
+use crate::support::handles::{raw_op, set_unit_attribute, value_type};
 use crate::support::ir::{collect_operations, constant_integer, defining_op};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
@@ -40,8 +40,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         // ref (+ value for stores), offsets, then the mask if any.
         let first = usize::from(name == "block.store");
         if segments.get(first + 2) == Some(&1) && always_true(op.operands()[first + 1 + segments[first + 1]]) {
-            // SAFETY: a live op of the module and a unit attribute of its context
-            unsafe { set_attribute(raw, MASK_TRUE, mlirUnitAttrGet(mlirOperationGetContext(raw))) };
+            set_unit_attribute(raw, MASK_TRUE);
         }
     }
     Ok(())

@@ -30,8 +30,8 @@
 //! the same order, only their trips through memory are gone.
 
 use crate::support::handles::{
-    is_memref, location_of, next_of, operation_ref, parent_of, raw_op, replace_all_uses, result_of, shaped_element,
-    value_type,
+    argument_owner, is_memref, location_of, next_of, operation_ref, parent_of, raw_op, replace_all_uses, result_of,
+    shaped_element, value_type,
 };
 use crate::{
     PassDefinition, PassError,
@@ -99,11 +99,7 @@ fn is_view_of(view: MlirValue, block: MlirValue) -> bool {
 fn defined_outside(value: MlirValue, op: MlirOperation) -> bool {
     match defining_op(value) {
         Some(definer) => !is_inside(definer, op),
-        // SAFETY: live values (crate invariant); a block argument's owner block and its parent op
-        None => unsafe {
-            let owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value));
-            !is_inside(owner, op)
-        },
+        None => argument_owner(value).is_some_and(|(owner, _)| !is_inside(owner, op)),
     }
 }
 

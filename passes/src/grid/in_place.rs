@@ -13,9 +13,8 @@
 //!
 //! Both need the ref to alias no other operand of the call.
 
-use crate::support::handles::{operation_ref, result_of};
+use crate::support::handles::{operation_ref, result_of, set_unit_attribute};
 use crate::support::ir::{ancestor_in, block_operations};
-use melior::StringRef;
 use mlir_sys::*;
 use std::collections::{HashMap, HashSet};
 
@@ -23,14 +22,6 @@ use std::collections::{HashMap, HashSet};
 pub const READ_ONLY: &str = "tessel.read_only";
 /// Marks accumulator loads that may be updated in place.
 pub const IN_PLACE: &str = "tessel.in_place";
-
-fn set_unit(op: MlirOperation, name: &str) {
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
-    unsafe {
-        let unit = mlirUnitAttrGet(mlirOperationGetContext(op));
-        mlirOperationSetAttributeByName(op, StringRef::new(name).to_raw(), unit);
-    }
-}
 
 fn uses_value(op: MlirOperation, value: MlirValue) -> bool {
     // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); indices stay below the counts they are taken from
@@ -62,12 +53,12 @@ pub fn mark_loads(kernel: MlirOperation, refs: &[Aliasing]) {
             users.iter().filter(|(_, name)| *name == "block.load").map(|(op, _)| *op).collect();
         if users.len() == loads.len() {
             if aliasing.no_output_alias {
-                loads.iter().for_each(|&load| set_unit(load, READ_ONLY));
+                loads.iter().for_each(|&load| set_unit_attribute(load, READ_ONLY));
             }
         } else if aliasing.exclusive
             && let Some(load) = accumulating_load(entry, &loads, &users)
         {
-            set_unit(load, IN_PLACE);
+            set_unit_attribute(load, IN_PLACE);
         }
     }
 }

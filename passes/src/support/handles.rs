@@ -188,6 +188,26 @@ pub fn set_attribute(op: MlirOperation, name: &str, attribute: MlirAttribute) {
     unsafe { mlirOperationSetAttributeByName(op, melior::StringRef::new(name).to_raw(), attribute) }
 }
 
+/// Sets the unit attribute `name` on `op`.
+pub fn set_unit_attribute(op: MlirOperation, name: &str) {
+    // SAFETY: the crate invariant; the unit attribute is uniqued in op's context.
+    set_attribute(op, name, unsafe { mlirUnitAttrGet(mlirOperationGetContext(op)) })
+}
+
+/// The op whose region holds block argument `value`, and the argument's
+/// position in its block (`None` for an op result).
+pub fn argument_owner(value: MlirValue) -> Option<(MlirOperation, usize)> {
+    // SAFETY: the crate invariant; owner and position are asked only of a block argument
+    unsafe {
+        mlirValueIsABlockArgument(value).then(|| {
+            (
+                mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)),
+                mlirBlockArgumentGetArgNumber(value) as usize,
+            )
+        })
+    }
+}
+
 /// Type `r#type` as a type attribute.
 pub fn type_attribute(r#type: MlirType) -> MlirAttribute {
     // SAFETY: types and attributes are uniqued in the context.

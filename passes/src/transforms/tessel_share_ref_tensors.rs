@@ -23,7 +23,7 @@
 //! reads, copying where they would conflict. Runs right after
 //! `eliminate-empty-tensors` on every pipeline.
 
-use crate::support::handles::{raw_op, replace_all_uses};
+use crate::support::handles::{raw_op, replace_all_uses, set_unit_attribute};
 use crate::support::ir::{ancestor_in, erase, is_memory_effect_free, view_root};
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
@@ -124,13 +124,4 @@ fn writes_between(between: &[MlirOperation], op: MlirOperation) -> bool {
             && !is_memory_effect_free(other)
             && raw.operands().into_iter().any(|value| view_root(value).ptr == root.ptr)
     })
-}
-
-/// Sets the unit attribute `name` on `op`.
-fn set_unit_attribute(op: MlirOperation, name: &str) {
-    // SAFETY: live op of the module being rewritten (crate invariant, support/handles.rs)
-    unsafe {
-        let unit = mlirUnitAttrGet(mlirOperationGetContext(op));
-        mlirOperationSetAttributeByName(op, melior::StringRef::new(name).to_raw(), unit);
-    }
 }
