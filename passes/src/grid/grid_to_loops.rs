@@ -285,16 +285,20 @@ fn operand_ref(
     let mut before = String::new();
     let partial = spec.unblocked || kept.iter().any(|&d| operand.shape[d] % sizes[d] != 0);
     let kernel_shape: Vec<String> = kept.iter().map(|&d| sizes[d].to_string()).collect();
-    if !partial {
-        let view_type =
-            memref_text(&kernel_shape, element, Some(&kept.iter().map(|&d| array_strides[d]).collect::<Vec<_>>()));
-        emit_line!(
-            before,
-            "%r{index} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {view_type}",
+    let kept_strides: Vec<i64> = kept.iter().map(|&d| array_strides[d]).collect();
+    let unit_strides = |count: usize| join(vec!["1"; count]);
+    // A whole block as a view of the array.
+    let view_type = memref_text(&kernel_shape, element, Some(&kept_strides));
+    let view = |name: &str| {
+        format!(
+            "{name} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {view_type}\n",
             join((0..sizes.len()).map(|d| format!("%s{index}_{d}"))),
             join(&sizes),
-            join(sizes.iter().map(|_| 1))
-        );
+            unit_strides(sizes.len())
+        )
+    };
+    if !partial {
+        before.push_str(&view(&format!("%r{index}")));
         return RefText {
             offsets,
             in_bounds,
@@ -309,7 +313,7 @@ fn operand_ref(
     // array (`_lo`), its length (`_n`) and where it starts in the block
     // (`_at`).
     let (mut src_offsets, mut src_sizes, mut dst_offsets, mut dst_sizes) = (vec![], vec![], vec![], vec![]);
-    let (mut clip, mut whole) = (String::new(), Vec::new());
+    let mut clip = String::new();
     for (d, size) in sizes.iter().enumerate() {
         let s = format!("%s{index}_{d}");
         if spec.block_shape[d].is_none() {
@@ -328,18 +332,15 @@ fn operand_ref(
              {p}_at = arith.subi {p}_lo, {s} : index\n",
             extent = operand.shape[d],
         );
-        whole.push(format!("{p}_n"));
         src_offsets.push(format!("{p}_lo"));
         src_sizes.push(format!("{p}_n"));
         dst_offsets.push(format!("{p}_at"));
         dst_sizes.push(format!("{p}_n"));
     }
     let dynamic: Vec<String> = kept.iter().map(|_| "?".to_string()).collect();
-    let kept_strides: Vec<i64> = kept.iter().map(|&d| array_strides[d]).collect();
     let src_type = memref_text(&dynamic, element, Some(&kept_strides));
     let buffer_type = memref_text(&kernel_shape, element, None);
     let buffer_strides = strides(&kept.iter().map(|&d| sizes[d]).collect::<Vec<_>>());
-    let unit_strides = |count: usize| join(vec!["1"; count]);
     // A local buffer of the block shape: padded, then given the in-bounds
     // part.
     let allocate = |buffer: &str| {
@@ -368,7 +369,7 @@ fn operand_ref(
         parts(&format!("in{index}"), buffer, &buffer_type, dst_type)
             + &format!("memref.copy %in{index}_src, %in{index}_dst : {src_type} to {dst_type}\n")
     };
-    if !views_for_whole_blocks || whole.is_empty() {
+    if !views_for_whole_blocks || dst_sizes.is_empty() {
         let dst_type = memref_text(&dynamic, element, Some(&buffer_strides));
         let buffer = format!("%r{index}");
         before.push_str(&(allocate(&buffer) + &clip + &fill_in(&buffer, &dst_type)));
@@ -385,11 +386,11 @@ fn operand_ref(
     let ref_strides: Vec<i64> =
         kept_strides.iter().zip(&buffer_strides).map(|(&a, &b)| if a == b { a } else { i64::MIN }).collect();
     let ref_type = memref_text(&kernel_shape, element, Some(&ref_strides));
-    let view_type = memref_text(&kernel_shape, element, Some(&kept_strides));
     let dst_type = memref_text(&dynamic, element, Some(&ref_strides));
     before.push_str(&clip);
     let mut is_whole = format!("%w{index}_0");
-    for (k, length) in whole.iter().enumerate() {
+    // Whole where every blocked dimension's in-bounds length is the block's.
+    for (k, length) in dst_sizes.iter().enumerate() {
         emit_line!(before, "%w{index}_{k} = arith.cmpi eq, {length}, %c{} : index", sizes[kept[k]]);
         if k > 0 {
             emit_line!(before, "%w{index}_all{k} = arith.andi {is_whole}, %w{index}_{k} : i1");
@@ -398,16 +399,13 @@ fn operand_ref(
     }
     emit!(
         before,
-        "%r{index} = scf.if {is_whole} -> ({ref_type}) {{\n\
-         %view{index} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {view_type}\n\
+        "%r{index} = scf.if {is_whole} -> ({ref_type}) {{\n{}\
          %view{index}_ref = memref.cast %view{index} : {view_type} to {ref_type}\n\
          scf.yield %view{index}_ref : {ref_type}\n\
          }} else {{\n{}\
          %staged{index}_ref = memref.cast %staged{index} : {buffer_type} to {ref_type}\n\
          scf.yield %staged{index}_ref : {ref_type}\n}}\n",
-        join((0..sizes.len()).map(|d| format!("%s{index}_{d}"))),
-        join(&sizes),
-        unit_strides(sizes.len()),
+        view(&format!("%view{index}")),
         allocate(&format!("%staged{index}"))
             + &fill_in(&format!("%staged{index}"), &memref_text(&dynamic, element, Some(&buffer_strides))),
     );
