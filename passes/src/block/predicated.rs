@@ -79,7 +79,7 @@ pub(super) fn predicated_load(op: &Op, poison: bool) -> Lowering {
         emit_line!(
             body,
             "%unset = arith.constant {}",
-            crate::grid::grid_to_loops::padding_constant(&result.element, poison)
+            crate::grid::block_refs::padding_constant(&result.element, poison)
         );
         "%unset".to_string()
     };
@@ -195,7 +195,7 @@ pub(super) fn indexed_access(op: &Op, poison: bool) -> Lowering {
         );
     } else {
         if !has_other {
-            emit_line!(body, "%unset = arith.constant {}", crate::grid::grid_to_loops::padding_constant(e, poison));
+            emit_line!(body, "%unset = arith.constant {}", crate::grid::block_refs::padding_constant(e, poison));
         }
         open_reading_generic(&mut body, &block, &inputs);
     }

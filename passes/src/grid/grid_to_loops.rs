@@ -38,12 +38,13 @@ use crate::support::handles::{context_of, operation_ref, raw_op, shaped_element,
 use crate::support::template::{emit, emit_line};
 use crate::{
     PassDefinition, PassError,
+    grid::block_refs::{memref_text, operand_ref},
     grid::grid_verify_specs::infer_semantics,
     grid::{
         in_place::{self, Aliasing},
         last_visit,
     },
-    support::ir::{ShapedKind, collect_operations, join, print_type, shaped_type_text},
+    support::ir::{collect_operations, join, print_type},
     support::template,
 };
 use melior::{
@@ -55,9 +56,7 @@ use melior::{
 };
 use mlir_sys::*;
 use tessel_dialects::knobs;
-use tessel_dialects::{
-    AxisSemantics, BlockSpec, DYNAMIC, GridCall, IndexExpr, OUT_OF_BOUNDS_FLAG, Operand, find_symbol,
-};
+use tessel_dialects::{AxisSemantics, DYNAMIC, GridCall, OUT_OF_BOUNDS_FLAG, Operand, find_symbol};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-loops",
@@ -103,10 +102,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// order, and whether whole blocks of arrays that also have partial ones
 /// are views of the array (CPU) rather than staged like them (GPU).
 #[derive(Clone, Copy)]
-struct Options {
-    poison: bool,
-    reversed: bool,
-    views_for_whole_blocks: bool,
+pub(super) struct Options {
+    pub(super) poison: bool,
+    pub(super) reversed: bool,
+    pub(super) views_for_whole_blocks: bool,
 }
 
 /// Whether some `func.call` still calls `name`.
@@ -123,302 +122,6 @@ fn is_called(module: OperationRef, name: &str) -> bool {
         WalkResult::Advance
     });
     called
-}
-
-/// Row-major strides of an identity-layout array.
-fn strides(shape: &[i64]) -> Vec<i64> {
-    let mut strides = vec![1; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
-    strides
-}
-
-fn memref_text(shape: &[String], element: &str, layout: Option<&[i64]>) -> String {
-    shaped_type_text(ShapedKind::Memref, shape, element, layout)
-}
-
-fn affine_text(expr: &IndexExpr) -> String {
-    match expr {
-        IndexExpr::Dim(position) => format!("d{position}"),
-        IndexExpr::Constant(value) => value.to_string(),
-        IndexExpr::Add(l, r) => format!("({} + {})", affine_text(l), affine_text(r)),
-        IndexExpr::Mul(l, r) => format!("({} * {})", affine_text(l), affine_text(r)),
-        IndexExpr::Mod(l, r) => format!("({} mod {})", affine_text(l), affine_text(r)),
-        IndexExpr::FloorDiv(l, r) => format!("({} floordiv {})", affine_text(l), affine_text(r)),
-        IndexExpr::CeilDiv(l, r) => format!("({} ceildiv {})", affine_text(l), affine_text(r)),
-    }
-}
-
-/// The value a padded block is filled with (also what a masked-off
-/// element of a predicated load without `other` reads).
-pub(crate) fn padding_constant(element: &str, poison: bool) -> String {
-    let value = match (element, poison) {
-        ("f32", true) => "0x7FC00000",
-        ("f64", true) => "0x7FF8000000000000",
-        ("f16", true) => "0x7E00",
-        ("bf16", true) => "0x7FC0",
-        (float, false) if float.starts_with('f') || float == "bf16" => "0.0",
-        // `arith.constant false` is typed by the keyword alone.
-        ("i1", _) => return "false".to_string(),
-        ("index", true) => "-9223372036854775808",
-        (int, true) if int.starts_with('i') => {
-            let bits: u32 = int[1..].parse().unwrap_or(64);
-            return format!("{} : {element}", -(1i128 << (bits - 1)));
-        }
-        _ => "0",
-    };
-    format!("{value} : {element}")
-}
-
-/// Text for one operand's ref, around the kernel call.
-struct RefText {
-    /// `%s<operand>_<dim>`: where the block starts, per array dimension.
-    offsets: String,
-    /// The in-bounds test of a block that was not (an `i1` SSA name).
-    in_bounds: Option<String>,
-    before: String,
-    after: String,
-    value: String,
-    r#type: String,
-}
-
-/// The call's scalar arrays as template arguments: (`%q<k>`, type).
-type Scalars = [(String, String)];
-
-#[allow(clippy::too_many_arguments)]
-fn operand_ref(
-    index: usize,
-    operand: &Operand,
-    array_type: &str,
-    element: &str,
-    grid: &[i64],
-    scalars: &Scalars,
-    is_output: bool,
-    options: Options,
-) -> RefText {
-    let Options { poison, views_for_whole_blocks, .. } = options;
-    let grid_rank = grid.len();
-    let spec: &BlockSpec = &operand.spec;
-    let array = format!("%a{index}");
-    if spec.full || operand.shape.is_empty() {
-        return RefText {
-            offsets: String::new(),
-            in_bounds: None,
-            before: String::new(),
-            after: String::new(),
-            value: array,
-            r#type: array_type.to_string(),
-        };
-    }
-    let dims = join((0..grid_rank).map(|d| format!("d{d}")));
-    let ids = join((0..grid_rank).map(|d| format!("%g{d}")));
-    let sizes = spec.block_sizes();
-    let kept: Vec<usize> = (0..sizes.len()).filter(|&d| spec.block_shape[d].is_some()).collect();
-    let array_strides = strides(&operand.shape);
-    let mut offsets = String::new();
-    // An index function gives the block indices (or element offsets) of
-    // the program: a call, which the inliner then inlines.
-    if let Some(function) = &spec.index_function {
-        let arguments = (0..grid_rank).map(|d| format!("%g{d}")).chain(scalars.iter().map(|(name, _)| name.clone()));
-        let types = (0..grid_rank).map(|_| "index".to_string()).chain(scalars.iter().map(|(_, t)| t.clone()));
-        emit_line!(
-            offsets,
-            "%bi{index}:{rank} = func.call @{function}({}) : ({}) -> ({})",
-            join(arguments),
-            join(types),
-            join(vec!["index"; sizes.len()]),
-            rank = sizes.len()
-        );
-    }
-    // Element offset at which the block starts, per array dimension.
-    for (d, size) in sizes.iter().enumerate() {
-        if spec.index_function.is_some() {
-            let (op, amount) = if spec.unblocked {
-                ("arith.subi", spec.padding.get(d).map_or(0, |(low, _)| *low))
-            } else {
-                ("arith.muli", *size)
-            };
-            emit_line!(
-                offsets,
-                "%s{index}_{d}_by = arith.constant {amount} : index
-                 %s{index}_{d} = {op} %bi{index}#{d}, %s{index}_{d}_by : index"
-            );
-            continue;
-        }
-        let block_index = spec.index_map.as_ref().map_or("0".to_string(), |map| affine_text(&map.results[d]));
-        let start = if spec.unblocked {
-            let low = spec.padding.get(d).map_or(0, |(low, _)| *low);
-            format!("({block_index}) - {low}")
-        } else {
-            format!("({block_index}) * {size}")
-        };
-        emit_line!(offsets, "%s{index}_{d} = affine.apply affine_map<({dims}) -> ({start})>({ids})");
-    }
-    // A block must start in the array (blocked) or its offset fall in the
-    // padded array (unblocked): `check_in_bounds` at run time.
-    let provable = spec.bounds_provable(grid);
-    let in_bounds = (!provable).then(|| {
-        let mut conditions = Vec::new();
-        for d in 0..sizes.len() {
-            let (low, high) = match spec.padding.get(d) {
-                Some(&(low, high)) if spec.unblocked => (-low, operand.shape[d] + high),
-                _ => (0, operand.shape[d]),
-            };
-            let b = format!("%b{index}_{d}");
-            emit!(
-                offsets,
-                "{b}_low = arith.constant {low} : index\n{b}_high = arith.constant {high} : index\n\
-                 {b}_above = arith.cmpi sge, %s{index}_{d}, {b}_low : index\n\
-                 {b}_below = arith.cmpi slt, %s{index}_{d}, {b}_high : index\n\
-                 {b} = arith.andi {b}_above, {b}_below : i1\n"
-            );
-            conditions.push(b);
-        }
-        let mut all = conditions[0].clone();
-        for (k, condition) in conditions.iter().enumerate().skip(1) {
-            emit_line!(offsets, "%in{index}_{k} = arith.andi {all}, {condition} : i1");
-            all = format!("%in{index}_{k}");
-        }
-        all
-    });
-    let mut before = String::new();
-    let partial = spec.unblocked || kept.iter().any(|&d| operand.shape[d] % sizes[d] != 0);
-    let kernel_shape: Vec<String> = kept.iter().map(|&d| sizes[d].to_string()).collect();
-    let kept_strides: Vec<i64> = kept.iter().map(|&d| array_strides[d]).collect();
-    let unit_strides = |count: usize| join(vec!["1"; count]);
-    // A whole block as a view of the array.
-    let view_type = memref_text(&kernel_shape, element, Some(&kept_strides));
-    let view = |name: &str| {
-        format!(
-            "{name} = memref.subview {array}[{}] [{}] [{}] : {array_type} to {view_type}\n",
-            join((0..sizes.len()).map(|d| format!("%s{index}_{d}"))),
-            join(&sizes),
-            unit_strides(sizes.len())
-        )
-    };
-    if !partial {
-        before.push_str(&view(&format!("%r{index}")));
-        return RefText {
-            offsets,
-            in_bounds,
-            before,
-            after: String::new(),
-            value: format!("%r{index}"),
-            r#type: view_type,
-        };
-    }
-
-    // The in-bounds part, per blocked dimension: where it starts in the
-    // array (`_lo`), its length (`_n`) and where it starts in the block
-    // (`_at`).
-    let (mut src_offsets, mut src_sizes, mut dst_offsets, mut dst_sizes) = (vec![], vec![], vec![], vec![]);
-    let mut clip = String::new();
-    for (d, size) in sizes.iter().enumerate() {
-        let s = format!("%s{index}_{d}");
-        if spec.block_shape[d].is_none() {
-            src_offsets.push(s);
-            src_sizes.push("1".to_string());
-            continue;
-        }
-        let p = format!("%p{index}_{d}");
-        emit!(
-            clip,
-            "{p}_lo = arith.maxsi {s}, %c0 : index\n\
-             {p}_end = arith.addi {s}, %c{size} : index\n\
-             {p}_hi = arith.minsi {p}_end, %c{extent} : index\n\
-             {p}_len = arith.subi {p}_hi, {p}_lo : index\n\
-             {p}_n = arith.maxsi {p}_len, %c0 : index\n\
-             {p}_at = arith.subi {p}_lo, {s} : index\n",
-            extent = operand.shape[d],
-        );
-        src_offsets.push(format!("{p}_lo"));
-        src_sizes.push(format!("{p}_n"));
-        dst_offsets.push(format!("{p}_at"));
-        dst_sizes.push(format!("{p}_n"));
-    }
-    let dynamic: Vec<String> = kept.iter().map(|_| "?".to_string()).collect();
-    let src_type = memref_text(&dynamic, element, Some(&kept_strides));
-    let buffer_type = memref_text(&kernel_shape, element, None);
-    let buffer_strides = strides(&kept.iter().map(|&d| sizes[d]).collect::<Vec<_>>());
-    // A local buffer of the block shape: padded, then given the in-bounds
-    // part.
-    let allocate = |buffer: &str| {
-        format!(
-            "{buffer} = memref.alloc() : {buffer_type}\n\
-             %pad{index} = arith.constant {}\n\
-             linalg.fill ins(%pad{index} : {element}) outs({buffer} : {buffer_type})\n",
-            padding_constant(element, poison)
-        )
-    };
-    // The in-bounds part of the array (`%<name>_src`) and where it sits in
-    // `buffer` (`%<name>_dst`).
-    let parts = |name: &str, buffer: &str, buffer_type: &str, dst_type: &str| {
-        format!(
-            "%{name}_src = memref.subview {array}[{}] [{}] [{}] : {array_type} to {src_type}\n\
-             %{name}_dst = memref.subview {buffer}[{}] [{}] [{}] : {buffer_type} to {dst_type}\n",
-            join(&src_offsets),
-            join(&src_sizes),
-            unit_strides(src_sizes.len()),
-            join(&dst_offsets),
-            join(&dst_sizes),
-            unit_strides(dst_sizes.len()),
-        )
-    };
-    let fill_in = |buffer: &str, dst_type: &str| {
-        parts(&format!("in{index}"), buffer, &buffer_type, dst_type)
-            + &format!("memref.copy %in{index}_src, %in{index}_dst : {src_type} to {dst_type}\n")
-    };
-    if !views_for_whole_blocks || dst_sizes.is_empty() {
-        let dst_type = memref_text(&dynamic, element, Some(&buffer_strides));
-        let buffer = format!("%r{index}");
-        before.push_str(&(allocate(&buffer) + &clip + &fill_in(&buffer, &dst_type)));
-        let mut after = String::new();
-        if is_output {
-            emit_line!(after, "memref.copy %in{index}_dst, %in{index}_src : {dst_type} to {src_type}");
-        }
-        return RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type };
-    }
-    // Whole blocks (every program's but the edges') are views of the
-    // array, as when the blocks divide it; only a partial one is staged.
-    // The kernel takes either as one type: the strides the two share,
-    // the others and the offset dynamic.
-    let ref_strides: Vec<i64> =
-        kept_strides.iter().zip(&buffer_strides).map(|(&a, &b)| if a == b { a } else { i64::MIN }).collect();
-    let ref_type = memref_text(&kernel_shape, element, Some(&ref_strides));
-    let dst_type = memref_text(&dynamic, element, Some(&ref_strides));
-    before.push_str(&clip);
-    let mut is_whole = format!("%w{index}_0");
-    // Whole where every blocked dimension's in-bounds length is the block's.
-    for (k, length) in dst_sizes.iter().enumerate() {
-        emit_line!(before, "%w{index}_{k} = arith.cmpi eq, {length}, %c{} : index", sizes[kept[k]]);
-        if k > 0 {
-            emit_line!(before, "%w{index}_all{k} = arith.andi {is_whole}, %w{index}_{k} : i1");
-            is_whole = format!("%w{index}_all{k}");
-        }
-    }
-    emit!(
-        before,
-        "%r{index} = scf.if {is_whole} -> ({ref_type}) {{\n{}\
-         %view{index}_ref = memref.cast %view{index} : {view_type} to {ref_type}\n\
-         scf.yield %view{index}_ref : {ref_type}\n\
-         }} else {{\n{}\
-         %staged{index}_ref = memref.cast %staged{index} : {buffer_type} to {ref_type}\n\
-         scf.yield %staged{index}_ref : {ref_type}\n}}\n",
-        view(&format!("%view{index}")),
-        allocate(&format!("%staged{index}"))
-            + &fill_in(&format!("%staged{index}"), &memref_text(&dynamic, element, Some(&buffer_strides))),
-    );
-    let mut after = String::new();
-    if is_output {
-        emit!(
-            after,
-            "scf.if {is_whole} {{\n}} else {{\n{}\
-             memref.copy %back{index}_dst, %back{index}_src : {dst_type} to {src_type}\n}}\n",
-            parts(&format!("back{index}"), &format!("%r{index}"), &ref_type, &dst_type)
-        );
-    }
-    RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: ref_type }
 }
 
 fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Options) -> Result<(), String> {

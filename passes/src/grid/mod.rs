@@ -1,6 +1,7 @@
 //! Pallas semantics: grid calls checked and run as loops over blocks, and the
 //! prefetching of later blocks along ordered (arbitrary) axes.
 
+pub(crate) mod block_refs;
 pub mod grid_to_loops;
 pub mod grid_verify_specs;
 pub mod in_place;
