@@ -9,21 +9,27 @@ module attributes {tessel.vector_bits = 256 : i64} {
 // CHECK-LABEL: func.func @exp_scalar(
 // CHECK-SAME: %[[X:.*]]: f32
 // CHECK-NOT: math.exp
-// Range reduction: n = floor(x log2 e + 1/2), r = x - n ln2 in two parts.
+// Range reduction: n = x log2 e rounded by adding 1.5 * 2^23 (one FMA),
+// r = x - n ln2 in two parts.
 // CHECK: %[[XL:.*]] = arith.maximumf %[[X]], %{{.*}} : f32
 // CHECK: %[[XC:.*]] = arith.minimumf %[[XL]], %{{.*}} : f32
-// CHECK: %[[T:.*]] = math.fma %[[XC]], %{{.*}}, %{{.*}} : f32
-// CHECK: %[[N:.*]] = math.floor %[[T]] : f32
+// CHECK: %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
+// CHECK: %[[T:.*]] = math.fma %[[XC]], %{{.*}}, %[[MAGIC]] : f32
+// CHECK: %[[N:.*]] = arith.subf %[[T]], %[[MAGIC]] : f32
 // CHECK: math.fma %[[N]]
 // CHECK: math.fma %[[N]]
-// Scaling by 2^n in two halves, NaN passed through.
-// CHECK: arith.fptosi %[[N]] : f32 to i32
+// Scaling by 2^n in two halves, n's integer from the sum's bits (no
+// fptosi, which is poison for NaN): a NaN x is NaN throughout, no select.
+// CHECK-NOT: arith.fptosi
+// CHECK: %[[MAGIC_BITS:.*]] = arith.constant 1262485504 : i32
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[T]] : f32 to i32
+// CHECK: arith.subi %[[BITS]], %[[MAGIC_BITS]] : i32
 // CHECK: arith.shrsi
 // CHECK: arith.shli
 // CHECK: arith.bitcast %{{.*}} : i32 to f32
-// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
-// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %{{.*}} : f32
-// CHECK: return %[[R]]
+// CHECK: %[[Y:.*]] = arith.mulf
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[Y]], %{{.*}} : f32
+// CHECK-NEXT: return %[[R]]
 func.func @exp_scalar(%x: f32) -> f32 {
   %r = math.exp %x : f32
   return %r : f32
@@ -32,9 +38,10 @@ func.func @exp_scalar(%x: f32) -> f32 {
 // CHECK-LABEL: func.func @exp_vector(
 // CHECK-NOT: math.exp
 // CHECK: arith.constant dense<1.44269502> : vector<16xf32>
-// CHECK: math.floor %{{.*}} : vector<16xf32>
+// CHECK-NOT: math.floor
+// CHECK: arith.bitcast %{{.*}} : vector<16xf32> to vector<16xi32>
 // CHECK: arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
-// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xf32>
+// CHECK-NOT: arith.select
 func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
   %r = math.exp %x : vector<16xf32>
   return %r : vector<16xf32>
@@ -48,7 +55,8 @@ func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
 // CHECK: %[[Z:.*]] = arith.mulf %[[X]], %[[X]] : f32
 // CHECK: %[[SMALL:.*]] = math.fma %{{.*}}, %[[X]], %[[X]] : f32
 // CHECK: %[[AX:.*]] = math.absf %[[X]] : f32
-// CHECK: %[[LARGE:.*]] = arith.subf
+// CHECK: %[[FRAC:.*]] = arith.divf
+// CHECK-NEXT: %[[LARGE:.*]] = arith.subf %{{.*}}, %[[FRAC]] : f32
 // CHECK: %[[SIGNED:.*]] = math.copysign %[[LARGE]], %[[X]] : f32
 // CHECK: %[[IS_SMALL:.*]] = arith.cmpf olt, %[[AX]], %{{.*}} : f32
 // CHECK: %[[R:.*]] = arith.select %[[IS_SMALL]], %[[SMALL]], %[[SIGNED]] : f32

@@ -4,19 +4,23 @@
 //! Lowered as they are, both become calls of libm's `expf`/`tanhf`, and a
 //! call in a loop body stops LLVM from vectorizing the loop: softmax and
 //! attention spent most of their time there. Written as FMAs, `floor`,
-//! integer shifts and selects, the loops vectorize to the host's width.
+//! integer shifts and bitcasts, the loops vectorize to the host's width.
 //!
-//! - exp: x clamped to [-104, 89]; n = floor(x log2(e) + 1/2); r = x - n ln 2
-//!   (two-part ln 2, Cody-Waite); e^r by a degree-7 polynomial (Cephes
-//!   coefficients) in Horner form with FMAs; times 2^n applied as two
-//!   powers of two, so overflow gives inf and small results underflow
-//!   gradually. NaN is passed through. Within 1.5 ulp of e^x over the
-//!   whole f32 range (test/accuracy's bound; 0.98 ulp measured).
+//! - exp: x clamped to [-104, 89]; n = x log2(e) rounded to an integer;
+//!   r = x - n ln 2 (two-part ln 2, Cody-Waite); e^r by a degree-7
+//!   polynomial (Cephes coefficients) in Horner form with FMAs; times 2^n
+//!   applied as two powers of two, so overflow gives inf and small results
+//!   underflow gradually. NaN is passed through. Within 1.5 ulp of e^x over
+//!   the whole f32 range (test/accuracy's bound; 0.98 ulp measured).
+//!   n is rounded by adding the magic number 1.5 * 2^23 (an FMA), whose
+//!   sum's bits give n as an integer without a conversion: a NaN stays NaN
+//!   through every step, with no select for it (an fptosi would be poison).
 //!   On AVX-512 targets 2^n is `llvm.ldexp`, one `vscalefps` per vector
 //!   (which rounds gradual underflow, overflows to inf and propagates NaN
-//!   by itself): the exponent's integer arithmetic, two multiplies and the
-//!   NaN select go. Elsewhere ldexp expands to a long sequence, so other
-//!   targets keep the two powers of two.
+//!   by itself; n = floor(x log2(e) + 1/2), converted with a NaN-free
+//!   bound): the exponent's integer arithmetic and two multiplies go.
+//!   Elsewhere ldexp expands to a long sequence, so other targets keep
+//!   the two powers of two.
 //! - tanh: |x| < 0.625 by an odd polynomial (x + x^3 P(x^2)); otherwise
 //!   sign(x) (1 - 2 / (e^{2|x|} + 1)) with the exp above.
 //!
@@ -101,7 +105,6 @@ fn exp_body(shape: &Shape, body: &mut String, x: &str, p: &str, scalef: bool) {
         ("low", "-104.0"),
         ("high", "89.0"),
         ("log2e", "1.44269504088896341"),
-        ("half", "0.5"),
         ("ln2_hi", "-0.693359375"),
         ("ln2_lo", "2.12194440e-4"),
         ("one", "1.0"),
@@ -118,10 +121,31 @@ fn exp_body(shape: &Shape, body: &mut String, x: &str, p: &str, scalef: bool) {
     emit!(
         body,
         "%{p}xl = arith.maximumf {x}, %{p}low : {f}\n\
-         %{p}xc = arith.minimumf %{p}xl, %{p}high : {f}\n\
-         %{p}t = math.fma %{p}xc, %{p}log2e, %{p}half : {f}\n\
-         %{p}n = math.floor %{p}t : {f}\n\
-         %{p}r0 = math.fma %{p}n, %{p}ln2_hi, %{p}xc : {f}\n\
+         %{p}xc = arith.minimumf %{p}xl, %{p}high : {f}\n"
+    );
+    if scalef {
+        shape.constant(body, &format!("{p}half"), "0.5", false);
+        emit!(
+            body,
+            "%{p}t = math.fma %{p}xc, %{p}log2e, %{p}half : {f}\n\
+             %{p}n = math.floor %{p}t : {f}\n"
+        );
+    } else {
+        // n = round(x log2(e)) by the magic number 1.5 * 2^23: the sum's
+        // low mantissa bits hold n + 2^22, so n as an integer is the sum's
+        // bits minus the magic's, not an fptosi, which is poison for a
+        // NaN x (so the result needed a NaN select; now a NaN x is NaN all
+        // along, through e and the two multiplies).
+        shape.constant(body, &format!("{p}magic"), "12582912.0", false);
+        emit!(
+            body,
+            "%{p}t = math.fma %{p}xc, %{p}log2e, %{p}magic : {f}\n\
+             %{p}n = arith.subf %{p}t, %{p}magic : {f}\n"
+        );
+    }
+    emit!(
+        body,
+        "%{p}r0 = math.fma %{p}n, %{p}ln2_hi, %{p}xc : {f}\n\
          %{p}r = math.fma %{p}n, %{p}ln2_lo, %{p}r0 : {f}\n\
          %{p}r2 = arith.mulf %{p}r, %{p}r : {f}\n\
          %{p}h1 = math.fma %{p}c7, %{p}r, %{p}c6 : {f}\n\
@@ -149,12 +173,14 @@ fn exp_body(shape: &Shape, body: &mut String, x: &str, p: &str, scalef: bool) {
         );
         return;
     }
+    shape.constant(body, &format!("{p}magic_bits"), "1262485504", true);
     shape.constant(body, &format!("{p}bias"), "127", true);
     shape.constant(body, &format!("{p}shift"), "23", true);
     shape.constant(body, &format!("{p}i1"), "1", true);
     emit!(
         body,
-        "%{p}ni = arith.fptosi %{p}n : {f} to {i}\n\
+        "%{p}tb = arith.bitcast %{p}t : {f} to {i}\n\
+         %{p}ni = arith.subi %{p}tb, %{p}magic_bits : {i}\n\
          %{p}n1 = arith.shrsi %{p}ni, %{p}i1 : {i}\n\
          %{p}n2 = arith.subi %{p}ni, %{p}n1 : {i}\n\
          %{p}k1 = arith.addi %{p}n1, %{p}bias : {i}\n\
@@ -164,10 +190,7 @@ fn exp_body(shape: &Shape, body: &mut String, x: &str, p: &str, scalef: bool) {
          %{p}m1 = arith.bitcast %{p}s1 : {i} to {f}\n\
          %{p}m2 = arith.bitcast %{p}s2 : {i} to {f}\n\
          %{p}y1 = arith.mulf %{p}e, %{p}m1 : {f}\n\
-         %{p}y = arith.mulf %{p}y1, %{p}m2 : {f}\n\
-         %{p}nan = arith.cmpf uno, {x}, {x} : {f}\n\
-         %{p}exp = arith.select %{p}nan, {x}, %{p}y : {i1}, {f}\n",
-        i1 = shape.mask
+         %{p}exp = arith.mulf %{p}y1, %{p}m2 : {f}\n"
     );
 }
 
