@@ -8,7 +8,9 @@
 // would reach every sum); a squeezed dimension beside a partial one; an
 // array updated in place (input and output) in partial 2-D blocks.
 // --poison pads the edge blocks with NaN, which must never reach a stored
-// element; the emulated GPU stages every block.
+// element. On the emulated GPU the staged copies live in workgroup memory
+// and the kernel runs in two versions (views for the programs whose
+// blocks are all whole, copies for the others).
 // RUN: tessel run %s --entry elementwise --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
 // RUN: tessel run %s --entry elementwise --arg 0=random:1 --arg 1=random:2 --check --poison | FileCheck %s
 // RUN: tessel run %s --entry matmul --arg 0=random:3 --arg 1=random:4 --check | FileCheck %s
@@ -79,3 +81,9 @@ func.func @in_place(%x: memref<10x13xf32>) {
       in_specs [#grid.block<[4, 8], (i, j) -> (i, j)>] out_specs [#grid.block<[4, 8], (i, j) -> (i, j)>]
   return
 }
+
+// Every entry on the emulated GPU too (the matmul's run is above).
+// RUN: tessel run %s --device rocm-emulated --entry elementwise --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
+// RUN: tessel run %s --device rocm-emulated --entry elementwise --arg 0=random:1 --arg 1=random:2 --check --poison | FileCheck %s
+// RUN: tessel run %s --device rocm-emulated --entry rows --arg 0=random:5 --check | FileCheck %s
+// RUN: tessel run %s --device rocm-emulated --entry in_place --arg 0=random:6 --check --poison | FileCheck %s

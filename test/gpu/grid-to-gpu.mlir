@@ -290,3 +290,51 @@ func.func @constant_trips(%x: memref<2x1024xf32>) {
   }
   return
 }
+
+// -----
+
+// The two versions of a kernel with partial blocks (grid-to-loops'
+// `scf.if` marked `tessel.staged_version`) never run in the same program:
+// their buffers share the arena from where the other buffers end (the
+// common one at 0, each version's first at 64; 128 bytes in all).
+// CHECK-LABEL: func.func @versions
+// CHECK: workgroup(%[[LDS:.*]] : memref<128xi8, #gpu.address_space<workgroup>>)
+// CHECK: %[[COMMON:.*]] = arith.constant 0 : index
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[COMMON]] : index
+// CHECK: memref.view %[[LDS]][%[[AT]]][] : memref<128xi8, #gpu.address_space<workgroup>> to memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.if
+// CHECK: %[[WHOLE:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[WHOLE_AT:.*]] = arith.addi %[[WHOLE]], %{{.*}} : index
+// CHECK-NEXT: memref.view %[[LDS]][%[[WHOLE_AT]]][] : memref<128xi8, #gpu.address_space<workgroup>> to memref<16xf32, #gpu.address_space<workgroup>>
+// CHECK: } else {
+// CHECK: %[[STAGED:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[STAGED_AT:.*]] = arith.addi %[[STAGED]], %{{.*}} : index
+// CHECK-NEXT: memref.view %[[LDS]][%[[STAGED_AT]]][] : memref<128xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: } {tessel.staged_version}
+func.func @versions(%out: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  scf.forall (%i) in (4) {
+    %common = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    memref.store %one, %common[%c0] : memref<4xf32>
+    %whole = arith.cmpi ne, %i, %c3 : index
+    scf.if %whole {
+      %w = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+      scf.parallel (%a) = (%c0) to (%c16) step (%c1) {
+        memref.store %one, %w[%a] : memref<16xf32>
+        scf.reduce
+      }
+    } else {
+      %s = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
+      scf.parallel (%a) = (%c0) to (%c8) step (%c1) {
+        memref.store %one, %s[%a] : memref<8xf32>
+        scf.reduce
+      }
+    } {tessel.staged_version}
+  }
+  return
+}

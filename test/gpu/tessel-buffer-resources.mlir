@@ -127,3 +127,59 @@ func.func @large(%x: memref<536870912xf32>) {
   }
   return
 }
+
+// -----
+
+// A kernel grid-to-loops ran in two versions (partial blocks): the scalar
+// copies of the staged version (the else region of the `scf.if` marked
+// `tessel.staged_version`) do not keep the whole-block version's vector
+// accesses of the same memref global; they stay global accesses themselves.
+// A scalar access anywhere else still does (@scalar_outside).
+// CHECK-LABEL: func.func @versions
+// CHECK: %[[FLAT:.*]] = memref.reinterpret_cast %arg0
+// CHECK: scf.if
+// CHECK: amdgpu.raw_buffer_load %[[FLAT]]
+// CHECK: amdgpu.raw_buffer_store %{{.*}} -> %[[FLAT]]
+// CHECK: } else {
+// CHECK: memref.load %arg0
+// CHECK: memref.store %{{.*}}, %arg0
+// CHECK: } {tessel.staged_version}
+// CHECK-LABEL: func.func @scalar_outside
+// CHECK-NOT: amdgpu.raw_buffer
+// CHECK: vector.load
+func.func @versions(%x: memref<64xf32>, %whole: i1) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %i = arith.muli %tx, %c4 : index
+    scf.if %whole {
+      %v = vector.load %x[%i] : memref<64xf32>, vector<4xf32>
+      %w = arith.addf %v, %v : vector<4xf32>
+      vector.store %w, %x[%i] : memref<64xf32>, vector<4xf32>
+    } else {
+      %s = memref.load %x[%tx] : memref<64xf32>
+      %t = arith.addf %s, %s : f32
+      memref.store %t, %x[%tx] : memref<64xf32>
+    } {tessel.staged_version}
+    gpu.terminator
+  }
+  return
+}
+func.func @scalar_outside(%x: memref<64xf32>, %whole: i1) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %i = arith.muli %tx, %c4 : index
+    scf.if %whole {
+      %v = vector.load %x[%i] : memref<64xf32>, vector<4xf32>
+      %s = memref.load %x[%tx] : memref<64xf32>
+      %w = vector.broadcast %s : f32 to vector<4xf32>
+      vector.store %w, %x[%i] : memref<64xf32>, vector<4xf32>
+    } else {
+    } {tessel.staged_version}
+    gpu.terminator
+  }
+  return
+}

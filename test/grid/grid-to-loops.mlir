@@ -1,7 +1,8 @@
 // grid-to-loops: parallel axes become scf.forall, arbitrary axes ordered
 // scf.for loops (in axis order); whole blocks are subviews, partial blocks
-// padded local buffers (on GPUs, every block of an array with partial
-// ones); the kernel is specialized per call site (program ids as trailing
+// padded local buffers (on GPUs, where those live in workgroup memory, a
+// second version of the kernel runs the programs whose blocks are all
+// whole on views); the kernel is specialized per call site (program ids as trailing
 // index arguments) and the original kernel disappears.
 // RUN: tessel-opt %s --split-input-file --grid-verify-specs --grid-to-loops | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --grid-verify-specs --grid-to-loops --inline --symbol-dce | FileCheck %s --check-prefix=INLINED
@@ -96,21 +97,29 @@ func.func @partial(%o: memref<7x5xi32>) {
 
 // -----
 
-// For a GPU (a module naming its chip), every block of such an array is
-// staged: the local buffer lives in workgroup memory, which a view of the
-// array cannot stand in for.
+// For a GPU (a module naming its chip), the local buffer lives in
+// workgroup memory, which a view of the array cannot stand in for: the
+// kernel runs in two versions, on a view where the blocks are all whole
+// and on a staged copy where one is partial.
+// CHECK-LABEL: func.func private @ids__call0_whole(
+// CHECK-SAME: %{{.*}}: memref<2x3xi32, strided<[5, 1], offset: ?>>, %{{.*}}: index, %{{.*}}: index)
 // CHECK-LABEL: func.func private @ids__call0(
 // CHECK-SAME: %{{.*}}: memref<2x3xi32>, %{{.*}}: index, %{{.*}}: index)
 // CHECK-LABEL: func.func @partial_on_gpu(
 // CHECK: scf.forall
-// CHECK-NOT: scf.if
-// CHECK: %[[BUF:.*]] = memref.alloc() : memref<2x3xi32>
+// CHECK: %[[WHOLE:.*]] = arith.andi
+// CHECK-NEXT: scf.if %[[WHOLE]] {
+// CHECK-NEXT: %[[VIEW:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [2, 3] [1, 1] : memref<7x5xi32> to memref<2x3xi32, strided<[5, 1], offset: ?>>
+// CHECK-NEXT: func.call @ids__call0_whole(%[[VIEW]], %{{.*}}, %{{.*}}) : (memref<2x3xi32, strided<[5, 1], offset: ?>>, index, index) -> ()
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[BUF:.*]] = memref.alloc() : memref<2x3xi32>
 // CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[BUF]] : memref<2x3xi32>)
 // CHECK: %[[SRC:.*]] = memref.subview %arg0[%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : memref<7x5xi32> to memref<?x?xi32, strided<[5, 1], offset: ?>>
 // CHECK: %[[DST:.*]] = memref.subview %[[BUF]][%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : memref<2x3xi32> to memref<?x?xi32, strided<[3, 1], offset: ?>>
 // CHECK: memref.copy %[[SRC]], %[[DST]]
 // CHECK: func.call @ids__call0(%[[BUF]], %{{.*}}, %{{.*}})
 // CHECK: memref.copy %[[DST]], %[[SRC]]
+// CHECK-NEXT: } {tessel.staged_version}
 module attributes {tessel.chip = "gfx942"} {
   func.func @ids(%o: memref<2x3xi32>) {
     %i = grid.program_id 0

@@ -4,6 +4,7 @@
 //! buffer with one slice per workgroup; a buffer a loop carries to its next
 //! iteration gets two slots it alternates between.
 
+use crate::grid::grid_to_loops::kernel_version;
 use crate::support::handles::{context_of, operation_ref, parent_of, raw_op, result_of, value_type};
 use crate::support::ir::{block_arguments, block_operations, collect_operations, erase, print_type, static_bytes};
 use mlir_sys::*;
@@ -43,15 +44,30 @@ fn round_up(value: i64, multiple: i64) -> i64 {
     (value + multiple - 1) / multiple * multiple
 }
 
-/// Places the nest's local buffers, in program order, in LDS while they fit.
+/// Places the nest's local buffers, in program order, in LDS while they
+/// fit. The buffers of a kernel's two versions share their slots: a
+/// program runs one version or the other, and the staged one's padded
+/// blocks must not cost the whole blocks' version its occupancy.
 pub(super) fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, String> {
     let nest_ref = operation_ref(nest);
     let mut arena = Arena { slots: Vec::new(), shared_bytes: 0, scratch_bytes: 0 };
     let mut allocs = collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca");
-    // Chunks staged for contractions (tessel-lds-stage) are read most:
-    // they get LDS first.
-    allocs.sort_by_key(|(alloc, _)| !is_staged(*alloc));
+    // Buffers outside the versions first, then each version's from the
+    // same start; chunks staged for contractions (tessel-lds-stage) are
+    // read most: within each, they get LDS first.
+    allocs.sort_by_key(|(alloc, _)| (kernel_version(*alloc), !is_staged(*alloc)));
+    let mut version_start: Option<(i64, i64)> = None;
+    let mut version_ends = (0, 0);
+    let mut current_version = None;
     for (alloc, _) in allocs {
+        let version = kernel_version(alloc);
+        if version != current_version && version.is_some() {
+            // A version starts where the buffers outside them end.
+            let start = *version_start.get_or_insert((arena.shared_bytes, arena.scratch_bytes));
+            version_ends = (version_ends.0.max(arena.shared_bytes), version_ends.1.max(arena.scratch_bytes));
+            (arena.shared_bytes, arena.scratch_bytes) = start;
+        }
+        current_version = version;
         let memref = value_type(result_of(alloc, 0));
         // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
         if !unsafe { mlirShapedTypeHasStaticShape(memref) } {
@@ -77,7 +93,8 @@ pub(super) fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, Stri
         };
         arena.slots.push(Placement { alloc, slot, alternating });
     }
-    arena.scratch_bytes = round_up(arena.scratch_bytes, ALIGNMENT);
+    arena.shared_bytes = arena.shared_bytes.max(version_ends.0);
+    arena.scratch_bytes = round_up(arena.scratch_bytes.max(version_ends.1), ALIGNMENT);
     Ok(arena)
 }
 

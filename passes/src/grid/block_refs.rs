@@ -2,8 +2,10 @@
 //! where the program's block starts in the array, whether that start is
 //! in bounds (when it cannot be proven), and the ref itself — a view of
 //! the array for a whole block, a padded local buffer filled with the
-//! in-bounds part (and written back for outputs) for a partial one, or on
-//! CPU an `scf.if` choosing between the two per program.
+//! in-bounds part (and written back for outputs) for a partial one, and
+//! where a block may be either, both: on a CPU as one ref an `scf.if`
+//! chooses per program, on a GPU as the staged ref plus the whole block's
+//! view and test, for the caller's two versions of the kernel.
 
 use super::grid_to_loops::Options;
 use crate::support::ir::{ShapedKind, join, shaped_type_text};
@@ -66,6 +68,20 @@ pub(super) struct RefText {
     pub(super) after: String,
     pub(super) value: String,
     pub(super) r#type: String,
+    /// For a GPU's staged partial block: the ref of the programs whose
+    /// block is whole after all (the caller runs a second version of the
+    /// kernel for them).
+    pub(super) whole: Option<WholeRef>,
+}
+
+/// A whole block's ref where the block may also be partial: the view the
+/// programs with a whole block take, and the `i1` (defined in
+/// `RefText::offsets`) telling them apart.
+pub(super) struct WholeRef {
+    pub(super) is_whole: String,
+    pub(super) before: String,
+    pub(super) value: String,
+    pub(super) r#type: String,
 }
 
 /// The call's scalar arrays as template arguments: (`%q<k>`, type).
@@ -94,6 +110,7 @@ pub(super) fn operand_ref(
             after: String::new(),
             value: array,
             r#type: array_type.to_string(),
+            whole: None,
         };
     }
     let dims = join((0..grid_rank).map(|d| format!("d{d}")));
@@ -191,6 +208,7 @@ pub(super) fn operand_ref(
             after: String::new(),
             value: format!("%r{index}"),
             r#type: view_type,
+            whole: None,
         };
     }
 
@@ -254,15 +272,36 @@ pub(super) fn operand_ref(
         parts(&format!("in{index}"), buffer, &buffer_type, dst_type)
             + &format!("memref.copy %in{index}_src, %in{index}_dst : {src_type} to {dst_type}\n")
     };
+    // Whole where every blocked dimension's in-bounds length is the block's.
+    let whole_test = |text: &mut String| {
+        let mut is_whole = format!("%w{index}_0");
+        for (k, length) in dst_sizes.iter().enumerate() {
+            emit_line!(text, "%w{index}_{k} = arith.cmpi eq, {length}, %c{} : index", sizes[kept[k]]);
+            if k > 0 {
+                emit_line!(text, "%w{index}_all{k} = arith.andi {is_whole}, %w{index}_{k} : i1");
+                is_whole = format!("%w{index}_all{k}");
+            }
+        }
+        is_whole
+    };
     if !views_for_whole_blocks || dst_sizes.is_empty() {
         let dst_type = memref_text(&dynamic, element, Some(&buffer_strides));
         let buffer = format!("%r{index}");
-        before.push_str(&(allocate(&buffer) + &clip + &fill_in(&buffer, &dst_type)));
+        before.push_str(&(allocate(&buffer) + &fill_in(&buffer, &dst_type)));
         let mut after = String::new();
         if is_output {
             emit_line!(after, "memref.copy %in{index}_dst, %in{index}_src : {dst_type} to {src_type}");
         }
-        return RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type };
+        // The clipping and the whole test are pure index arithmetic: they
+        // go with the offsets, ahead of the kernel's versions.
+        offsets.push_str(&clip);
+        let whole = (!dst_sizes.is_empty()).then(|| WholeRef {
+            is_whole: whole_test(&mut offsets),
+            before: view(&format!("%v{index}")),
+            value: format!("%v{index}"),
+            r#type: view_type.clone(),
+        });
+        return RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type, whole };
     }
     // Whole blocks (every program's but the edges') are views of the
     // array, as when the blocks divide it; only a partial one is staged.
@@ -273,15 +312,7 @@ pub(super) fn operand_ref(
     let ref_type = memref_text(&kernel_shape, element, Some(&ref_strides));
     let dst_type = memref_text(&dynamic, element, Some(&ref_strides));
     before.push_str(&clip);
-    let mut is_whole = format!("%w{index}_0");
-    // Whole where every blocked dimension's in-bounds length is the block's.
-    for (k, length) in dst_sizes.iter().enumerate() {
-        emit_line!(before, "%w{index}_{k} = arith.cmpi eq, {length}, %c{} : index", sizes[kept[k]]);
-        if k > 0 {
-            emit_line!(before, "%w{index}_all{k} = arith.andi {is_whole}, %w{index}_{k} : i1");
-            is_whole = format!("%w{index}_all{k}");
-        }
-    }
+    let is_whole = whole_test(&mut before);
     emit!(
         before,
         "%r{index} = scf.if {is_whole} -> ({ref_type}) {{\n{}\
@@ -303,5 +334,5 @@ pub(super) fn operand_ref(
             parts(&format!("back{index}"), &format!("%r{index}"), &ref_type, &dst_type)
         );
     }
-    RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: ref_type }
+    RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: ref_type, whole: None }
 }
