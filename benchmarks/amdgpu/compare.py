@@ -36,6 +36,7 @@ KERNELS = {
     "softmax_row": ("benchmarks/amdgpu/kernels/softmax_row.mlir", "softmax_row", None),
     "softmax_8rows": ("examples/softmax_4096.mlir", "softmax_8rows", None),
     "elementwise": ("examples/elementwise_16m.mlir", "elementwise", None),
+    "elementwise_partial": ("benchmarks/amdgpu/kernels/elementwise_partial.mlir", "elementwise_partial", None),
 }
 # Memory-bound kernels: programs of the grid (the same on both sides) and
 # the bytes the computation must move (inputs once, outputs once).
@@ -43,6 +44,7 @@ STREAMING = {
     "softmax_row": (4096, 2 * 4096 * 4096 * 4),
     "softmax_8rows": (512, 2 * 4096 * 4096 * 4),
     "elementwise": (256, 4 * 16777216 * 4),
+    "elementwise_partial": (255, 4 * 16700000 * 4),
 }
 
 

@@ -42,6 +42,14 @@ def elementwise(x, y, w, o, BLOCK: tl.constexpr):
     tl.store(o + offsets, tl.load(x + offsets) * tl.load(y + offsets) + tl.load(w + offsets))
 
 
+@triton.jit
+def elementwise_masked(x, y, w, o, SIZE: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < SIZE
+    v = tl.load(x + offsets, mask=mask) * tl.load(y + offsets, mask=mask) + tl.load(w + offsets, mask=mask)
+    tl.store(o + offsets, v, mask=mask)
+
+
 def _compile(fn, pointers, constexprs, chip, wave_size, num_warps, num_stages):
     signature = {name: kind for name, kind in pointers}
     signature.update({name: "constexpr" for name in constexprs})
@@ -69,6 +77,11 @@ def compile_kernel(name, chip, wave_size):
     elif name == "elementwise":
         args = [(n, f32) for n in ("x", "y", "w", "o")]
         kernel = _compile(elementwise, args, {"BLOCK": 65536}, chip, wave_size, 4, 1)
+    elif name == "elementwise_partial":
+        # 16,700,000 floats: the last of 255 blocks is partial (masked).
+        args = [(n, f32) for n in ("x", "y", "w", "o")]
+        shape = {"SIZE": 16700000, "BLOCK": 65536}
+        kernel = _compile(elementwise_masked, args, shape, chip, wave_size, 4, 1)
     else:
         raise KeyError(name)
     return kernel.asm["amdgcn"], kernel.metadata.shared
