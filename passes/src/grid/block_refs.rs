@@ -9,7 +9,7 @@
 
 use super::grid_to_loops::Options;
 use crate::support::ir::{ShapedKind, join, shaped_type_text};
-use crate::support::template::{emit, emit_line};
+use crate::support::template::{emit, emit_conjunction, emit_line};
 use tessel_dialects::{BlockSpec, IndexExpr, Operand};
 
 /// Row-major strides of an identity-layout array.
@@ -98,7 +98,7 @@ pub(super) fn operand_ref(
     is_output: bool,
     options: Options,
 ) -> RefText {
-    let Options { poison, views_for_whole_blocks, .. } = options;
+    let Options { poison, versioned, .. } = options;
     let grid_rank = grid.len();
     let spec: &BlockSpec = &operand.spec;
     let array = format!("%a{index}");
@@ -158,32 +158,25 @@ pub(super) fn operand_ref(
         emit_line!(offsets, "%s{index}_{d} = affine.apply affine_map<({dims}) -> ({start})>({ids})");
     }
     // A block must start in the array (blocked) or its offset fall in the
-    // padded array (unblocked): `check_in_bounds` at run time.
+    // padded array (unblocked): checked at run time where not provable.
     let provable = spec.bounds_provable(grid);
-    let in_bounds = (!provable).then(|| {
-        let mut conditions = Vec::new();
-        for d in 0..sizes.len() {
-            let (low, high) = match spec.padding.get(d) {
-                Some(&(low, high)) if spec.unblocked => (-low, operand.shape[d] + high),
-                _ => (0, operand.shape[d]),
-            };
-            let b = format!("%b{index}_{d}");
-            emit!(
-                offsets,
-                "{b}_low = arith.constant {low} : index\n{b}_high = arith.constant {high} : index\n\
-                 {b}_above = arith.cmpi sge, %s{index}_{d}, {b}_low : index\n\
-                 {b}_below = arith.cmpi slt, %s{index}_{d}, {b}_high : index\n\
-                 {b} = arith.andi {b}_above, {b}_below : i1\n"
-            );
-            conditions.push(b);
-        }
-        let mut all = conditions[0].clone();
-        for (k, condition) in conditions.iter().enumerate().skip(1) {
-            emit_line!(offsets, "%in{index}_{k} = arith.andi {all}, {condition} : i1");
-            all = format!("%in{index}_{k}");
-        }
-        all
-    });
+    let mut conditions = Vec::new();
+    for d in (0..sizes.len()).filter(|_| !provable) {
+        let (low, high) = match spec.padding.get(d) {
+            Some(&(low, high)) if spec.unblocked => (-low, operand.shape[d] + high),
+            _ => (0, operand.shape[d]),
+        };
+        let b = format!("%b{index}_{d}");
+        emit!(
+            offsets,
+            "{b}_low = arith.constant {low} : index\n{b}_high = arith.constant {high} : index\n\
+             {b}_above = arith.cmpi sge, %s{index}_{d}, {b}_low : index\n\
+             {b}_below = arith.cmpi slt, %s{index}_{d}, {b}_high : index\n\
+             {b} = arith.andi {b}_above, {b}_below : i1\n"
+        );
+        conditions.push(b);
+    }
+    let in_bounds = emit_conjunction(&mut offsets, &conditions, &format!("%in{index}_"));
     let mut before = String::new();
     let partial = spec.unblocked || kept.iter().any(|&d| operand.shape[d] % sizes[d] != 0);
     let kernel_shape: Vec<String> = kept.iter().map(|&d| sizes[d].to_string()).collect();
@@ -214,9 +207,8 @@ pub(super) fn operand_ref(
 
     // The in-bounds part, per blocked dimension: where it starts in the
     // array (`_lo`), its length (`_n`) and where it starts in the block
-    // (`_at`).
+    // (`_at`); pure index arithmetic, with the offsets.
     let (mut src_offsets, mut src_sizes, mut dst_offsets, mut dst_sizes) = (vec![], vec![], vec![], vec![]);
-    let mut clip = String::new();
     for (d, size) in sizes.iter().enumerate() {
         let s = format!("%s{index}_{d}");
         if spec.block_shape[d].is_none() {
@@ -226,7 +218,7 @@ pub(super) fn operand_ref(
         }
         let p = format!("%p{index}_{d}");
         emit!(
-            clip,
+            offsets,
             "{p}_lo = arith.maxsi {s}, %c0 : index\n\
              {p}_end = arith.addi {s}, %c{size} : index\n\
              {p}_hi = arith.minsi {p}_end, %c{extent} : index\n\
@@ -240,6 +232,14 @@ pub(super) fn operand_ref(
         dst_offsets.push(format!("{p}_at"));
         dst_sizes.push(format!("{p}_n"));
     }
+    // Whole where every blocked dimension's in-bounds length is the block's.
+    let whole_lengths: Vec<String> = (dst_sizes.iter().enumerate())
+        .map(|(k, length)| {
+            emit_line!(offsets, "%w{index}_{k} = arith.cmpi eq, {length}, %c{} : index", sizes[kept[k]]);
+            format!("%w{index}_{k}")
+        })
+        .collect();
+    let is_whole = emit_conjunction(&mut offsets, &whole_lengths, &format!("%w{index}_all"));
     let dynamic: Vec<String> = kept.iter().map(|_| "?".to_string()).collect();
     let src_type = memref_text(&dynamic, element, Some(&kept_strides));
     let buffer_type = memref_text(&kernel_shape, element, None);
@@ -272,37 +272,35 @@ pub(super) fn operand_ref(
         parts(&format!("in{index}"), buffer, &buffer_type, dst_type)
             + &format!("memref.copy %in{index}_src, %in{index}_dst : {src_type} to {dst_type}\n")
     };
-    // Whole where every blocked dimension's in-bounds length is the block's.
-    let whole_test = |text: &mut String| {
-        let mut is_whole = format!("%w{index}_0");
-        for (k, length) in dst_sizes.iter().enumerate() {
-            emit_line!(text, "%w{index}_{k} = arith.cmpi eq, {length}, %c{} : index", sizes[kept[k]]);
-            if k > 0 {
-                emit_line!(text, "%w{index}_all{k} = arith.andi {is_whole}, %w{index}_{k} : i1");
-                is_whole = format!("%w{index}_all{k}");
+    // Staged: every block (no block can be whole), or on a GPU the
+    // kernel version for partial blocks, beside the whole blocks' view.
+    let is_whole = match is_whole {
+        Some(is_whole) if !versioned => is_whole,
+        is_whole => {
+            let dst_type = memref_text(&dynamic, element, Some(&buffer_strides));
+            let buffer = format!("%r{index}");
+            before.push_str(&(allocate(&buffer) + &fill_in(&buffer, &dst_type)));
+            let mut after = String::new();
+            if is_output {
+                emit_line!(after, "memref.copy %in{index}_dst, %in{index}_src : {dst_type} to {src_type}");
             }
+            let whole = is_whole.map(|is_whole| WholeRef {
+                is_whole,
+                before: view(&format!("%v{index}")),
+                value: format!("%v{index}"),
+                r#type: view_type.clone(),
+            });
+            return RefText {
+                offsets,
+                in_bounds,
+                before,
+                after,
+                value: format!("%r{index}"),
+                r#type: buffer_type,
+                whole,
+            };
         }
-        is_whole
     };
-    if !views_for_whole_blocks || dst_sizes.is_empty() {
-        let dst_type = memref_text(&dynamic, element, Some(&buffer_strides));
-        let buffer = format!("%r{index}");
-        before.push_str(&(allocate(&buffer) + &fill_in(&buffer, &dst_type)));
-        let mut after = String::new();
-        if is_output {
-            emit_line!(after, "memref.copy %in{index}_dst, %in{index}_src : {dst_type} to {src_type}");
-        }
-        // The clipping and the whole test are pure index arithmetic: they
-        // go with the offsets, ahead of the kernel's versions.
-        offsets.push_str(&clip);
-        let whole = (!dst_sizes.is_empty()).then(|| WholeRef {
-            is_whole: whole_test(&mut offsets),
-            before: view(&format!("%v{index}")),
-            value: format!("%v{index}"),
-            r#type: view_type.clone(),
-        });
-        return RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: buffer_type, whole };
-    }
     // Whole blocks (every program's but the edges') are views of the
     // array, as when the blocks divide it; only a partial one is staged.
     // The kernel takes either as one type: the strides the two share,
@@ -311,8 +309,6 @@ pub(super) fn operand_ref(
         kept_strides.iter().zip(&buffer_strides).map(|(&a, &b)| if a == b { a } else { i64::MIN }).collect();
     let ref_type = memref_text(&kernel_shape, element, Some(&ref_strides));
     let dst_type = memref_text(&dynamic, element, Some(&ref_strides));
-    before.push_str(&clip);
-    let is_whole = whole_test(&mut before);
     emit!(
         before,
         "%r{index} = scf.if {is_whole} -> ({ref_type}) {{\n{}\

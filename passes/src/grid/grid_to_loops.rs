@@ -40,7 +40,7 @@
 //! time like those of maps that cannot be checked here.
 
 use crate::support::handles::{context_of, operation_ref, raw_op, shaped_element, value_type};
-use crate::support::template::{emit, emit_line};
+use crate::support::template::{emit, emit_conjunction, emit_line};
 use crate::{
     PassDefinition, PassError,
     grid::block_refs::{memref_text, operand_ref},
@@ -77,9 +77,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         poison: module.has_attribute(knobs::POISON.attribute),
         reversed: knobs::GRID_ORDER.integer_or(raw_op(module.to_raw()), 0) == 1,
         // A GPU's staging buffer lives in workgroup memory, which a view
-        // of the array cannot stand in for: its whole blocks get a kernel
-        // version of their own.
-        views_for_whole_blocks: !module.has_attribute(knobs::CHIP.attribute),
+        // of the array cannot stand in for (nor share a type with): its
+        // whole blocks get a kernel version of their own.
+        versioned: module.has_attribute(knobs::CHIP.attribute),
     };
     let mut kernels = Vec::new();
     for (index, (raw, _)) in calls.into_iter().enumerate() {
@@ -105,13 +105,14 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 }
 
 /// How calls are lowered: the padding of partial blocks, the programs'
-/// order, and whether whole blocks of arrays that also have partial ones
-/// are views of the array (CPU) rather than staged like them (GPU).
+/// order, and whether the whole and the partial blocks of an array get a
+/// kernel version each (GPU) rather than one ref an `scf.if` picks per
+/// program (CPU).
 #[derive(Clone, Copy)]
 pub(super) struct Options {
     pub(super) poison: bool,
     pub(super) reversed: bool,
-    pub(super) views_for_whole_blocks: bool,
+    pub(super) versioned: bool,
 }
 
 /// Whether some `func.call` still calls `name`.
@@ -294,13 +295,8 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     // array can stand in for them: the programs whose blocks all turn out
     // whole run a second version of the kernel, on views (the condition
     // depends on program ids only: uniform across the workgroup).
-    let whole_tests: Vec<&str> = refs.iter().filter_map(|r| r.whole.as_ref().map(|w| w.is_whole.as_str())).collect();
-    if let Some((first, rest)) = whole_tests.split_first() {
-        let mut all = first.to_string();
-        for (k, test) in rest.iter().enumerate() {
-            emit_line!(body, "%whole{k} = arith.andi {all}, {test} : i1");
-            all = format!("%whole{k}");
-        }
+    let whole_tests: Vec<String> = refs.iter().filter_map(|r| r.whole.as_ref().map(|w| w.is_whole.clone())).collect();
+    if let Some(all) = emit_conjunction(&mut body, &whole_tests, "%whole") {
         let name = format!("{specialized}_whole");
         let (whole_program, types) = version(&name, true);
         program = format!("scf.if {all} {{\n{whole_program}}} else {{\n{program}}} {{{STAGED_VERSION}}}\n");
@@ -308,15 +304,10 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     }
     // Programs whose blocks could not be proven in bounds are checked here;
     // one that fails is skipped and raises the module's error flag.
-    let checks: Vec<&String> = refs.iter().filter_map(|r| r.in_bounds.as_ref()).collect();
+    let checks: Vec<String> = refs.iter().filter_map(|r| r.in_bounds.clone()).collect();
     let guarded = !checks.is_empty();
-    match checks.split_first() {
-        Some((first, rest)) => {
-            let mut all = (*first).clone();
-            for (k, check) in rest.iter().enumerate() {
-                emit_line!(body, "%ok{k} = arith.andi {all}, {check} : i1");
-                all = format!("%ok{k}");
-            }
+    match emit_conjunction(&mut body, &checks, "%ok") {
+        Some(all) => {
             emit!(
                 body,
                 "scf.if {all} {{\n{program}}} else {{\n\

@@ -18,7 +18,7 @@
 use crate::support::{
     handles::{block_of, raw_op},
     ir::{block_arguments, block_operations, join, move_before, region_blocks, users},
-    template::{self, emit_line},
+    template::{self, emit_conjunction, emit_line},
 };
 use mlir_sys::*;
 
@@ -73,11 +73,7 @@ pub fn guard_stores(context: MlirContext, kernel: MlirOperation, revisits: &[Rev
             emit_line!(template, "%at{position} = arith.cmpi eq, %p{position}, %last{position} : index");
             conditions.push(format!("%at{position}"));
         }
-        let mut all = conditions[0].clone();
-        for (position, condition) in conditions.iter().enumerate().skip(1) {
-            emit_line!(template, "%all{position} = arith.andi {all}, {condition} : i1");
-            all = format!("%all{position}");
-        }
+        let Some(all) = emit_conjunction(&mut template, &conditions, "%all") else { continue };
         emit_line!(template, "scf.if {all} {{\n}}");
         let text = format!("func.func @template({}) {{\n{template}return\n}}", join(&parameters));
         let inlined = template::inline_ops_before(context, moved[0], &text, &bound).map_err(|error| error.0)?;

@@ -36,6 +36,19 @@ macro_rules! emit_line {
 
 pub(crate) use {emit, emit_line};
 
+/// Emits the conjunction of `conditions` (`i1` SSA names) into `text` as a
+/// chain of `arith.andi`s named `<prefix><k>`, and returns the name that
+/// holds it (the condition itself when there is one; none for none).
+pub(crate) fn emit_conjunction(text: &mut String, conditions: &[String], prefix: &str) -> Option<String> {
+    let (first, rest) = conditions.split_first()?;
+    let mut all = first.clone();
+    for (k, condition) in rest.iter().enumerate() {
+        emit_line!(text, "{prefix}{k} = arith.andi {all}, {condition} : i1");
+        all = format!("{prefix}{k}");
+    }
+    Some(all)
+}
+
 /// Why a template could not be used: a bug in the pass that wrote it.
 #[derive(Debug)]
 pub struct TemplateError(pub String);
