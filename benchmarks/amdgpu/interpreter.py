@@ -507,11 +507,16 @@ def add_with_carry(wave, name, operands):
     return True
 
 
-def run(kernel, wave_index, wave_size, workgroup_size, limit=2_000_000):
-    """The instructions wave `wave_index` of work-group 0 executes, in
-    order, or None where its path depends on an unknown value."""
+def run(kernel, wave_index, wave_size, workgroup_size, limit=2_000_000, workgroup_id=0):
+    """The instructions wave `wave_index` of work-group `workgroup_id` (x)
+    executes, in order, or None where its path depends on an unknown value."""
     user = kernel.metadata.get("user_sgpr_count", 0)
-    scalars = {f"s{user}": 0, "exec_lo": MASK32 if wave_size == 32 else MASK32, "exec_hi": MASK32, "m0": None}
+    scalars = {
+        f"s{user}": workgroup_id,
+        "exec_lo": MASK32 if wave_size == 32 else MASK32,
+        "exec_hi": MASK32,
+        "m0": None,
+    }
     lanes_here = min(wave_size, workgroup_size - wave_index * wave_size)
     full = (1 << lanes_here) - 1
     scalars["exec_lo"], scalars["exec_hi"] = full & MASK32, (full >> 32) & MASK32
@@ -541,13 +546,13 @@ def run(kernel, wave_index, wave_size, workgroup_size, limit=2_000_000):
     return executed
 
 
-def workgroup(kernel, wave_size):
-    """Every wave of work-group 0: one list of executed instructions per
-    wave, or None where any cannot be run."""
+def workgroup(kernel, wave_size, workgroup_id=0):
+    """Every wave of work-group `workgroup_id` (0 unless asked): one list of
+    executed instructions per wave, or None where any cannot be run."""
     threads = kernel.metadata.get("max_flat_workgroup_size", 256)
     waves = []
     for index in range(max(1, -(-threads // wave_size))):
-        executed = run(kernel, index, wave_size, threads)
+        executed = run(kernel, index, wave_size, threads, workgroup_id=workgroup_id)
         if executed is None:
             return None
         waves.append(executed)
@@ -570,15 +575,15 @@ def round_trips(executed):
 KINDS = ("global_load", "global_store")
 
 
-def facts(kernel):
+def facts(kernel, workgroup_id=0):
     """One line per fact: per wave, the instructions it executes, the
     global bytes one of its lanes loads and stores, the round trips to
     memory it waits for, and how often it runs the target
     of each backward branch (a loop's trips; once for an out-of-line
     block that branches back)."""
     wave_size = kernel.metadata.get("wavefront_size", 64)
-    waves = workgroup(kernel, wave_size)
-    lines = [f"kernel {kernel.name}"]
+    waves = workgroup(kernel, wave_size, workgroup_id)
+    lines = [f"kernel {kernel.name}"] + ([f"work-group {workgroup_id}"] if workgroup_id else [])
     if waves is None:
         return lines + ["unknown: a branch depends on a value not in the code"]
     names = {index: label for label, index in kernel.labels.items()}
@@ -596,7 +601,19 @@ def facts(kernel):
 
 
 def main():
-    codeobject.print_facts(facts, "interpreter.py", "usage: interpreter.py KERNEL.s")
+    usage = "usage: interpreter.py KERNEL.s [--workgroup N]"
+    # --workgroup N runs work-group N (x) instead of 0: a grid's edge
+    # program, say, which may take another path.
+    workgroup_id = 0
+    if "--workgroup" in sys.argv:
+        at = sys.argv.index("--workgroup")
+        try:
+            workgroup_id = int(sys.argv[at + 1])
+        except (IndexError, ValueError):
+            print(usage, file=sys.stderr)
+            sys.exit(2)
+        del sys.argv[at : at + 2]
+    codeobject.print_facts(lambda kernel: facts(kernel, workgroup_id), "interpreter.py", usage)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &gpu::tessel_resident_accumulators::PASS,
     &gpu::tessel_lds_stage::PASS,
     &gpu::tessel_gpu_vectorize::PASS,
+    &gpu::tessel_past_end_views::PASS,
     &gpu::grid_to_gpu::PASS,
     &gpu::tessel_batch_loads::PASS,
     &gpu::tessel_elide_barriers::PASS,

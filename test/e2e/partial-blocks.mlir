@@ -87,3 +87,43 @@ func.func @in_place(%x: memref<10x13xf32>) {
 // RUN: tessel run %s --device rocm-emulated --entry elementwise --arg 0=random:1 --arg 1=random:2 --check --poison | FileCheck %s
 // RUN: tessel run %s --device rocm-emulated --entry rows --arg 0=random:5 --check | FileCheck %s
 // RUN: tessel run %s --device rocm-emulated --entry in_place --arg 0=random:6 --check --poison | FileCheck %s
+
+// Partial blocks only along the outermost dimension, in arrays whose byte
+// size is a multiple of 16: on a GPU their clipped part lies past the
+// array's end, where buffer accesses read zeros and write nothing, so every
+// program runs on views (tessel-past-end-views; --poison keeps the staged
+// copies, whose padding is NaN).
+// RUN: tessel run %s --entry tail --arg 0=random:7 --arg 1=random:8 --check | FileCheck %s
+// RUN: tessel run %s --device rocm-emulated --entry tail --arg 0=random:7 --arg 1=random:8 --check | FileCheck %s
+// RUN: tessel run %s --device rocm-emulated --entry tail --arg 0=random:7 --arg 1=random:8 --check --poison | FileCheck %s
+// RUN: tessel run %s --entry row_tail --arg 0=random:9 --check | FileCheck %s
+// RUN: tessel run %s --device rocm-emulated --entry row_tail --arg 0=random:9 --check | FileCheck %s
+// No workgroup memory for them in the code object, where @elementwise
+// (323 floats: 1292 bytes) keeps staging its edge block:
+// RUN: tessel compile %s --target rocm --chip gfx942 -o %t.hsaco && llvm-readelf --notes %t.hsaco | FileCheck %s --check-prefix=NO-STAGING
+// NO-STAGING: .group_segment_fixed_size: {{[1-9][0-9]*}}
+// NO-STAGING-NOT: .group_segment_fixed_size
+// NO-STAGING: .name: elementwise_kernel
+// NO-STAGING: .group_segment_fixed_size: 0
+// NO-STAGING-NOT: .group_segment_fixed_size
+// NO-STAGING: .name: tail_kernel
+// NO-STAGING: .group_segment_fixed_size: 0
+// NO-STAGING-NOT: .group_segment_fixed_size
+// NO-STAGING: .name: row_tail_kernel
+func.func @tail(%x: memref<324xf32>, %y: memref<324xf32>, %o: memref<324xf32>) {
+  grid.call @axpy_kernel grid [6] ins(%x, %y : memref<324xf32>, memref<324xf32>) outs(%o : memref<324xf32>)
+      in_specs [#grid.block<[64], (i) -> (i)>, #grid.block<[64], (i) -> (i)>] out_specs [#grid.block<[64], (i) -> (i)>]
+  return
+}
+func.func @row_tail_kernel(%x: memref<4x16xf32>, %o: memref<4x16xf32>) {
+  %v = block.load %x : memref<4x16xf32> -> tensor<4x16xf32>
+  %half = arith.constant dense<0.5> : tensor<4x16xf32>
+  %s = arith.mulf %v, %half : tensor<4x16xf32>
+  block.store %s, %o : tensor<4x16xf32>, memref<4x16xf32>
+  return
+}
+func.func @row_tail(%x: memref<10x16xf32>, %o: memref<10x16xf32>) {
+  grid.call @row_tail_kernel grid [3] ins(%x : memref<10x16xf32>) outs(%o : memref<10x16xf32>)
+      in_specs [#grid.block<[4, 16], (i) -> (i, 0)>] out_specs [#grid.block<[4, 16], (i) -> (i, 0)>]
+  return
+}

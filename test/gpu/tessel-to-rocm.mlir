@@ -158,9 +158,11 @@
 // NOTES: .vgpr_spill_count: 0
 // CDNA: .wavefront_size: 64
 // RDNA: .wavefront_size: 32
+// @scale's last block is partial, past its array's end: it runs on a view
+// too, through buffer accesses (tessel-past-end-views), with no LDS.
 // NOTES: .args:
 // NOTES-COUNT-2: .value_kind: global_buffer
-// NOTES: .group_segment_fixed_size: 1024
+// NOTES: .group_segment_fixed_size: 0
 // NOTES: .kernarg_segment_size: 16
 // NOTES: .name: scale_kernel
 // NOTES: .private_segment_fixed_size: 0

@@ -381,3 +381,42 @@ func.func @outer(%x: memref<4x16xf32>, %o: memref<16xf32>) {
       in_specs [#grid.block<[squeezed, 8], (k, j) -> (k, j)>] out_specs [#grid.block<[8], (k, j) -> (j)>]
   return
 }
+
+// -----
+
+// On a GPU, where only the outermost dimension has partial blocks (their
+// clipped part lies past the array's end), the versions are marked
+// `tessel.past_end_views` for tessel-past-end-views; not with poison
+// padding (@poisoned), nor where an inner dimension is partial
+// (@partial_on_gpu above).
+// CHECK-LABEL: func.func @outermost(
+// CHECK: } {tessel.past_end_views, tessel.staged_version}
+module attributes {tessel.chip = "gfx942"} {
+  func.func @half(%x: memref<4x8xf32>, %o: memref<4x8xf32>) {
+    %v = block.load %x : memref<4x8xf32> -> tensor<4x8xf32>
+    block.store %v, %o : tensor<4x8xf32>, memref<4x8xf32>
+    return
+  }
+  func.func @outermost(%x: memref<10x16xf32>, %o: memref<10x16xf32>) {
+    grid.call @half grid [3, 2] ins(%x : memref<10x16xf32>) outs(%o : memref<10x16xf32>)
+        in_specs [#grid.block<[4, 8], (i, j) -> (i, j)>] out_specs [#grid.block<[4, 8], (i, j) -> (i, j)>]
+    return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @poisoned(
+// CHECK: } {tessel.staged_version}
+module attributes {tessel.chip = "gfx942", tessel.poison} {
+  func.func @copy(%x: memref<16xf32>, %o: memref<16xf32>) {
+    %v = block.load %x : memref<16xf32> -> tensor<16xf32>
+    block.store %v, %o : tensor<16xf32>, memref<16xf32>
+    return
+  }
+  func.func @poisoned(%x: memref<100xf32>, %o: memref<100xf32>) {
+    grid.call @copy grid [7] ins(%x : memref<100xf32>) outs(%o : memref<100xf32>)
+        in_specs [#grid.block<[16], (i) -> (i)>] out_specs [#grid.block<[16], (i) -> (i)>]
+    return
+  }
+}

@@ -17,6 +17,7 @@ pub mod tessel_gather_kernels;
 pub mod tessel_gpu_vectorize;
 pub mod tessel_lds_stage;
 pub mod tessel_matrix_cores;
+pub mod tessel_past_end_views;
 pub mod tessel_recompute_large_values;
 pub mod tessel_register_tiles;
 pub mod tessel_resident_accumulators;

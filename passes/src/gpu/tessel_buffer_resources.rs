@@ -61,7 +61,7 @@ const LARGEST_BUFFER: i64 = 1 << 31;
 /// accesses into `dwordx4` (the softmax row loops rely on it) but cannot
 /// merge buffer intrinsics (the 8-row softmax went from 16-byte loads to
 /// 4-byte ones: 40 -> 112 round trips to memory).
-const ACCESSES: &[&str] = &["vector.load", "vector.store", "vector.transfer_read", "vector.transfer_write"];
+pub(super) const ACCESSES: &[&str] = &["vector.load", "vector.store", "vector.transfer_read", "vector.transfer_write"];
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
@@ -97,10 +97,7 @@ fn global_memory(launch: MlirOperation) -> Vec<MlirValue> {
 /// vector accesses a buffer instruction makes (and there is one); `None`
 /// otherwise.
 fn vector_accesses(memory: MlirValue, launch: MlirOperation) -> Option<Vec<MlirOperation>> {
-    let r#type = value_type(memory);
-    // SAFETY: types live in the context; the memory space is read only from a memref type.
-    let global = unsafe { mlirTypeIsAMemRef(r#type) && mlirMemRefTypeGetMemorySpace(r#type).ptr.is_null() };
-    if !global || static_bytes(r#type).is_none_or(|bytes| bytes >= LARGEST_BUFFER) || !has_identity_layout(r#type) {
+    if !addressable(memory) {
         return None;
     }
     let (mut views, mut accesses) = (vec![memory], Vec::new());
@@ -130,6 +127,15 @@ fn vector_accesses(memory: MlirValue, launch: MlirOperation) -> Option<Vec<MlirO
     (!accesses.is_empty()).then_some(accesses)
 }
 
+/// Whether `memory` can be addressed through one buffer resource: a global
+/// memref of static size below 2 GiB with the identity layout.
+pub(super) fn addressable(memory: MlirValue) -> bool {
+    let r#type = value_type(memory);
+    // SAFETY: types live in the context; the memory space is read only from a memref type.
+    let global = unsafe { mlirTypeIsAMemRef(r#type) && mlirMemRefTypeGetMemorySpace(r#type).ptr.is_null() };
+    global && static_bytes(r#type).is_some_and(|bytes| bytes < LARGEST_BUFFER) && has_identity_layout(r#type)
+}
+
 /// The innermost stride of the memref type `r#type`, when static.
 fn innermost_stride(r#type: MlirType) -> Option<i64> {
     let (strides, _) = strides_and_offset(r#type)?;
@@ -140,7 +146,7 @@ fn innermost_stride(r#type: MlirType) -> Option<i64> {
 
 /// Whether `op` (one of `ACCESSES`) reads or writes `memref` in one 1-D
 /// vector of 1 to 16 bytes, contiguous, unmasked and in bounds.
-fn buffer_access(op: RawOp, memref: MlirValue) -> bool {
+pub(super) fn buffer_access(op: RawOp, memref: MlirValue) -> bool {
     let name = op.name();
     let operands = op.operands();
     let (vector, memref_at) = match name.as_str() {

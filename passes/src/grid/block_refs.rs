@@ -79,6 +79,11 @@ pub(super) struct RefText {
 /// `RefText::offsets`) telling them apart.
 pub(super) struct WholeRef {
     pub(super) is_whole: String,
+    /// Whether only the outermost dimension has partial blocks, so that a
+    /// partial block's clipped part lies past the array's end (where
+    /// buffer accesses read zeros and write nothing; not with poison
+    /// padding): `tessel-past-end-views` may run every program on views.
+    pub(super) past_end: bool,
     pub(super) before: String,
     pub(super) value: String,
     pub(super) r#type: String,
@@ -284,8 +289,14 @@ pub(super) fn operand_ref(
             if is_output {
                 emit_line!(after, "memref.copy %in{index}_dst, %in{index}_src : {dst_type} to {src_type}");
             }
+            let past_end = !poison
+                && !spec.unblocked
+                && spec.index_function.is_none()
+                && spec.block_shape[0].is_some()
+                && (1..sizes.len()).all(|d| operand.shape[d] % sizes[d] == 0);
             let whole = is_whole.map(|is_whole| WholeRef {
                 is_whole,
+                past_end,
                 before: view(&format!("%v{index}")),
                 value: format!("%v{index}"),
                 r#type: view_type.clone(),

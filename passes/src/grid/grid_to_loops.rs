@@ -299,7 +299,9 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     if let Some(all) = emit_conjunction(&mut body, &whole_tests, "%whole") {
         let name = format!("{specialized}_whole");
         let (whole_program, types) = version(&name, true);
-        program = format!("scf.if {all} {{\n{whole_program}}} else {{\n{program}}} {{{STAGED_VERSION}}}\n");
+        let past_end = refs.iter().filter_map(|r| r.whole.as_ref()).all(|w| w.past_end);
+        let marks = if past_end { format!("{STAGED_VERSION}, {PAST_END_VIEWS}") } else { STAGED_VERSION.to_string() };
+        program = format!("scf.if {all} {{\n{whole_program}}} else {{\n{program}}} {{{marks}}}\n");
         versions.push((name, types));
     }
     // Programs whose blocks could not be proven in bounds are checked here;
@@ -427,6 +429,12 @@ pub const ARBITRARY_AXIS: &str = "tessel.arbitrary_axis";
 /// versions: its else region is the programs with partial blocks, which
 /// copy them into (and out of) workgroup memory element by element.
 pub const STAGED_VERSION: &str = "tessel.staged_version";
+
+/// Beside `STAGED_VERSION`: every partial block of the call lies past its
+/// array's end (only outermost dimensions are partial), so where buffer
+/// accesses address the arrays the whole blocks' version is exact for
+/// every program (`tessel-past-end-views`).
+pub const PAST_END_VIEWS: &str = "tessel.past_end_views";
 
 /// One of the two versions of a kernel on a GPU (see `STAGED_VERSION`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
