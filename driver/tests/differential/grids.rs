@@ -175,14 +175,24 @@ pub(super) fn dynamic_grid(rng: &mut StdRng) -> Case {
 
 /// Arrays whose blocks do not divide them, where the programs with whole
 /// blocks work on views of the array and only the edge ones on padded
-/// copies (grid-to-loops): an array updated in place (the same memref in
-/// and out) in 2-D blocks, or an output block accumulated across an
-/// arbitrary k axis from a 3-D input's squeezed slices.
+/// copies (grid-to-loops), or, on the GPU, on views past the array's end
+/// where only the rows are partial: an array updated in place (the same
+/// memref in and out) in 2-D blocks, or an output block accumulated across
+/// an arbitrary k axis from a 3-D input's squeezed slices.
 pub(super) fn partial_blocks(rng: &mut StdRng) -> Case {
     let float = rng.random_bool(0.5);
     let e = if float { "f32" } else { "i32" };
-    let (rows, columns) = (rng.random_range(1..=12usize), rng.random_range(1..=12usize));
-    let (br, bc) = (rng.random_range(1..=5usize), rng.random_range(1..=5usize));
+    let (mut rows, mut columns) = (rng.random_range(1..=12usize), rng.random_range(1..=12usize));
+    let (br, mut bc) = (rng.random_range(1..=5usize), rng.random_range(1..=5usize));
+    // A third of the cases have blocks of whole rows of whole 16-byte
+    // vectors, partial along the rows only: on the GPU each item then
+    // moves vectors (contiguous rows) and every program runs on views past
+    // the array's end (tessel-past-end-views).
+    if rng.random_bool(1.0 / 3.0) {
+        columns = 4 * rng.random_range(1..=3usize);
+        bc = columns;
+        rows = br * rng.random_range(1..=3usize) + rng.random_range(0..br);
+    }
     let (gr, gc) = (rows.div_ceil(br), columns.div_ceil(bc));
     let array = format!("memref<{rows}x{columns}x{e}>");
     let block = format!("{br}x{bc}x{e}");
