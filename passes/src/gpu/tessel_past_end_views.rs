@@ -26,8 +26,8 @@
 //! before grid-to-gpu places its buffers.
 
 use crate::gpu::tessel_buffer_resources::{ACCESSES, addressable, buffer_access};
-use crate::grid::grid_to_loops::{PAST_END_VIEWS, STAGED_VERSION};
-use crate::support::handles::{context_of, is_memref, location_of, operation_ref, parent_of, raw_op, value_type};
+use crate::grid::grid_to_loops::{KernelVersion, PAST_END_VIEWS, STAGED_VERSION, kernel_version};
+use crate::support::handles::{context_of, is_memref, location_of, operation_ref, raw_op, value_type};
 use crate::support::ir::{VIEWS, collect_operations, defining_op, enclosing, is_inside, static_bytes, uses};
 use crate::support::template;
 use crate::{PassDefinition, PassError};
@@ -67,24 +67,6 @@ fn root_of(mut memref: MlirValue) -> MlirValue {
     memref
 }
 
-/// The region of `version` (0: the whole blocks', 1: the staged one) that
-/// holds `op`, if `op` is nested in it.
-fn region_of(op: MlirOperation, version: MlirOperation) -> Option<usize> {
-    let mut child = op;
-    loop {
-        let parent = parent_of(child);
-        if parent.ptr.is_null() {
-            return None;
-        }
-        if parent.ptr == version.ptr {
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs).
-            let block = unsafe { mlirOperationGetBlock(child) };
-            return Some(usize::from(block.ptr != raw_op(version).region_block(0).ptr));
-        }
-        child = parent;
-    }
-}
-
 /// Whether every global array the whole version (`version`'s then region)
 /// touches will be addressed through buffer resources, so that a view
 /// past its end reads zeros and writes nothing.
@@ -96,7 +78,7 @@ fn whole_version_is_exact(version: MlirOperation) -> bool {
     }
     let mut roots: Vec<MlirValue> = Vec::new();
     for (op, name) in collect_operations(operation_ref(version), |name| !VIEWS.contains(&name)) {
-        if region_of(op, version) != Some(0) || name == "scf.yield" {
+        if kernel_version(op) != Some(KernelVersion::Whole) || name == "scf.yield" {
             continue;
         }
         for operand in raw_op(op).operands().into_iter().filter(|&value| is_memref(value_type(value))) {
@@ -111,19 +93,18 @@ fn whole_version_is_exact(version: MlirOperation) -> bool {
     roots.into_iter().all(|root| {
         addressable(root)
             && static_bytes(value_type(root)).is_some_and(|bytes| bytes % 16 == 0)
-            && accesses_are_buffer_accesses(root, nest, version)
+            && accesses_are_buffer_accesses(root, nest)
     })
 }
 
 /// Whether every access of `root` in `nest`, through views, outside the
-/// staged version (`version`'s else region) is one `tessel-buffer-resources`
-/// makes a buffer access.
-fn accesses_are_buffer_accesses(root: MlirValue, nest: MlirOperation, version: MlirOperation) -> bool {
+/// staged version is one `tessel-buffer-resources` makes a buffer access.
+fn accesses_are_buffer_accesses(root: MlirValue, nest: MlirOperation) -> bool {
     let mut views = vec![root];
     let mut index = 0;
     while index < views.len() {
         for (user, operand) in uses(views[index]) {
-            if !is_inside(user, nest) || region_of(user, version) == Some(1) {
+            if !is_inside(user, nest) || kernel_version(user) == Some(KernelVersion::Staged) {
                 continue;
             }
             let op = raw_op(user);
