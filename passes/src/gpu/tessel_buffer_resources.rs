@@ -61,7 +61,7 @@ const LARGEST_BUFFER: i64 = 1 << 31;
 /// accesses into `dwordx4` (the softmax row loops rely on it) but cannot
 /// merge buffer intrinsics (the 8-row softmax went from 16-byte loads to
 /// 4-byte ones: 40 -> 112 round trips to memory).
-pub(super) const ACCESSES: &[&str] = &["vector.load", "vector.store", "vector.transfer_read", "vector.transfer_write"];
+const ACCESSES: &[&str] = &["vector.load", "vector.store", "vector.transfer_read", "vector.transfer_write"];
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for (launch, _) in collect_operations(module, |name| name == "gpu.launch") {
@@ -93,10 +93,11 @@ fn global_memory(launch: MlirOperation) -> Vec<MlirValue> {
     memory
 }
 
-/// The accesses inside `launch` to `memory`, through views, when all are
-/// vector accesses a buffer instruction makes (and there is one); `None`
-/// otherwise.
-fn vector_accesses(memory: MlirValue, launch: MlirOperation) -> Option<Vec<MlirOperation>> {
+/// The accesses inside `scope` (a launch, or a program nest before
+/// grid-to-gpu) to `memory`, through views, when all but a staged kernel
+/// version's are vector accesses a buffer instruction makes (and there is
+/// one); `None` otherwise.
+pub(super) fn vector_accesses(memory: MlirValue, scope: MlirOperation) -> Option<Vec<MlirOperation>> {
     if !addressable(memory) {
         return None;
     }
@@ -104,7 +105,7 @@ fn vector_accesses(memory: MlirValue, launch: MlirOperation) -> Option<Vec<MlirO
     let mut index = 0;
     while index < views.len() {
         for (user, operand) in uses(views[index]) {
-            if !is_inside(user, launch) {
+            if !is_inside(user, scope) {
                 continue;
             }
             let op = raw_op(user);
@@ -129,7 +130,7 @@ fn vector_accesses(memory: MlirValue, launch: MlirOperation) -> Option<Vec<MlirO
 
 /// Whether `memory` can be addressed through one buffer resource: a global
 /// memref of static size below 2 GiB with the identity layout.
-pub(super) fn addressable(memory: MlirValue) -> bool {
+fn addressable(memory: MlirValue) -> bool {
     let r#type = value_type(memory);
     // SAFETY: types live in the context; the memory space is read only from a memref type.
     let global = unsafe { mlirTypeIsAMemRef(r#type) && mlirMemRefTypeGetMemorySpace(r#type).ptr.is_null() };
@@ -146,7 +147,7 @@ fn innermost_stride(r#type: MlirType) -> Option<i64> {
 
 /// Whether `op` (one of `ACCESSES`) reads or writes `memref` in one 1-D
 /// vector of 1 to 16 bytes, contiguous, unmasked and in bounds.
-pub(super) fn buffer_access(op: RawOp, memref: MlirValue) -> bool {
+fn buffer_access(op: RawOp, memref: MlirValue) -> bool {
     let name = op.name();
     let operands = op.operands();
     let (vector, memref_at) = match name.as_str() {

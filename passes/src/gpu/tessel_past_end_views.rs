@@ -25,10 +25,10 @@
 //! the condition becomes `true` and canonicalization drops the staged one
 //! before grid-to-gpu places its buffers.
 
-use crate::gpu::tessel_buffer_resources::{ACCESSES, addressable, buffer_access};
+use crate::gpu::tessel_buffer_resources::vector_accesses;
 use crate::grid::grid_to_loops::{KernelVersion, PAST_END_VIEWS, STAGED_VERSION, kernel_version};
 use crate::support::handles::{context_of, is_memref, location_of, operation_ref, raw_op, value_type};
-use crate::support::ir::{VIEWS, collect_operations, defining_op, enclosing, is_inside, static_bytes, uses};
+use crate::support::ir::{VIEWS, collect_operations, defining_op, enclosing, is_inside, static_bytes, view_root};
 use crate::support::template;
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
@@ -58,15 +58,6 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     Ok(())
 }
 
-/// The memref a view chain starts from: its first operand followed through
-/// `VIEWS`.
-fn root_of(mut memref: MlirValue) -> MlirValue {
-    while let Some(op) = defining_op(memref).filter(|&op| VIEWS.contains(&raw_op(op).name().as_str())) {
-        memref = raw_op(op).operands()[0];
-    }
-    memref
-}
-
 /// Whether every global array the whole version (`version`'s then region)
 /// touches will be addressed through buffer resources, so that a view
 /// past its end reads zeros and writes nothing.
@@ -82,7 +73,7 @@ fn whole_version_is_exact(version: MlirOperation) -> bool {
             continue;
         }
         for operand in raw_op(op).operands().into_iter().filter(|&value| is_memref(value_type(value))) {
-            let root = root_of(operand);
+            let root = view_root(operand);
             // Workgroup memory made inside the nest is the program's own.
             let local = defining_op(root).is_some_and(|definition| is_inside(definition, nest));
             if !local && !roots.iter().any(|known| known.ptr == root.ptr) {
@@ -91,31 +82,8 @@ fn whole_version_is_exact(version: MlirOperation) -> bool {
         }
     }
     roots.into_iter().all(|root| {
-        addressable(root)
-            && static_bytes(value_type(root)).is_some_and(|bytes| bytes % 16 == 0)
-            && accesses_are_buffer_accesses(root, nest)
+        // Every access of it in the nest outside the staged version is
+        // one tessel-buffer-resources makes a buffer access.
+        static_bytes(value_type(root)).is_some_and(|bytes| bytes % 16 == 0) && vector_accesses(root, nest).is_some()
     })
-}
-
-/// Whether every access of `root` in `nest`, through views, outside the
-/// staged version is one `tessel-buffer-resources` makes a buffer access.
-fn accesses_are_buffer_accesses(root: MlirValue, nest: MlirOperation) -> bool {
-    let mut views = vec![root];
-    let mut index = 0;
-    while index < views.len() {
-        for (user, operand) in uses(views[index]) {
-            if !is_inside(user, nest) || kernel_version(user) == Some(KernelVersion::Staged) {
-                continue;
-            }
-            let op = raw_op(user);
-            let name = op.name();
-            if VIEWS.contains(&name.as_str()) && operand == 0 {
-                views.extend(op.results());
-            } else if !(ACCESSES.contains(&name.as_str()) && buffer_access(op, views[index])) {
-                return false;
-            }
-        }
-        index += 1;
-    }
-    true
 }
