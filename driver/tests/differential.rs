@@ -5,7 +5,8 @@
 //! followed by writes to the loaded ref, sibling reductions, index
 //! functions with scalar prefetch, grids sized by values, element-wise
 //! blocks long enough for batched loads on the GPU, arrays updated in
-//! place or accumulated in blocks that do not divide them) are compiled
+//! place or accumulated in blocks that do not divide them, rows whose
+//! intermediates are read back, in the GPU's private memory or LDS) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs.
@@ -14,12 +15,14 @@ mod blocks;
 mod contractions;
 mod grids;
 mod memory;
+mod rows;
 
 use blocks::*;
 use contractions::*;
 use grids::*;
 use memory::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+use rows::*;
 use std::{path::Path, process::Command};
 
 /// Every output's expected contents, computed from the inputs.
@@ -81,7 +84,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..52) {
+        let case = match rng.random_range(0..54) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -99,7 +102,8 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             44..46 => wide_window(&mut rng),
             46..48 => rewrite_in_place(&mut rng),
             48..50 => loop_carried(&mut rng),
-            _ => partial_blocks(&mut rng),
+            50..52 => partial_blocks(&mut rng),
+            _ => row_intermediates(&mut rng),
         };
         let dir = work.join(index.to_string());
         let _ = std::fs::remove_dir_all(&dir);

@@ -338,3 +338,142 @@ func.func @versions(%out: memref<4x16xf32>) {
   }
   return
 }
+
+// -----
+
+// A buffer only one item touches each element of (a one-row softmax's
+// exp(x): written as vectors by 512 iterations, 2 per item, and read back
+// by the sum's loops over [2, 256, 4]: element e is item (e div 4) mod 256's)
+// lives in the items' private memory, 8 floats each, not in LDS; its index
+// is affine in the item's trip and the loop counters (no item id), so it is
+// constant once LLVM unrolls the loops. It is accessed through a cast to
+// generic memory, as LDS is. The partials the items share stay in LDS.
+// CHECK-LABEL: func.func @row_in_registers
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[LDS:.*]] : memref<1024xi8, #gpu.address_space<workgroup>>) private(%[[PRIVATE:.*]] : memref<8xf32, #gpu.address_space<private>>)
+// CHECK-NEXT: %[[ROW:.*]] = memref.memory_space_cast %[[PRIVATE]] : memref<8xf32, #gpu.address_space<private>> to memref<8xf32>
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: math.exp
+// CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[AT:.*]] = arith.muli %[[K]], %[[FOUR]] : index
+// CHECK-NEXT: vector.store %{{.*}}, %[[ROW]][%[[AT]]] : memref<8xf32>, vector<4xf32>
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: scf.for %[[L:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: arith.constant 4 : index
+// CHECK-NEXT: %[[JL:.*]] = arith.muli %[[J]], %{{.*}} : index
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[JL]], %[[L]] : index
+// CHECK-NEXT: memref.load %[[ROW]][%[[SUM]]] : memref<8xf32>
+// CHECK: vector.load %[[ROW]][%{{.*}}] : memref<8xf32>, vector<4xf32>
+// CHECK-NOT: memref<1x2048xf32
+// CHECK: gpu.terminator
+func.func @row_in_registers(%x: memref<4x2048xf32>, %o: memref<4x2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  %zero = arith.constant 0.0 : f32
+  %pad = ub.poison : f32
+  scf.forall (%p) in (4) {
+    %in = memref.subview %x[%p, 0] [1, 2048] [1, 1] : memref<4x2048xf32> to memref<1x2048xf32, strided<[2048, 1], offset: ?>>
+    %out = memref.subview %o[%p, 0] [1, 2048] [1, 1] : memref<4x2048xf32> to memref<1x2048xf32, strided<[2048, 1], offset: ?>>
+    %exp = memref.alloc() {alignment = 64 : i64} : memref<1x2048xf32>
+    scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+      %at = affine.apply affine_map<(d0) -> (d0 * 4)>(%i)
+      %src = memref.subview %in[0, %at] [1, 4] [1, 1] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> to memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      %dst = memref.subview %exp[0, %at] [1, 4] [1, 1] : memref<1x2048xf32> to memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      %v = vector.transfer_read %src[%c0, %c0], %pad {in_bounds = [true]} : memref<1x4xf32, strided<[2048, 1], offset: ?>>, vector<4xf32>
+      %e = math.exp %v : vector<4xf32>
+      vector.transfer_write %e, %dst[%c0, %c0] {in_bounds = [true]} : vector<4xf32>, memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      scf.reduce
+    }
+    %parts = memref.alloc() {alignment = 64 : i64} : memref<1x256xf32>
+    %grouped = memref.expand_shape %exp [[0], [1, 2, 3]] output_shape [1, 2, 256, 4] : memref<1x2048xf32> into memref<1x2x256x4xf32>
+    scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+      memref.store %zero, %parts[%c0, %t] : memref<1x256xf32>
+      scf.for %j = %c0 to %c2 step %c1 {
+        scf.for %l = %c0 to %c4 step %c1 {
+          %a = memref.load %grouped[%c0, %j, %t, %l] : memref<1x2x256x4xf32>
+          %s = memref.load %parts[%c0, %t] : memref<1x256xf32>
+          %n = arith.addf %a, %s : f32
+          memref.store %n, %parts[%c0, %t] : memref<1x256xf32>
+        }
+      }
+      scf.reduce
+    }
+    scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+      %at = affine.apply affine_map<(d0) -> (d0 * 4)>(%i)
+      %src = memref.subview %exp[0, %at] [1, 4] [1, 1] : memref<1x2048xf32> to memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      %dst = memref.subview %out[0, %at] [1, 4] [1, 1] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> to memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      %row = affine.apply affine_map<(d0) -> (d0 floordiv 2)>(%i)
+      %s = memref.load %parts[%c0, %row] : memref<1x256xf32>
+      %v = vector.transfer_read %src[%c0, %c0], %pad {in_bounds = [true]} : memref<1x4xf32, strided<[2048, 1], offset: ?>>, vector<4xf32>
+      %sv = vector.broadcast %s : f32 to vector<4xf32>
+      %r = arith.divf %v, %sv : vector<4xf32>
+      vector.transfer_write %r, %dst[%c0, %c0] {in_bounds = [true]} : vector<4xf32>, memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+// Elements read by another item than the one that wrote them (a transpose
+// through the buffer) keep the buffer in the workgroup's LDS.
+// CHECK-LABEL: func.func @shared_between_items
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%{{.*}} : memref<4096xi8, #gpu.address_space<workgroup>>)
+// CHECK-NOT: private(
+// CHECK: gpu.terminator
+func.func @shared_between_items(%x: memref<32x32xf32>, %o: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  scf.forall (%p) in (1) {
+    %t = memref.alloc() {alignment = 64 : i64} : memref<32x32xf32>
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c32) step (%c1, %c1) {
+      %v = memref.load %x[%i, %j] : memref<32x32xf32>
+      memref.store %v, %t[%i, %j] : memref<32x32xf32>
+      scf.reduce
+    }
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c32) step (%c1, %c1) {
+      %v = memref.load %t[%j, %i] : memref<32x32xf32>
+      memref.store %v, %o[%i, %j] : memref<32x32xf32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+// Each item reads the element its neighbour wrote: every index is the same
+// on all items (one element each), but the element belongs to another
+// item, so the buffer stays in LDS.
+// CHECK-LABEL: func.func @neighbour_reads
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%{{.*}} : memref<1024xi8, #gpu.address_space<workgroup>>)
+// CHECK-NOT: private(
+// CHECK: gpu.terminator
+func.func @neighbour_reads(%x: memref<256xf32>, %o: memref<256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  scf.forall (%p) in (1) {
+    %t = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+    scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+      %v = memref.load %x[%i] : memref<256xf32>
+      memref.store %v, %t[%i] : memref<256xf32>
+      scf.reduce
+    }
+    scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+      %n = affine.apply affine_map<(d0) -> ((d0 + 1) mod 256)>(%i)
+      %v = memref.load %t[%n] : memref<256xf32>
+      memref.store %v, %o[%i] : memref<256xf32>
+      scf.reduce
+    }
+  }
+  return
+}

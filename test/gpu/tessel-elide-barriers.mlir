@@ -93,3 +93,38 @@ func.func @branch_result(%in: memref<64xf32>, %out: memref<64xf32>, %last: i1) {
   }
   return
 }
+
+// An item's private memory is its own: no barrier orders its accesses of
+// it (grid-to-gpu's private buffers), while LDS accesses keep theirs.
+// CHECK-LABEL: func.func @private_memory
+// CHECK: memref.store %{{.*}}, %[[ROW:.*]][%{{.*}}] : memref<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.load %[[ROW]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[SHARED:.*]][%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.load %[[SHARED]]
+func.func @private_memory(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%lds : memref<256xi8, #gpu.address_space<workgroup>>)
+             private(%own : memref<4xf32, #gpu.address_space<private>>) {
+    %row = memref.memory_space_cast %own : memref<4xf32, #gpu.address_space<private>> to memref<4xf32>
+    %v = memref.view %lds[%c0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    %shared = memref.memory_space_cast %v : memref<64xf32, #gpu.address_space<workgroup>> to memref<64xf32>
+    %x = memref.load %in[%tx] : memref<64xf32>
+    memref.store %x, %row[%c0] : memref<4xf32>
+    gpu.barrier
+    %y = memref.load %row[%c0] : memref<4xf32>
+    memref.store %y, %shared[%tx] : memref<64xf32>
+    gpu.barrier
+    %other = arith.subi %c63, %tx : index
+    %z = memref.load %shared[%other] : memref<64xf32>
+    memref.store %z, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -4,7 +4,9 @@
 //!
 //! - Workgroups run as the iterations of an `scf.forall` (in parallel, on
 //!   the CPU's cores, like the workgroups of a GPU: independent).
-//! - Workgroup memory (LDS attributions) is a buffer per workgroup.
+//! - Workgroup memory (LDS attributions) is a buffer per workgroup;
+//!   private memory (private attributions) one too, with a row per
+//!   work-item that its accesses index by the item's id.
 //! - Work-items run between barriers: the kernel is split at each
 //!   `gpu.barrier` into phases, and each phase's work-item-dependent ops
 //!   run in a loop over all work-items before the next phase starts, which
@@ -23,8 +25,8 @@ use crate::{
     emulate::privatize::{Workgroup, privatize},
     gpu::per_item::is_pure_arithmetic,
     support::ir::{
-        any_nested, block_arguments, block_operations, collect_operations, erase, find_named, inline_template,
-        is_inside, move_before, print_type, region_blocks, replace_uses_within, users, uses,
+        any_nested, block_arguments, block_operations, collect_operations, constant_integer, erase, find_named,
+        inline_template, is_inside, move_before, print_type, region_blocks, replace_uses_within, users, uses,
     },
     support::template,
 };
@@ -92,10 +94,14 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
     let (grid, items) = (&operands[0..3], &operands[3..6]);
     let body = raw.region_block(0);
     let arguments = block_arguments(body);
-    let shared = &arguments[12..];
     let workgroup_attributions = raw.integer("workgroup_attributions") as usize;
-    if shared.len() != workgroup_attributions {
-        return Err("private attributions are not emulated".into());
+    let (shared, private) = arguments[12..].split_at(workgroup_attributions);
+    // Private memory: a buffer per workgroup with a row per work-item.
+    let item_count = constant_integer(items[0]);
+    if !private.is_empty()
+        && (item_count.is_none() || items[1..].iter().any(|&count| constant_integer(count) != Some(1)))
+    {
+        return Err("private memory is emulated for one-dimensional workgroups of constant size only".into());
     }
 
     // The workgroups, each with its own workgroup memory.
@@ -110,9 +116,18 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
         text.push_str(&format!("%shared{index} = memref.alloc() {{alignment = 64 : i64}} : {local}\n"));
         local_types.push(local);
     }
+    for (index, &attribution) in private.iter().enumerate() {
+        let memref = print_type(value_type(attribution));
+        let rows = memref.replacen("memref<", &format!("memref<{}x", item_count.unwrap_or(0)), 1);
+        let local = rows.replace(", #gpu.address_space<private>", "");
+        text.push_str(&format!("%private{index} = memref.alloc() {{alignment = 64 : i64}} : {local}\n"));
+        local_types.push(local);
+    }
     text.push_str("gpu.barrier\n");
     for (index, local) in local_types.iter().enumerate() {
-        text.push_str(&format!("memref.dealloc %shared{index} : {local}\n"));
+        let name =
+            if index < shared.len() { format!("shared{index}") } else { format!("private{}", index - shared.len()) };
+        text.push_str(&format!("memref.dealloc %{name} : {local}\n"));
     }
     text.push_str("}\nreturn\n}");
     let (_, added) = inline_template(launch, &text, grid)?;
@@ -120,8 +135,9 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
     let forall_body = raw_op(forall).region_block(0);
     let workgroup_ids = block_arguments(forall_body);
     let forall_ops = block_operations(forall_body);
-    let placeholder = forall_ops[shared.len()];
-    let locals: Vec<MlirValue> = forall_ops[..shared.len()].iter().map(|&op| result_of(op, 0)).collect();
+    let placeholder = forall_ops[local_types.len()];
+    let locals: Vec<MlirValue> = forall_ops[..local_types.len()].iter().map(|&op| result_of(op, 0)).collect();
+    let (shared_locals, private_locals) = locals.split_at(shared.len());
 
     // The kernel body moves in; ids and sizes become values of the loops.
     let mut kernel = block_operations(body);
@@ -135,8 +151,11 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
             mlirValueReplaceAllUsesOfWith(arguments[9 + d], items[d]);
         }
     }
-    for (&attribution, &local) in shared.iter().zip(&locals) {
+    for (&attribution, &local) in shared.iter().zip(shared_locals) {
         retarget_shared(attribution, local)?;
+    }
+    for (&attribution, &local) in private.iter().zip(private_locals) {
+        retarget_private(attribution, local, arguments[3])?;
     }
     erase(placeholder);
     let item_ids = [arguments[3], arguments[4], arguments[5]];
@@ -174,6 +193,64 @@ fn retarget_shared(attribution: MlirValue, local: MlirValue) -> Result<(), Strin
             template::replace(context, cast, &text, &[local, operands[1]]).map_err(|error| error.0)?;
         }
         erase(view);
+    }
+    Ok(())
+}
+
+/// Accesses of private memory (loads and stores, scalar or vector, of its
+/// cast to generic memory, as grid-to-gpu writes them) go to the item's row of the local buffer.
+fn retarget_private(attribution: MlirValue, local: MlirValue, item: MlirValue) -> Result<(), String> {
+    let local_type = print_type(value_type(local));
+    // Through casts to the generic address space.
+    let mut accesses = Vec::new();
+    for user in users(attribution) {
+        if raw_op(user).name() == "memref.memory_space_cast" {
+            accesses.extend(users(result_of(user, 0)));
+        } else {
+            accesses.push(user);
+        }
+    }
+    for access in accesses {
+        let raw = raw_op(access);
+        let name = raw.name();
+        let operands = raw.operands();
+        let (stored, index) = match name.as_str() {
+            "memref.load" | "vector.load" => (None, operands[1]),
+            "memref.store" | "vector.store" => (Some(operands[0]), operands[2]),
+            _ => return Err(format!("private memory used by '{name}', not by a load or store")),
+        };
+        let vector = |value: MlirValue| print_type(value_type(value));
+        let text = match (name.as_str(), stored) {
+            ("memref.load", _) => {
+                let element = vector(raw.results()[0]);
+                format!(
+                    "func.func @template(%m: {local_type}, %t: index, %i: index) -> {element} {{\n\
+                     %v = memref.load %m[%t, %i] : {local_type}\nreturn %v : {element}\n}}"
+                )
+            }
+            ("vector.load", _) => {
+                let loaded = vector(raw.results()[0]);
+                format!(
+                    "func.func @template(%m: {local_type}, %t: index, %i: index) -> {loaded} {{\n\
+                     %v = vector.load %m[%t, %i] : {local_type}, {loaded}\nreturn %v : {loaded}\n}}"
+                )
+            }
+            (_, Some(value)) => {
+                let (op, value_type_text) = (name.as_str(), vector(value));
+                let suffix = if op == "vector.store" { format!(", {value_type_text}") } else { String::new() };
+                format!(
+                    "func.func @template(%m: {local_type}, %t: index, %i: index, %v: {value_type_text}) {{\n\
+                     {op} %v, %m[%t, %i] : {local_type}{suffix}\nreturn\n}}"
+                )
+            }
+            _ => unreachable!("stores have a value"),
+        };
+        let mut values = vec![local, item, index];
+        values.extend(stored);
+        template::replace(context_of(access), access, &text, &values).map_err(|error| error.0)?;
+    }
+    for cast in users(attribution) {
+        erase(cast);
     }
     Ok(())
 }

@@ -15,7 +15,9 @@
 //!   memory: each `memref.alloc` becomes a view of one workgroup arena in
 //!   LDS while it fits (`tessel.workgroup_memory` bytes, 64 KiB on every
 //!   supported chip), else of a global scratch buffer with one slice per
-//!   workgroup, allocated around the launch.
+//!   workgroup, allocated around the launch. A buffer each element of
+//!   which only one work-item touches goes to the items' private memory
+//!   instead (a `private` attribution: registers; `private_buffers.rs`).
 //! - Block work -> work-items: each `scf.parallel` (an element-wise or
 //!   reduction loop nest over a block) runs as one strided loop over its
 //!   linearized iterations, item `t` taking iterations t, t + T, t + 2T ...
@@ -35,6 +37,7 @@ use crate::{
     PassDefinition, PassError,
     gpu::{
         per_item::PerItem,
+        private_buffers::plan as plan_private_buffers,
         tessel_elide_barriers::drop_adjacent_barriers,
         work_items::{Items, bind_thread_ids, distribute},
         workgroup_arena::{place_buffer, plan_arena},
@@ -133,7 +136,10 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
     if static_programs > u32::MAX as i64 {
         return Err(format!("{static_programs} programs exceed the 2^32 - 1 workgroups of a launch"));
     }
-    let arena = plan_arena(nest, budget)?;
+    // Buffers only one item touches each element of go to the items'
+    // private memory, the others to the workgroup's.
+    let privates = plan_private_buffers(nest, threads);
+    let arena = plan_arena(nest, budget, &privates)?;
     let scratch_type = if dynamic.is_empty() {
         format!("memref<{}xi8>", arena.scratch_bytes * static_programs)
     } else {
@@ -172,6 +178,11 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
     if arena.shared_bytes > 0 {
         emit_line!(text, "workgroup(%shared : {shared_type})");
     }
+    if !privates.is_empty() {
+        let attributions =
+            privates.iter().enumerate().map(|(k, buffer)| format!("%private{k} : {}", buffer.private_type));
+        emit_line!(text, "private({})", join(attributions));
+    }
     text.push_str("{\ngpu.barrier\ngpu.terminator\n}\n");
     if arena.scratch_bytes > 0 {
         emit_line!(text, "gpu.dealloc %scratch : {scratch_type}");
@@ -184,6 +195,7 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
     let arguments = block_arguments(body);
     let (workgroup, item) = (arguments[0], arguments[3]);
     let shared = (arena.shared_bytes > 0).then(|| arguments[12]);
+    let private_memory = &arguments[12 + usize::from(shared.is_some())..];
     let placeholder = block_operations(body)[0];
 
     // Program ids from the linear workgroup id.
@@ -231,10 +243,18 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
     for placement in &arena.slots {
         place_buffer(placement, shared, scratch, workgroup, arena.scratch_bytes)?;
     }
+    // Private buffers' allocations wait outside the launch (their views
+    // are not work to share) until their accesses have been rewritten.
+    for buffer in &privates {
+        move_before(&[buffer.alloc], launch);
+    }
     bind_thread_ids(launch, [arguments[3], arguments[4], arguments[5]]);
     let per_item = PerItem::analyze(launch, &[arguments[3], arguments[4], arguments[5]]);
-    let items = Items { item, threads, per_item };
+    let items = Items { item, threads, per_item, trip_counters: Default::default() };
     distribute(body, &items)?;
+    for (buffer, &memory) in privates.iter().zip(private_memory) {
+        buffer.rewrite(memory, &items.trip_counters.borrow())?;
+    }
     drop_adjacent_barriers(launch);
     sink_globals(launch, body);
     Ok(())

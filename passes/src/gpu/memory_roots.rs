@@ -23,6 +23,9 @@ pub(super) enum Root {
     /// Workgroup memory at this byte offset of its attribution (None: not
     /// known statically).
     Shared(Option<i64>),
+    /// A work-item's private memory (the launch's private attribution, by
+    /// position): no other item sees it.
+    Private(usize),
     Unknown,
 }
 
@@ -52,6 +55,7 @@ pub(super) fn conflicts(a: Root, b: Root) -> bool {
         (Root::Argument(x), Root::Argument(y)) => x == y,
         (Root::Shared(Some(x)), Root::Shared(Some(y))) => x == y,
         (Root::Shared(_), Root::Shared(_)) => true,
+        (Root::Private(x), Root::Private(y)) => x == y,
         _ => false,
     }
 }
@@ -72,6 +76,8 @@ pub(super) fn root_of(memref: MlirValue, launch: MlirOperation) -> Root {
             let workgroup = raw_op(launch).integer("workgroup_attributions") as usize;
             return if owner.ptr == launch.ptr && (12..12 + workgroup).contains(&index) {
                 Root::Shared(Some(0))
+            } else if owner.ptr == launch.ptr && index >= 12 + workgroup {
+                Root::Private(index - 12 - workgroup)
             } else if raw_op(owner).name() == "func.func" {
                 Root::Argument(index)
             } else {
@@ -142,9 +148,13 @@ impl Effects {
         self.writes.extend(other.writes);
     }
 
-    /// Does running `later` after `self`, unsynchronized, risk a race?
+    /// Does running `later` after `self` on other work-items, without a
+    /// barrier between, risk a race? (An item's private memory is its own:
+    /// its accesses stay in program order.)
     pub(super) fn conflicts_with(&self, later: &Effects) -> bool {
-        let any = |a: &[Root], b: &[Root]| a.iter().any(|&x| b.iter().any(|&y| conflicts(x, y)));
+        let private = |root: Root| matches!(root, Root::Private(_));
+        let shared = |x: Root, y: Root| !private(x) && !private(y) && conflicts(x, y);
+        let any = |a: &[Root], b: &[Root]| a.iter().any(|&x| b.iter().any(|&y| shared(x, y)));
         any(&self.writes, &later.reads) || any(&self.writes, &later.writes) || any(&self.reads, &later.writes)
     }
 }

@@ -12,6 +12,8 @@ use crate::{
     },
 };
 use mlir_sys::*;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// Per-lane code (tessel-matrix-cores' fragments and matrix instructions)
 /// reads `gpu.thread_id`: inside the launch, that is the work-item's id.
@@ -37,6 +39,10 @@ pub(super) struct Items {
     pub(super) item: MlirValue,
     pub(super) threads: i64,
     pub(super) per_item: PerItem,
+    /// Each shared-out block work's trip counter k (iteration k T + item),
+    /// by the `scf.parallel`'s handle; None for one trip per item. Only
+    /// block work of constant trips per item (what private buffers need).
+    pub(super) trip_counters: RefCell<HashMap<usize, Option<MlirValue>>>,
 }
 
 /// Ops that neither write memory nor synchronize (their nested ops aside):
@@ -255,11 +261,43 @@ const BATCHED_ITERATIONS: i64 = 4;
 /// The iterations per batch of a long constant-trip loop of `trips`
 /// (`BATCHED_ITERATIONS` or its largest divisor of `trips`, at least 2);
 /// None for short loops and trips it does not divide.
-fn batch_of(trips: i64) -> Option<i64> {
+fn batch_of_trips(trips: i64) -> Option<i64> {
     if trips <= MAX_FREELY_UNROLLED_TRIPS {
         return None;
     }
     (2..=BATCHED_ITERATIONS).rev().find(|batch| trips % batch == 0)
+}
+
+/// The iterations per batch of `parallel`'s per-item loop of `trips`: only
+/// work that reads memory gains from batching its loads.
+fn batch_of(parallel: MlirOperation, trips: i64) -> Option<i64> {
+    if any_nested(parallel, is_read) { batch_of_trips(trips) } else { None }
+}
+
+/// The constant trips per item of the block work `parallel` shared by
+/// `threads` items (iteration k T + item, k below the trips), when its
+/// iterations are a multiple of the items and the item's loop is short
+/// enough for LLVM to unroll or batched by tessel-batch-loads; None when
+/// items stride over the iterations from their ids.
+fn per_item_trips(parallel: MlirOperation, threads: i64) -> Option<i64> {
+    let raw = raw_op(parallel);
+    let operands = raw.operands();
+    let rank = raw.segments().first().copied().unwrap_or(0);
+    let trip = |d: usize| -> Option<i64> {
+        let span = constant_integer(operands[rank + d])? - constant_integer(operands[d])?;
+        let step = constant_integer(operands[2 * rank + d])?;
+        (step > 0).then(|| (span + step - 1) / step)
+    };
+    let total = (0..rank).map(trip).try_fold(1i64, |total, n| Some(total * n?))?;
+    (total > 0 && total % threads == 0)
+        .then_some(total / threads)
+        .filter(|&trips| trips <= MAX_FREELY_UNROLLED_TRIPS || batch_of(parallel, trips).is_some())
+}
+
+/// The trips per item of `parallel` when LLVM may unroll the item's loop
+/// completely (what keeps a private buffer's indices constant).
+pub(super) fn freely_unrolled_trips(parallel: MlirOperation, threads: i64) -> Option<i64> {
+    per_item_trips(parallel, threads).filter(|&trips| trips <= MAX_FREELY_UNROLLED_TRIPS)
 }
 
 /// `scf.parallel` -> a loop of item `t` over linear iterations t, t + T, ...
@@ -294,19 +332,8 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
     // item runs straight-line (no loop: the body stays in control flow
     // uniform across the workgroup, where wave-wide operations, a
     // cross-lane reduction, may sit). Others stride from the item's id.
-    let trip = |d: usize| -> Option<i64> {
-        let span = constant_integer(upper[d])? - constant_integer(lower[d])?;
-        let step = constant_integer(steps[d])?;
-        (step > 0).then(|| (span + step - 1) / step)
-    };
-    let total = (0..rank).map(trip).try_fold(1i64, |total, n| Some(total * n?));
-    // Only work that reads memory gains from batching its loads.
-    let reads = any_nested(parallel, is_read);
-    let batch = |trips: i64| if reads { batch_of(trips) } else { None };
-    let per_item = total
-        .filter(|&total| total > 0 && total % items.threads == 0)
-        .map(|total| total / items.threads)
-        .filter(|&trips| trips <= MAX_FREELY_UNROLLED_TRIPS || batch(trips).is_some());
+    let per_item = per_item_trips(parallel, items.threads);
+    let batch = |trips: i64| batch_of(parallel, trips);
     let work = match per_item {
         Some(1) => "gpu.barrier".to_string(),
         Some(trips) => format!(
@@ -328,12 +355,15 @@ fn distribute_parallel(parallel: MlirOperation, items: &Items) -> Result<(), Str
         std::iter::once(items.item).chain((0..rank).flat_map(|d| [lower[d], upper[d], steps[d]])).collect();
     let (trips, added) = inline_template(parallel, &text, &args)?;
     let (linear, placeholder) = if per_item == Some(1) {
+        items.trip_counters.borrow_mut().insert(parallel.ptr as usize, None);
         (items.item, find_named(&added, "gpu.barrier").expect("the template has a placeholder"))
     } else {
         let per_item_loop = find_named(&added, "scf.for").expect("the template has a loop");
         let loop_body = raw_op(per_item_loop).region_block(0);
         let body = block_operations(loop_body);
         if per_item.is_some() {
+            let counter = block_arguments(loop_body)[0];
+            items.trip_counters.borrow_mut().insert(parallel.ptr as usize, Some(counter));
             // muli, addi (the iteration), the placeholder, yield.
             (result_of(body[1], 0), body[2])
         } else {

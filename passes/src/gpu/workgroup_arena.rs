@@ -4,6 +4,7 @@
 //! buffer with one slice per workgroup; a buffer a loop carries to its next
 //! iteration gets two slots it alternates between.
 
+use crate::gpu::private_buffers::PrivateBuffer;
 use crate::grid::grid_to_loops::kernel_version;
 use crate::support::handles::{context_of, operation_ref, parent_of, raw_op, result_of, value_type};
 use crate::support::ir::{block_arguments, block_operations, collect_operations, erase, print_type, static_bytes};
@@ -44,14 +45,15 @@ fn round_up(value: i64, multiple: i64) -> i64 {
     (value + multiple - 1) / multiple * multiple
 }
 
-/// Places the nest's local buffers, in program order, in LDS while they
+/// Places the nest's local buffers (but `privates`), in program order, in LDS while they
 /// fit. The buffers of a kernel's two versions share their slots: a
 /// program runs one version or the other, and the staged one's padded
 /// blocks must not cost the whole blocks' version its occupancy.
-pub(super) fn plan_arena(nest: MlirOperation, budget: i64) -> Result<Arena, String> {
+pub(super) fn plan_arena(nest: MlirOperation, budget: i64, privates: &[PrivateBuffer]) -> Result<Arena, String> {
     let nest_ref = operation_ref(nest);
     let mut arena = Arena { slots: Vec::new(), shared_bytes: 0, scratch_bytes: 0 };
     let mut allocs = collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca");
+    allocs.retain(|(alloc, _)| !privates.iter().any(|buffer| buffer.alloc.ptr == alloc.ptr));
     // Buffers outside the versions first, then each version's from the
     // same start; chunks staged for contractions (tessel-lds-stage) are
     // read most: within each, they get LDS first.

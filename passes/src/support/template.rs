@@ -105,8 +105,20 @@ pub fn inline_ops_before(
             return Err(TemplateError(format!("no func.func @template in:\n{text}")));
         };
         let terminator = mlirBlockGetTerminator(body);
-        let results: Vec<MlirValue> =
-            (0..mlirOperationGetNumOperands(terminator)).map(|i| mlirOperationGetOperand(terminator, i)).collect();
+        // A returned argument of the template is the value bound to it (the
+        // argument itself goes with the template's block).
+        let results: Vec<MlirValue> = (0..mlirOperationGetNumOperands(terminator))
+            .map(|i| {
+                let value = mlirOperationGetOperand(terminator, i);
+                if mlir_sys::mlirValueIsABlockArgument(value)
+                    && mlir_sys::mlirBlockArgumentGetOwner(value).ptr == body.ptr
+                {
+                    args[mlir_sys::mlirBlockArgumentGetArgNumber(value) as usize]
+                } else {
+                    value
+                }
+            })
+            .collect();
         // The template's ops take the location of what they replace.
         let location = mlirOperationGetLocation(anchor);
         let mut operations = Vec::new();

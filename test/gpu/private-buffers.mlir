@@ -1,0 +1,40 @@
+// Rows in registers: the one-row softmax's exp(x) (16 KiB per program) is
+// touched element by element by one work-item only, so grid-to-gpu keeps
+// it in the items' private memory (16 floats each) instead of LDS; LLVM
+// keeps that in registers (no scratch). The emulated GPU, which gives every
+// item its own row of private memory, matches the interpreter.
+// RUN: tessel run %s --entry softmax --device rocm-emulated --arg 0=random:1 --check | FileCheck %s
+// CHECK: check: compiled code matches the interpreter
+// Sums of exps: their last digits are the host's.
+// SNAPSHOT-FILTER: \s*-?[0-9]+\.[0-9]+(e[-+]?[0-9]+)?\s* =>  <float>
+// RUN: tessel compile %s --target rocm --chip gfx942 -o %t.gfx942.hsaco
+// RUN: llvm-readelf --notes %t.gfx942.hsaco | FileCheck %s --check-prefix=NOTES
+// RUN: llvm-objdump -d %t.gfx942.hsaco | FileCheck %s --check-prefix=CODE --implicit-check-not=scratch_
+// RUN: tessel compile %s --target rocm --chip gfx1100 -o %t.gfx1100.hsaco
+// RUN: llvm-readelf --notes %t.gfx1100.hsaco | FileCheck %s --check-prefix=NOTES
+// RUN: tessel compile %s --target rocm --chip gfx942 --emit mlir -o %t.mlir
+// RUN: FileCheck %s --check-prefix=PRIVATE < %t.mlir
+// Only the reductions' partials stay in LDS (was 18 KiB with exp(x)).
+// NOTES: .group_segment_fixed_size: {{[0-9]{1,4}$}}
+// NOTES: .private_segment_fixed_size: 0
+// NOTES: .vgpr_spill_count: 0
+// CODE: v_exp_f32
+// PRIVATE: llvm.alloca %{{.*}} x f32 : (i64) -> !llvm.ptr<5>
+func.func @softmax_kernel(%x: memref<1x4096xf32>, %o: memref<1x4096xf32>) {
+  %v = block.load %x : memref<1x4096xf32> -> tensor<1x4096xf32>
+  %m = block.reduce max %v dims [1] : tensor<1x4096xf32> -> tensor<1xf32>
+  %mb = block.broadcast %m dims [1] : tensor<1xf32> -> tensor<1x4096xf32>
+  %d = arith.subf %v, %mb : tensor<1x4096xf32>
+  %e = math.exp %d : tensor<1x4096xf32>
+  %s = block.reduce sum %e dims [1] : tensor<1x4096xf32> -> tensor<1xf32>
+  %sb = block.broadcast %s dims [1] : tensor<1xf32> -> tensor<1x4096xf32>
+  %r = arith.divf %e, %sb : tensor<1x4096xf32>
+  block.store %r, %o : tensor<1x4096xf32>, memref<1x4096xf32>
+  return
+}
+
+func.func @softmax(%x: memref<8x4096xf32>, %o: memref<8x4096xf32>) {
+  grid.call @softmax_kernel grid [8] ins(%x : memref<8x4096xf32>) outs(%o : memref<8x4096xf32>)
+      in_specs [#grid.block<[1, 4096], (i) -> (i, 0)>] out_specs [#grid.block<[1, 4096], (i) -> (i, 0)>]
+  return
+}
