@@ -43,6 +43,7 @@ def facts(kernel):
             f"loops {len(kernel.loops())}",
             f"instructions {len(kernel.instructions)}",
             f"lds-reads {counts.get('lds_read', 0)}",
+            f"global-loads {counts.get('global_load', 0)}",
             f"global-stores {counts.get('global_store', 0)}",
             f"barriers {counts.get('barrier', 0)}",
             f"cross-lane {sum(codeobject.is_cross_lane(i) for i in kernel.instructions)}",

@@ -477,3 +477,111 @@ func.func @neighbour_reads(%x: memref<256xf32>, %o: memref<256xf32>) {
   }
   return
 }
+
+// -----
+
+// A block of an argument nothing writes, read by two block works with the
+// same items per element (the row sum's loops over [2, 256, 4], then the
+// normalization's 512 vectors): the first keeps each value it loads in
+// the item's private memory, the second reads them there — the row comes
+// from memory once.
+// CHECK-LABEL: func.func @row_read_once
+// CHECK: gpu.launch
+// CHECK-SAME: private(%[[PRIVATE:.*]] : memref<8xf32, #gpu.address_space<private>>)
+// CHECK-NEXT: %[[ROW:.*]] = memref.memory_space_cast %[[PRIVATE]]
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: scf.for %[[L:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[A:.*]] = memref.load %{{.*}} : memref<1x2x256x4xf32, strided<[2048, 1024, 4, 1], offset: ?>>
+// CHECK-NEXT: memref.store %[[A]], %[[ROW]][%{{.*}}] : memref<8xf32>
+// CHECK: %[[V:.*]] = vector.load %[[ROW]][%{{.*}}] : memref<8xf32>, vector<4xf32>
+// CHECK-NEXT: vector.broadcast
+// CHECK-NEXT: arith.divf %[[V]]
+// CHECK: gpu.terminator
+func.func @row_read_once(%x: memref<4x2048xf32>, %o: memref<4x2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  %zero = arith.constant 0.0 : f32
+  %pad = ub.poison : f32
+  scf.forall (%p) in (4) {
+    %in = memref.subview %x[%p, 0] [1, 2048] [1, 1] : memref<4x2048xf32> to memref<1x2048xf32, strided<[2048, 1], offset: ?>>
+    %out = memref.subview %o[%p, 0] [1, 2048] [1, 1] : memref<4x2048xf32> to memref<1x2048xf32, strided<[2048, 1], offset: ?>>
+    %parts = memref.alloc() {alignment = 64 : i64} : memref<1x256xf32>
+    %grouped = memref.expand_shape %in [[0], [1, 2, 3]] output_shape [1, 2, 256, 4] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> into memref<1x2x256x4xf32, strided<[2048, 1024, 4, 1], offset: ?>>
+    scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+      memref.store %zero, %parts[%c0, %t] : memref<1x256xf32>
+      scf.for %j = %c0 to %c2 step %c1 {
+        scf.for %l = %c0 to %c4 step %c1 {
+          %a = memref.load %grouped[%c0, %j, %t, %l] : memref<1x2x256x4xf32, strided<[2048, 1024, 4, 1], offset: ?>>
+          %s = memref.load %parts[%c0, %t] : memref<1x256xf32>
+          %n = arith.addf %a, %s : f32
+          memref.store %n, %parts[%c0, %t] : memref<1x256xf32>
+        }
+      }
+      scf.reduce
+    }
+    scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+      %at = affine.apply affine_map<(d0) -> (d0 * 4)>(%i)
+      %src = memref.subview %in[0, %at] [1, 4] [1, 1] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> to memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      %dst = memref.subview %out[0, %at] [1, 4] [1, 1] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> to memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      %row = affine.apply affine_map<(d0) -> (d0 floordiv 2)>(%i)
+      %s = memref.load %parts[%c0, %row] : memref<1x256xf32>
+      %v = vector.transfer_read %src[%c0, %c0], %pad {in_bounds = [true]} : memref<1x4xf32, strided<[2048, 1], offset: ?>>, vector<4xf32>
+      %sv = vector.broadcast %s : f32 to vector<4xf32>
+      %r = arith.divf %v, %sv : vector<4xf32>
+      vector.transfer_write %r, %dst[%c0, %c0] {in_bounds = [true]} : vector<4xf32>, memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+// The same reads of a block the kernel then overwrites (its output is its
+// input): both read memory.
+// CHECK-LABEL: func.func @row_written
+// CHECK-NOT: private(
+// CHECK: gpu.terminator
+func.func @row_written(%x: memref<4x2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  %zero = arith.constant 0.0 : f32
+  %pad = ub.poison : f32
+  scf.forall (%p) in (4) {
+    %in = memref.subview %x[%p, 0] [1, 2048] [1, 1] : memref<4x2048xf32> to memref<1x2048xf32, strided<[2048, 1], offset: ?>>
+    %parts = memref.alloc() {alignment = 64 : i64} : memref<1x256xf32>
+    %grouped = memref.expand_shape %in [[0], [1, 2, 3]] output_shape [1, 2, 256, 4] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> into memref<1x2x256x4xf32, strided<[2048, 1024, 4, 1], offset: ?>>
+    scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+      memref.store %zero, %parts[%c0, %t] : memref<1x256xf32>
+      scf.for %j = %c0 to %c2 step %c1 {
+        scf.for %l = %c0 to %c4 step %c1 {
+          %a = memref.load %grouped[%c0, %j, %t, %l] : memref<1x2x256x4xf32, strided<[2048, 1024, 4, 1], offset: ?>>
+          %s = memref.load %parts[%c0, %t] : memref<1x256xf32>
+          %n = arith.addf %a, %s : f32
+          memref.store %n, %parts[%c0, %t] : memref<1x256xf32>
+        }
+      }
+      scf.reduce
+    }
+    scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+      %at = affine.apply affine_map<(d0) -> (d0 * 4)>(%i)
+      %src = memref.subview %in[0, %at] [1, 4] [1, 1] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> to memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      %row = affine.apply affine_map<(d0) -> (d0 floordiv 2)>(%i)
+      %s = memref.load %parts[%c0, %row] : memref<1x256xf32>
+      %v = vector.transfer_read %src[%c0, %c0], %pad {in_bounds = [true]} : memref<1x4xf32, strided<[2048, 1], offset: ?>>, vector<4xf32>
+      %sv = vector.broadcast %s : f32 to vector<4xf32>
+      %r = arith.divf %v, %sv : vector<4xf32>
+      vector.transfer_write %r, %src[%c0, %c0] {in_bounds = [true]} : vector<4xf32>, memref<1x4xf32, strided<[2048, 1], offset: ?>>
+      scf.reduce
+    }
+  }
+  return
+}

@@ -1,7 +1,8 @@
 // Rows in registers: the one-row softmax's exp(x) (16 KiB per program) is
 // touched element by element by one work-item only, so grid-to-gpu keeps
-// it in the items' private memory (16 floats each) instead of LDS; LLVM
-// keeps that in registers (no scratch). The emulated GPU, which gives every
+// it in the items' private memory (16 floats each) instead of LDS, and the
+// row of x too (read by the max, then by exp(x - max)); LLVM keeps both in
+// registers (no scratch). The emulated GPU, which gives every
 // item its own row of private memory, matches the interpreter.
 // RUN: tessel run %s --entry softmax --device rocm-emulated --arg 0=random:1 --check | FileCheck %s
 // CHECK: check: compiled code matches the interpreter
@@ -14,12 +15,18 @@
 // RUN: llvm-readelf --notes %t.gfx1100.hsaco | FileCheck %s --check-prefix=NOTES
 // RUN: tessel compile %s --target rocm --chip gfx942 --emit mlir -o %t.mlir
 // RUN: FileCheck %s --check-prefix=PRIVATE < %t.mlir
+// The row of x comes from memory once: the max's loop keeps what it loads
+// (16 floats per item), exp(x - max) reads that (4 dwordx4 loads per item,
+// not 8).
+// RUN: tessel compile %s --target rocm --chip gfx942 --emit asm -o %t.s
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.s | FileCheck %s --check-prefix=ONCE
+// ONCE: global-loads 4{{$}}
 // Only the reductions' partials stay in LDS (was 18 KiB with exp(x)).
 // NOTES: .group_segment_fixed_size: {{[0-9]{1,4}$}}
 // NOTES: .private_segment_fixed_size: 0
 // NOTES: .vgpr_spill_count: 0
 // CODE: v_exp_f32
-// PRIVATE: llvm.alloca %{{.*}} x f32 : (i64) -> !llvm.ptr<5>
+// PRIVATE-COUNT-2: llvm.alloca %{{.*}} x f32 : (i64) -> !llvm.ptr<5>
 func.func @softmax_kernel(%x: memref<1x4096xf32>, %o: memref<1x4096xf32>) {
   %v = block.load %x : memref<1x4096xf32> -> tensor<1x4096xf32>
   %m = block.reduce max %v dims [1] : tensor<1x4096xf32> -> tensor<1xf32>

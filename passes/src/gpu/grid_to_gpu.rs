@@ -37,7 +37,7 @@ use crate::{
     PassDefinition, PassError,
     gpu::{
         per_item::PerItem,
-        private_buffers::plan as plan_private_buffers,
+        private_buffers::{PrivateBuffer, plan as plan_private_buffers},
         tessel_elide_barriers::drop_adjacent_barriers,
         work_items::{Items, bind_thread_ids, distribute},
         workgroup_arena::{place_buffer, plan_arena},
@@ -245,8 +245,8 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
     }
     // Private buffers' allocations wait outside the launch (their views
     // are not work to share) until their accesses have been rewritten.
-    for buffer in &privates {
-        move_before(&[buffer.alloc], launch);
+    for alloc in privates.iter().filter_map(PrivateBuffer::alloc) {
+        move_before(&[alloc], launch);
     }
     bind_thread_ids(launch, [arguments[3], arguments[4], arguments[5]]);
     let per_item = PerItem::analyze(launch, &[arguments[3], arguments[4], arguments[5]]);

@@ -2,6 +2,7 @@
 //! staging, programs onto workgroups and work-items, barriers, kernels
 //! gathered for the code object.
 
+mod access_points;
 pub mod grid_to_gpu;
 mod matrix_staging;
 mod memory_roots;

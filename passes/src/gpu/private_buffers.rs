@@ -16,39 +16,31 @@
 //! once LLVM unrolls the loops, every index is a constant.
 //!
 //! Checked by evaluating every access at every point of its iteration
-//! space (constant loop bounds, small buffers), not by pattern: a buffer
-//! with any other use (an access outside block work, a view or an index
-//! the evaluator does not follow, a masked vector access) keeps its slot.
+//! space (constant loop bounds, small buffers; `access_points.rs`), not
+//! by pattern: a buffer with any other use (an access outside block work,
+//! a view or an index the evaluator does not follow, a masked vector
+//! access) keeps its slot.
+//!
+//! The same layout keeps reads of global memory: a program's block of a
+//! kernel argument nothing writes, read by several block works (the
+//! one-row softmax's x: by the max, then by exp(x - max)), comes from
+//! memory once when the first of them loads every element the later ones
+//! read, each by the same item: it keeps what it loads in the item's
+//! private memory, and they read it there.
 
-use crate::gpu::work_items::freely_unrolled_trips;
-use crate::support::handles::{context_of, raw_op, result_of, value_type};
-use crate::support::ir::{
-    block_arguments, collect_operations, constant_integer, defining_op, erase, inline_template, print_type,
-    strides_and_offset, users,
-};
+use crate::gpu::access_points::{Found, Kind, find_access, step_of};
+use crate::support::handles::{context_of, next_of, raw_op, result_of, value_type};
+use crate::support::ir::{collect_operations, erase, inline_template, print_type, users};
 use crate::support::template::{self, emit_line};
 use mlir_sys::*;
 use std::collections::HashMap;
-use tessel_dialects::IndexMap;
 
 /// At most this many bytes per item: registers an item can spare (the
 /// one-row softmax's row of 4096 floats over 256 items needs 64).
 const MAX_PRIVATE_BYTES: i64 = 128;
 
-/// Points of one access's iteration space evaluated at most.
-const MAX_POINTS: usize = 1 << 16;
-
 /// The private memory space of `gpu.launch`'s private attributions.
 pub(super) const PRIVATE_SPACE: &str = "#gpu.address_space<private>";
-
-#[derive(Clone, Copy, PartialEq)]
-enum Kind {
-    Load,
-    Store,
-    /// A vector of this many lanes read or written (contiguous elements).
-    VectorLoad(i64),
-    VectorStore(i64),
-}
 
 /// One access of a private buffer, with its private index
 /// `constant + per_trip * k + sum(coefficient * counter)`.
@@ -62,43 +54,159 @@ struct Access {
     counters: Vec<(MlirValue, i64)>,
 }
 
-/// A local buffer that moves to private memory.
+/// What a private buffer holds.
+enum Source {
+    /// A local buffer (this allocation), whose slot in LDS goes: every
+    /// access goes to the item's private memory.
+    Local(MlirOperation),
+    /// A block of a kernel argument nothing writes: the first block work
+    /// reading it (this `scf.parallel`) keeps what each item loads, and
+    /// the later ones read the kept values instead of global memory.
+    Kept(MlirOperation),
+}
+
+/// A buffer in the items' private memory.
 pub(super) struct PrivateBuffer {
-    pub(super) alloc: MlirOperation,
+    source: Source,
     /// `memref<NxE, #gpu.address_space<private>>`.
     pub(super) private_type: String,
+    /// Bytes per item.
+    bytes: i64,
     /// Views of the buffer, in the order they were found (a view before
     /// the views of it).
     views: Vec<MlirOperation>,
     accesses: Vec<Access>,
 }
 
-/// The local buffers of `nest` that can live in the items' private memory,
-/// with `threads` items per workgroup.
+/// Private bytes per item at most, for all of a kernel's private buffers.
+const MAX_TOTAL_PRIVATE_BYTES: i64 = 256;
+
+/// The buffers of `nest` that can live in the items' private memory, with
+/// `threads` items per workgroup: local buffers, then blocks of arguments
+/// read by several block works, while they fit the items' registers.
 pub(super) fn plan(nest: MlirOperation, threads: i64) -> Vec<PrivateBuffer> {
     let nest_ref = crate::support::handles::operation_ref(nest);
-    collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca")
+    let local = collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca")
         .into_iter()
-        .filter_map(|(alloc, _)| plan_buffer(alloc, threads))
+        .filter_map(|(alloc, _)| plan_buffer(alloc, threads));
+    let kept = collect_operations(nest_ref, |name| name == "memref.subview")
+        .into_iter()
+        .filter_map(|(view, _)| plan_kept_reads(view, threads));
+    let mut total = 0;
+    local
+        .chain(kept)
+        .filter(|buffer| {
+            total += buffer.bytes;
+            total <= MAX_TOTAL_PRIVATE_BYTES
+        })
         .collect()
 }
 
-/// One evaluated point of an access: the item, its trip, the access's loop
-/// counters and the first element touched.
-struct Point {
-    item: i64,
-    trip: i64,
-    counters: Vec<i64>,
-    element: i64,
+impl PrivateBuffer {
+    /// The local buffer this replaces (None for kept reads).
+    pub(super) fn alloc(&self) -> Option<MlirOperation> {
+        match self.source {
+            Source::Local(alloc) => Some(alloc),
+            Source::Kept(_) => None,
+        }
+    }
 }
 
-/// An access as found, before the layout is chosen.
-struct Found {
-    op: MlirOperation,
-    kind: Kind,
-    parallel: MlirOperation,
-    counters: Vec<MlirValue>,
-    points: Vec<Point>,
+/// The views of `buffer` and its accesses, evaluated; None when some use
+/// is neither.
+fn accesses_of(buffer: MlirValue, threads: i64) -> Option<(Vec<MlirOperation>, Vec<Found>)> {
+    let mut views = Vec::new();
+    let mut found = Vec::new();
+    let mut pending = vec![buffer];
+    while let Some(memref) = pending.pop() {
+        for user in users(memref) {
+            let name = raw_op(user).name();
+            match name.as_str() {
+                "memref.subview" | "memref.expand_shape" | "memref.collapse_shape" | "memref.cast" => {
+                    views.push(user);
+                    pending.push(result_of(user, 0));
+                }
+                "memref.dealloc" => {}
+                _ => found.push(find_access(user, memref, buffer, threads)?),
+            }
+        }
+    }
+    (!found.is_empty()).then_some((views, found))
+}
+
+/// The layout of the smallest chunk (a power of two up to `elements`)
+/// under which every access in `found` is its item's own, and the private
+/// type for it, within `MAX_PRIVATE_BYTES`.
+fn smallest_layout(
+    found: &[Found],
+    elements: i64,
+    element: MlirType,
+    threads: i64,
+) -> Option<(Vec<Access>, String, i64)> {
+    let (accesses, size) = std::iter::successors(Some(1i64), |chunk| Some(chunk * 2))
+        .take_while(|&chunk| chunk <= elements)
+        .find_map(|chunk| layout(found, chunk, threads))?;
+    let bytes = size * crate::support::ir::element_bytes(element);
+    (bytes <= MAX_PRIVATE_BYTES)
+        .then(|| (accesses, format!("memref<{size}x{}, {PRIVATE_SPACE}>", print_type(element)), bytes))
+}
+
+/// Does nothing write the memory of `memref` (reads and views of it only)?
+fn read_only(memref: MlirValue) -> bool {
+    users(memref).into_iter().all(|user| {
+        let raw = raw_op(user);
+        match raw.name().as_str() {
+            "memref.load" | "vector.load" | "vector.transfer_read" => raw.operands()[0].ptr == memref.ptr,
+            "memref.dim" | "memref.extract_strided_metadata" => true,
+            name if crate::support::ir::VIEWS.contains(&name) || name == "memref.memory_space_cast" => {
+                read_only(result_of(user, 0))
+            }
+            _ => false,
+        }
+    })
+}
+
+/// A program's block of a kernel argument (`view`, a subview of it
+/// outside block work) that nothing writes and several block works read,
+/// each element by one item: the first of them keeps what it loads in the
+/// item's private memory, the later ones read that — the row of a one-row
+/// softmax, read by its max and again by exp(x - max), comes from memory
+/// once. The first must run before the others (they follow it in one
+/// block) and load, unconditionally, every element they read.
+fn plan_kept_reads(view: MlirOperation, threads: i64) -> Option<PrivateBuffer> {
+    let source = raw_op(view).operands()[0];
+    let (owner, _) = crate::support::handles::argument_owner(source)?;
+    if raw_op(owner).name() != "func.func"
+        || crate::support::ir::enclosing(view, |op| raw_op(op).name() == "scf.parallel").is_some()
+        || !read_only(source)
+    {
+        return None;
+    }
+    let buffer = result_of(view, 0);
+    let (_, found) = accesses_of(buffer, threads)?;
+    // The block works, in the order their block runs them.
+    // SAFETY: live ops of the nest (crate invariant, support/handles.rs)
+    let block = unsafe { mlirOperationGetBlock(found[0].parallel) };
+    let order = crate::support::ir::block_operations(block);
+    let position = |op: MlirOperation| order.iter().position(|&other| other.ptr == op.ptr);
+    let positions: Vec<usize> = found.iter().map(|access| position(access.parallel)).collect::<Option<_>>()?;
+    let first = found[positions.iter().enumerate().min_by_key(|&(_, &at)| at)?.0].parallel;
+    if positions.iter().all(|&at| Some(at) == position(first)) {
+        return None;
+    }
+    // Every element read later is loaded by the first block work.
+    let loaded: std::collections::HashSet<i64> =
+        found.iter().filter(|access| access.parallel.ptr == first.ptr).flat_map(Found::elements).collect();
+    let first_reads_all =
+        found.iter().filter(|access| access.parallel.ptr == first.ptr).all(|access| !access.conditional);
+    if !first_reads_all || !found.iter().flat_map(Found::elements).all(|element| loaded.contains(&element)) {
+        return None;
+    }
+    let elements = loaded.iter().max()? + 1;
+    // SAFETY: a memref type (a subview's result)
+    let element = unsafe { mlirShapedTypeGetElementType(value_type(buffer)) };
+    let (accesses, private_type, bytes) = smallest_layout(&found, elements, element, threads)?;
+    Some(PrivateBuffer { source: Source::Kept(first), private_type, bytes, views: Vec::new(), accesses })
 }
 
 fn plan_buffer(alloc: MlirOperation, threads: i64) -> Option<PrivateBuffer> {
@@ -118,305 +226,10 @@ fn plan_buffer(alloc: MlirOperation, threads: i64) -> Option<PrivateBuffer> {
     if !crate::support::ir::has_identity_layout(memref) {
         return None;
     }
-    let mut views = Vec::new();
-    let mut found = Vec::new();
-    let mut pending = vec![buffer];
-    while let Some(memref) = pending.pop() {
-        for user in users(memref) {
-            let name = raw_op(user).name();
-            match name.as_str() {
-                "memref.subview" | "memref.expand_shape" | "memref.collapse_shape" | "memref.cast" => {
-                    views.push(user);
-                    pending.push(result_of(user, 0));
-                }
-                "memref.dealloc" => {}
-                _ => found.push(find_access(user, memref, buffer, threads)?),
-            }
-        }
-    }
-    if found.is_empty() {
-        return None;
-    }
+    let (views, found) = accesses_of(buffer, threads)?;
     let elements = crate::support::ir::static_bytes(memref)? / crate::support::ir::element_bytes(memref);
-    let bytes = crate::support::ir::element_bytes(memref);
-    let (accesses, size) = std::iter::successors(Some(1i64), |chunk| Some(chunk * 2))
-        .take_while(|&chunk| chunk <= elements)
-        .find_map(|chunk| layout(&found, chunk, threads))?;
-    if size * bytes > MAX_PRIVATE_BYTES {
-        return None;
-    }
-    let private_type = format!("memref<{size}x{}, {PRIVATE_SPACE}>", print_type(element));
-    Some(PrivateBuffer { alloc, private_type, views, accesses })
-}
-
-/// `op`'s access of `memref` (a view of `buffer`) with every point of its
-/// iteration space evaluated; None when it is not an access this module
-/// follows.
-fn find_access(op: MlirOperation, memref: MlirValue, buffer: MlirValue, threads: i64) -> Option<Found> {
-    let raw = raw_op(op);
-    let operands = raw.operands();
-    let memref_type = value_type(memref);
-    // SAFETY: types live in the context; the rank is read from a memref type
-    let rank = unsafe { mlirShapedTypeGetRank(memref_type) } as usize;
-    let vector_lanes = |value: MlirValue| -> Option<i64> {
-        let r#type = value_type(value);
-        // SAFETY: as above, shape queries on a vector type
-        unsafe {
-            (mlirTypeIsAVector(r#type) && mlirShapedTypeGetRank(r#type) == 1)
-                .then(|| mlirShapedTypeGetDimSize(r#type, 0))
-        }
-    };
-    // (kind, index operands); the memref must be the accessed operand.
-    let (kind, indices) = match raw.name().as_str() {
-        "memref.load" if operands[0].ptr == memref.ptr => (Kind::Load, &operands[1..]),
-        "memref.store" if operands[1].ptr == memref.ptr => (Kind::Store, &operands[2..]),
-        "vector.load" if operands[0].ptr == memref.ptr => {
-            (Kind::VectorLoad(vector_lanes(result_of(op, 0))?), &operands[1..])
-        }
-        "vector.store" if operands[1].ptr == memref.ptr => {
-            (Kind::VectorStore(vector_lanes(operands[0])?), &operands[2..])
-        }
-        // Unmasked, in bounds, along the innermost dimension.
-        "vector.transfer_read" if operands[0].ptr == memref.ptr && operands.len() == rank + 2 => {
-            in_bounds_minor(op)?;
-            (Kind::VectorLoad(vector_lanes(result_of(op, 0))?), &operands[1..=rank])
-        }
-        "vector.transfer_write" if operands[1].ptr == memref.ptr && operands.len() == rank + 2 => {
-            in_bounds_minor(op)?;
-            (Kind::VectorStore(vector_lanes(operands[0])?), &operands[2..])
-        }
-        _ => return None,
-    };
-    if indices.len() != rank {
-        return None;
-    }
-    let (strides, _) = strides_and_offset(memref_type)?;
-    // A vector's lanes must be consecutive elements.
-    if matches!(kind, Kind::VectorLoad(_) | Kind::VectorStore(_)) && strides.last() != Some(&1) {
-        return None;
-    }
-    // The loops between the access and its block work.
-    let mut loops = Vec::new();
-    let mut parent = crate::support::handles::parent_of(op);
-    loop {
-        let parent_raw = raw_op(parent);
-        match parent_raw.name().as_str() {
-            "scf.parallel" => break,
-            "scf.if" => {}
-            "scf.for" => {
-                let bounds = parent_raw.operands();
-                let (lower, upper, step) =
-                    (constant_integer(bounds[0])?, constant_integer(bounds[1])?, constant_integer(bounds[2])?);
-                if step <= 0 {
-                    return None;
-                }
-                loops.push((block_arguments(parent_raw.region_block(0))[0], lower, upper, step));
-            }
-            _ => return None,
-        }
-        parent = crate::support::handles::parent_of(parent);
-    }
-    let parallel = parent;
-    loops.reverse();
-    let parallel_raw = raw_op(parallel);
-    let bounds = parallel_raw.operands();
-    let parallel_rank = bounds.len() / 3;
-    let ivs = block_arguments(parallel_raw.region_block(0));
-    let dims: Vec<(i64, i64, i64)> = (0..parallel_rank)
-        .map(|d| {
-            let (lower, upper, step) = (
-                constant_integer(bounds[d])?,
-                constant_integer(bounds[parallel_rank + d])?,
-                constant_integer(bounds[2 * parallel_rank + d])?,
-            );
-            (step > 0).then_some((lower, (upper - lower + step - 1) / step, step))
-        })
-        .collect::<Option<_>>()?;
-    // The item must run its iterations as a loop LLVM unrolls.
-    freely_unrolled_trips(parallel, threads)?;
-    let total: i64 = dims.iter().map(|&(_, trips, _)| trips).product();
-    let inner: i64 = loops.iter().map(|&(_, lower, upper, step)| ((upper - lower + step - 1) / step).max(0)).product();
-    if total.checked_mul(inner)? as usize > MAX_POINTS {
-        return None;
-    }
-    let mut points = Vec::new();
-    let mut environment: HashMap<usize, i64> = HashMap::new();
-    for linear in 0..total {
-        let mut rest = linear;
-        for d in (0..parallel_rank).rev() {
-            let (lower, trips, step) = dims[d];
-            environment.insert(ivs[d].ptr as usize, lower + (rest % trips) * step);
-            rest /= trips;
-        }
-        for counter in 0..inner {
-            let mut rest = counter;
-            let mut values = vec![0; loops.len()];
-            for (position, &(iv, lower, upper, step)) in loops.iter().enumerate().rev() {
-                let trips = (upper - lower + step - 1) / step;
-                values[position] = lower + (rest % trips) * step;
-                rest /= trips;
-                environment.insert(iv.ptr as usize, values[position]);
-            }
-            let element = element_of(memref, indices, buffer, &strides, &environment)?;
-            points.push(Point { item: linear % threads, trip: linear / threads, counters: values, element });
-        }
-    }
-    Some(Found { op, kind, parallel, counters: loops.iter().map(|&(iv, ..)| iv).collect(), points })
-}
-
-/// A transfer's vector is unmasked, in bounds and along the innermost
-/// dimension.
-fn in_bounds_minor(op: MlirOperation) -> Option<()> {
-    let raw = raw_op(op);
-    // SAFETY: attributes of a live op, read after their kinds are checked
-    unsafe {
-        let map = raw.attribute("permutation_map");
-        if map.ptr.is_null() || !mlirAttributeIsAAffineMap(map) {
-            return None;
-        }
-        let map = mlirAffineMapAttrGetValue(map);
-        if !mlirAffineMapIsMinorIdentity(map) || mlirAffineMapGetNumResults(map) != 1 {
-            return None;
-        }
-        let in_bounds = raw.attribute("in_bounds");
-        if in_bounds.ptr.is_null() || !mlirAttributeIsAArray(in_bounds) {
-            return None;
-        }
-        (0..mlirArrayAttrGetNumElements(in_bounds))
-            .all(|index| mlirBoolAttrGetValue(mlirArrayAttrGetElement(in_bounds, index)))
-            .then_some(())
-    }
-}
-
-/// The element of `buffer` at `indices` of its view `memref`.
-fn element_of(
-    memref: MlirValue,
-    indices: &[MlirValue],
-    buffer: MlirValue,
-    strides: &[i64],
-    environment: &HashMap<usize, i64>,
-) -> Option<i64> {
-    let mut element = view_offset(memref, buffer, environment)?;
-    for (&index, &stride) in indices.iter().zip(strides) {
-        element = element.checked_add(evaluate(index, environment)?.checked_mul(stride)?)?;
-    }
-    Some(element)
-}
-
-/// The element of `buffer` where its view `view` starts.
-fn view_offset(view: MlirValue, buffer: MlirValue, environment: &HashMap<usize, i64>) -> Option<i64> {
-    if view.ptr == buffer.ptr {
-        return Some(0);
-    }
-    let op = defining_op(view)?;
-    let raw = raw_op(op);
-    let operands = raw.operands();
-    let source = view_offset(operands[0], buffer, environment)?;
-    if raw.name() != "memref.subview" {
-        return Some(source);
-    }
-    let (strides, _) = strides_and_offset(value_type(operands[0]))?;
-    // Dynamic offsets are the operands after the source, in order.
-    let mut dynamic = operands[1..].iter();
-    let mut offset = source;
-    for (position, &static_offset) in raw.integers("static_offsets").iter().enumerate() {
-        let value = if static_offset == tessel_dialects::DYNAMIC {
-            evaluate(*dynamic.next()?, environment)?
-        } else {
-            static_offset
-        };
-        offset = offset.checked_add(value.checked_mul(*strides.get(position)?)?)?;
-    }
-    Some(offset)
-}
-
-/// The value of an index computation at a point (`environment`: the loop
-/// counters); None for anything but constants and integer arithmetic.
-fn evaluate(value: MlirValue, environment: &HashMap<usize, i64>) -> Option<i64> {
-    if let Some(&known) = environment.get(&(value.ptr as usize)) {
-        return Some(known);
-    }
-    if let Some(constant) = constant_integer(value) {
-        return Some(constant);
-    }
-    let op = defining_op(value)?;
-    let raw = raw_op(op);
-    let operands = raw.operands();
-    let operand = |index: usize| evaluate(operands[index], environment);
-    let name = raw.name();
-    match name.as_str() {
-        "arith.addi" => operand(0)?.checked_add(operand(1)?),
-        "arith.subi" => operand(0)?.checked_sub(operand(1)?),
-        "arith.muli" => operand(0)?.checked_mul(operand(1)?),
-        // Divisions of indices (not negative, by positive divisors: where
-        // their unsigned, signed, floor and ceiling forms are what they
-        // say); anything else is not followed.
-        "arith.divui" | "arith.divsi" | "arith.floordivsi" => {
-            let (a, b) = natural_operands(operand(0)?, operand(1)?)?;
-            Some(a / b)
-        }
-        "arith.remui" | "arith.remsi" => {
-            let (a, b) = natural_operands(operand(0)?, operand(1)?)?;
-            Some(a % b)
-        }
-        "arith.ceildivsi" | "arith.ceildivui" => {
-            let (a, b) = natural_operands(operand(0)?, operand(1)?)?;
-            Some((a + b - 1) / b)
-        }
-        "arith.index_cast" | "arith.index_castui" => operand(0),
-        "affine.apply" => {
-            // SAFETY: the attribute of a live op, read after its kind is checked
-            let map = unsafe {
-                let attribute = raw.attribute("map");
-                if attribute.ptr.is_null() || !mlirAttributeIsAAffineMap(attribute) {
-                    return None;
-                }
-                let map = mlirAffineMapAttrGetValue(attribute);
-                if mlirAffineMapGetNumSymbols(map) != 0 {
-                    return None;
-                }
-                IndexMap::from_raw(map)
-            };
-            let arguments: Vec<i64> = (0..operands.len()).map(operand).collect::<Option<_>>()?;
-            map.eval(&arguments)?.first().copied()
-        }
-        "affine.delinearize_index" => {
-            // The sizes of the results after the first (the basis may
-            // leave the outermost out).
-            let basis = static_basis(raw)?;
-            let results = raw.results().len();
-            // SAFETY: `value` is a result of `op`
-            let position = unsafe { mlirOpResultGetResultNumber(value) } as usize;
-            let inner = &basis[basis.len() + 1 - results.min(basis.len() + 1)..];
-            let below: i64 = inner[position.min(inner.len())..].iter().product();
-            let quotient = operand(0)?.checked_div_euclid(below)?;
-            if position == 0 { Some(quotient) } else { quotient.checked_rem_euclid(inner[position - 1]) }
-        }
-        "affine.linearize_index" => {
-            let basis = static_basis(raw)?;
-            let indices = operands.len();
-            // The sizes of the indices after the first.
-            let inner = &basis[basis.len() + 1 - indices.min(basis.len() + 1)..];
-            let mut linear = operand(0)?;
-            for (index, &size) in inner.iter().enumerate() {
-                linear = linear.checked_mul(size)?.checked_add(operand(index + 1)?)?;
-            }
-            Some(linear)
-        }
-        _ => None,
-    }
-}
-
-/// A dividend that is not negative and a positive divisor.
-fn natural_operands(dividend: i64, divisor: i64) -> Option<(i64, i64)> {
-    (dividend >= 0 && divisor > 0).then_some((dividend, divisor))
-}
-
-/// A delinearization's or linearization's static basis (None when some
-/// size is a value).
-fn static_basis(raw: tessel_dialects::RawOp) -> Option<Vec<i64>> {
-    let basis = raw.integers("static_basis");
-    basis.iter().all(|&size| size > 0).then_some(basis)
+    let (accesses, private_type, bytes) = smallest_layout(&found, elements, element, threads)?;
+    Some(PrivateBuffer { source: Source::Local(alloc), private_type, bytes, views, accesses })
 }
 
 /// The private layout of chunk `chunk`: element e, owned by item
@@ -430,10 +243,7 @@ fn layout(found: &[Found], chunk: i64, threads: i64) -> Option<(Vec<Access>, i64
     let mut size = 0;
     let mut accesses = Vec::new();
     for access in found {
-        let lanes = match access.kind {
-            Kind::VectorLoad(lanes) | Kind::VectorStore(lanes) => lanes,
-            Kind::Load | Kind::Store => 1,
-        };
+        let lanes = access.kind.lanes();
         // The private index of each (trip, counters), the same for every item.
         let mut indices: HashMap<Vec<i64>, i64> = HashMap::new();
         for point in &access.points {
@@ -484,14 +294,6 @@ fn layout(found: &[Found], chunk: i64, threads: i64) -> Option<(Vec<Access>, i64
         });
     }
     Some((accesses, size))
-}
-
-/// The step of the access's loop `position`.
-fn step_of(access: &Found, position: usize) -> Option<i64> {
-    let iv = access.counters[position];
-    // SAFETY: a live block argument of an scf.for (find_access)
-    let owner = unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(iv)) };
-    constant_integer(raw_op(owner).operands()[2])
 }
 
 impl PrivateBuffer {
@@ -562,60 +364,60 @@ impl PrivateBuffer {
             }
             emit_line!(text, "return {} : index\n}}", sum.expect("a sum"));
             let (index, _) = inline_template(access.op, &text, &arguments)?;
-            let operands = raw_op(access.op).operands();
             let memref = &generic_type;
-            let (text, values) = match access.kind {
-                Kind::Load => {
-                    let element = print_type(value_type(result_of(access.op, 0)));
-                    (
-                        format!(
-                            "func.func @template(%m: {memref}, %i: index) -> {element} {{\n\
-                             %v = memref.load %m[%i] : {memref}\nreturn %v : {element}\n}}"
-                        ),
-                        vec![private, index[0]],
-                    )
+            let loaded = || result_of(access.op, 0);
+            match (&self.source, access.kind) {
+                // The first block work keeps what it loads.
+                (Source::Kept(first), _) if access.parallel.ptr == first.ptr => {
+                    let text = private_store(memref, loaded());
+                    inline_template(next_of(access.op), &text, &[loaded(), private, index[0]])?;
                 }
-                Kind::Store => {
-                    let element = print_type(value_type(operands[0]));
-                    (
-                        format!(
-                            "func.func @template(%v: {element}, %m: {memref}, %i: index) {{\n\
-                             memref.store %v, %m[%i] : {memref}\nreturn\n}}"
-                        ),
-                        vec![operands[0], private, index[0]],
-                    )
+                (_, Kind::Load | Kind::VectorLoad(_)) => {
+                    let text = private_load(memref, loaded());
+                    template::replace(context_of(access.op), access.op, &text, &[private, index[0]])
+                        .map_err(|error| error.0)?;
                 }
-                Kind::VectorLoad(_) => {
-                    let vector = print_type(value_type(result_of(access.op, 0)));
-                    (
-                        format!(
-                            "func.func @template(%m: {memref}, %i: index) -> {vector} {{\n\
-                             %v = vector.load %m[%i] : {memref}, {vector}\nreturn %v : {vector}\n}}"
-                        ),
-                        vec![private, index[0]],
-                    )
+                (_, Kind::Store | Kind::VectorStore(_)) => {
+                    let value = raw_op(access.op).operands()[0];
+                    let text = private_store(memref, value);
+                    template::replace(context_of(access.op), access.op, &text, &[value, private, index[0]])
+                        .map_err(|error| error.0)?;
                 }
-                Kind::VectorStore(_) => {
-                    let vector = print_type(value_type(operands[0]));
-                    (
-                        format!(
-                            "func.func @template(%v: {vector}, %m: {memref}, %i: index) {{\n\
-                             vector.store %v, %m[%i] : {memref}, {vector}\nreturn\n}}"
-                        ),
-                        vec![operands[0], private, index[0]],
-                    )
-                }
-            };
-            template::replace(context_of(access.op), access.op, &text, &values).map_err(|error| error.0)?;
+            }
         }
-        // The views and the buffer are unused now.
-        for &view in self.views.iter().rev() {
-            erase(view);
+        // A local buffer's views and allocation are unused now.
+        if let Source::Local(alloc) = self.source {
+            for &view in self.views.iter().rev() {
+                erase(view);
+            }
+            for user in users(result_of(alloc, 0)) {
+                erase(user);
+            }
+            erase(alloc);
         }
-        for user in users(result_of(self.alloc, 0)) {
-            erase(user);
-        }
-        erase(self.alloc);
         Ok(())
     }
+}
+
+/// A template loading a value of `loaded`'s type (a scalar, or a vector of
+/// consecutive elements) from `%m[%i]` of the private buffer's type `memref`.
+fn private_load(memref: &str, loaded: MlirValue) -> String {
+    let r#type = print_type(value_type(loaded));
+    let load = if r#type.starts_with("vector<") {
+        format!("vector.load %m[%i] : {memref}, {type}")
+    } else {
+        format!("memref.load %m[%i] : {memref}")
+    };
+    format!("func.func @template(%m: {memref}, %i: index) -> {type} {{\n%v = {load}\nreturn %v : {type}\n}}")
+}
+
+/// A template storing `%v` (of `value`'s type) at `%m[%i]`.
+fn private_store(memref: &str, value: MlirValue) -> String {
+    let r#type = print_type(value_type(value));
+    let store = if r#type.starts_with("vector<") {
+        format!("vector.store %v, %m[%i] : {memref}, {type}")
+    } else {
+        format!("memref.store %v, %m[%i] : {memref}")
+    };
+    format!("func.func @template(%v: {type}, %m: {memref}, %i: index) {{\n{store}\nreturn\n}}")
 }

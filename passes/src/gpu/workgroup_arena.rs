@@ -53,7 +53,7 @@ pub(super) fn plan_arena(nest: MlirOperation, budget: i64, privates: &[PrivateBu
     let nest_ref = operation_ref(nest);
     let mut arena = Arena { slots: Vec::new(), shared_bytes: 0, scratch_bytes: 0 };
     let mut allocs = collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca");
-    allocs.retain(|(alloc, _)| !privates.iter().any(|buffer| buffer.alloc.ptr == alloc.ptr));
+    allocs.retain(|(alloc, _)| !privates.iter().filter_map(PrivateBuffer::alloc).any(|local| local.ptr == alloc.ptr));
     // Buffers outside the versions first, then each version's from the
     // same start; chunks staged for contractions (tessel-lds-stage) are
     // read most: within each, they get LDS first.
