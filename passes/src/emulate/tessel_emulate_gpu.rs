@@ -198,7 +198,8 @@ fn retarget_shared(attribution: MlirValue, local: MlirValue) -> Result<(), Strin
 }
 
 /// Accesses of private memory (loads and stores, scalar or vector, of its
-/// cast to generic memory, as grid-to-gpu writes them) go to the item's row of the local buffer.
+/// cast to generic memory, as grid-to-gpu writes them) go to the item's
+/// row of the local buffer.
 fn retarget_private(attribution: MlirValue, local: MlirValue, item: MlirValue) -> Result<(), String> {
     let local_type = print_type(value_type(local));
     // Through casts to the generic address space.
@@ -219,31 +220,24 @@ fn retarget_private(attribution: MlirValue, local: MlirValue, item: MlirValue) -
             "memref.store" | "vector.store" => (Some(operands[0]), operands[2]),
             _ => return Err(format!("private memory used by '{name}', not by a load or store")),
         };
-        let vector = |value: MlirValue| print_type(value_type(value));
-        let text = match (name.as_str(), stored) {
-            ("memref.load", _) => {
-                let element = vector(raw.results()[0]);
-                format!(
-                    "func.func @template(%m: {local_type}, %t: index, %i: index) -> {element} {{\n\
-                     %v = memref.load %m[%t, %i] : {local_type}\nreturn %v : {element}\n}}"
-                )
-            }
-            ("vector.load", _) => {
-                let loaded = vector(raw.results()[0]);
-                format!(
-                    "func.func @template(%m: {local_type}, %t: index, %i: index) -> {loaded} {{\n\
-                     %v = vector.load %m[%t, %i] : {local_type}, {loaded}\nreturn %v : {loaded}\n}}"
-                )
-            }
-            (_, Some(value)) => {
-                let (op, value_type_text) = (name.as_str(), vector(value));
-                let suffix = if op == "vector.store" { format!(", {value_type_text}") } else { String::new() };
-                format!(
-                    "func.func @template(%m: {local_type}, %t: index, %i: index, %v: {value_type_text}) {{\n\
-                     {op} %v, %m[%t, %i] : {local_type}{suffix}\nreturn\n}}"
-                )
-            }
-            _ => unreachable!("stores have a value"),
+        let type_of = |value: MlirValue| print_type(value_type(value));
+        // vector.load/store name the vector type after the memref's.
+        let vector_suffix =
+            |r#type: &str| if name.starts_with("vector.") { format!(", {type}") } else { String::new() };
+        let text = if let Some(value) = stored {
+            let stored_type = type_of(value);
+            format!(
+                "func.func @template(%m: {local_type}, %t: index, %i: index, %v: {stored_type}) {{\n\
+                 {name} %v, %m[%t, %i] : {local_type}{}\nreturn\n}}",
+                vector_suffix(&stored_type)
+            )
+        } else {
+            let loaded = type_of(raw.results()[0]);
+            format!(
+                "func.func @template(%m: {local_type}, %t: index, %i: index) -> {loaded} {{\n\
+                 %v = {name} %m[%t, %i] : {local_type}{}\nreturn %v : {loaded}\n}}",
+                vector_suffix(&loaded)
+            )
         };
         let mut values = vec![local, item, index];
         values.extend(stored);

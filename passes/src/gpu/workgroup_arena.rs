@@ -45,10 +45,11 @@ fn round_up(value: i64, multiple: i64) -> i64 {
     (value + multiple - 1) / multiple * multiple
 }
 
-/// Places the nest's local buffers (but `privates`), in program order, in LDS while they
-/// fit. The buffers of a kernel's two versions share their slots: a
-/// program runs one version or the other, and the staged one's padded
-/// blocks must not cost the whole blocks' version its occupancy.
+/// Places the nest's local buffers (all but those of `privates`), in
+/// program order, in LDS while they fit. The buffers of a kernel's two
+/// versions share their slots: a program runs one version or the other,
+/// and the staged one's padded blocks must not cost the whole blocks'
+/// version its occupancy.
 pub(super) fn plan_arena(nest: MlirOperation, budget: i64, privates: &[PrivateBuffer]) -> Result<Arena, String> {
     let nest_ref = operation_ref(nest);
     let mut arena = Arena { slots: Vec::new(), shared_bytes: 0, scratch_bytes: 0 };
