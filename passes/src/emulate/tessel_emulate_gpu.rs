@@ -220,27 +220,11 @@ fn retarget_private(attribution: MlirValue, local: MlirValue, item: MlirValue) -
             "memref.store" | "vector.store" => (Some(operands[0]), operands[2]),
             _ => return Err(format!("private memory used by '{name}', not by a load or store")),
         };
-        let type_of = |value: MlirValue| print_type(value_type(value));
-        // vector.load/store name the vector type after the memref's.
-        let vector_suffix =
-            |r#type: &str| if name.starts_with("vector.") { format!(", {type}") } else { String::new() };
-        let text = if let Some(value) = stored {
-            let stored_type = type_of(value);
-            format!(
-                "func.func @template(%m: {local_type}, %t: index, %i: index, %v: {stored_type}) {{\n\
-                 {name} %v, %m[%t, %i] : {local_type}{}\nreturn\n}}",
-                vector_suffix(&stored_type)
-            )
-        } else {
-            let loaded = type_of(raw.results()[0]);
-            format!(
-                "func.func @template(%m: {local_type}, %t: index, %i: index) -> {loaded} {{\n\
-                 %v = {name} %m[%t, %i] : {local_type}{}\nreturn %v : {loaded}\n}}",
-                vector_suffix(&loaded)
-            )
-        };
-        let mut values = vec![local, item, index];
-        values.extend(stored);
+        let value_type_text = print_type(value_type(stored.unwrap_or_else(|| raw.results()[0])));
+        let text = template::load_or_store(&local_type, 2, &value_type_text, stored.is_some());
+        // Stores take the value first.
+        let mut values: Vec<MlirValue> = stored.into_iter().collect();
+        values.extend([local, item, index]);
         template::replace(context_of(access), access, &text, &values).map_err(|error| error.0)?;
     }
     for cast in users(attribution) {

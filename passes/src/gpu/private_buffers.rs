@@ -369,17 +369,17 @@ impl PrivateBuffer {
             match (&self.source, access.kind) {
                 // The first block work keeps what it loads.
                 (Source::Kept(first), _) if access.parallel.ptr == first.ptr => {
-                    let text = private_store(memref, loaded());
+                    let text = template::load_or_store(memref, 1, &print_type(value_type(loaded())), true);
                     inline_template(next_of(access.op), &text, &[loaded(), private, index[0]])?;
                 }
                 (_, Kind::Load | Kind::VectorLoad(_)) => {
-                    let text = private_load(memref, loaded());
+                    let text = template::load_or_store(memref, 1, &print_type(value_type(loaded())), false);
                     template::replace(context_of(access.op), access.op, &text, &[private, index[0]])
                         .map_err(|error| error.0)?;
                 }
                 (_, Kind::Store | Kind::VectorStore(_)) => {
                     let value = raw_op(access.op).operands()[0];
-                    let text = private_store(memref, value);
+                    let text = template::load_or_store(memref, 1, &print_type(value_type(value)), true);
                     template::replace(context_of(access.op), access.op, &text, &[value, private, index[0]])
                         .map_err(|error| error.0)?;
                 }
@@ -397,27 +397,4 @@ impl PrivateBuffer {
         }
         Ok(())
     }
-}
-
-/// A template loading a value of `loaded`'s type (a scalar, or a vector of
-/// consecutive elements) from `%m[%i]` of the private buffer's type `memref`.
-fn private_load(memref: &str, loaded: MlirValue) -> String {
-    let r#type = print_type(value_type(loaded));
-    let load = if r#type.starts_with("vector<") {
-        format!("vector.load %m[%i] : {memref}, {type}")
-    } else {
-        format!("memref.load %m[%i] : {memref}")
-    };
-    format!("func.func @template(%m: {memref}, %i: index) -> {type} {{\n%v = {load}\nreturn %v : {type}\n}}")
-}
-
-/// A template storing `%v` (of `value`'s type) at `%m[%i]`.
-fn private_store(memref: &str, value: MlirValue) -> String {
-    let r#type = print_type(value_type(value));
-    let store = if r#type.starts_with("vector<") {
-        format!("vector.store %v, %m[%i] : {memref}, {type}")
-    } else {
-        format!("memref.store %v, %m[%i] : {memref}")
-    };
-    format!("func.func @template(%v: {type}, %m: {memref}, %i: index) {{\n{store}\nreturn\n}}")
 }

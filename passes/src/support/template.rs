@@ -209,3 +209,26 @@ pub fn define_symbol(context: MlirContext, module: MlirOperation, name: &str, te
     }
     Ok(())
 }
+
+/// A template that loads (`store` false: arguments `%m`, the indices; it
+/// returns the value) or stores (arguments `%v`, `%m`, the indices) a
+/// value of type `value` — a scalar, or a vector of consecutive elements
+/// (`vector.load`/`vector.store`) — at `indices` index arguments of
+/// `memref`.
+pub fn load_or_store(memref: &str, indices: usize, value: &str, store: bool) -> String {
+    let names: Vec<String> = (0..indices).map(|k| format!("%i{k}")).collect();
+    let parameters: String = names.iter().map(|name| format!(", {name}: index")).collect();
+    let at = format!("%m[{}] : {memref}", names.join(", "));
+    let vector = if value.starts_with("vector<") { format!(", {value}") } else { String::new() };
+    let dialect = if vector.is_empty() { "memref" } else { "vector" };
+    if store {
+        format!(
+            "func.func @template(%v: {value}, %m: {memref}{parameters}) {{\n{dialect}.store %v, {at}{vector}\nreturn\n}}"
+        )
+    } else {
+        format!(
+            "func.func @template(%m: {memref}{parameters}) -> {value} {{\n%v = {dialect}.load {at}{vector}\n\
+             return %v : {value}\n}}"
+        )
+    }
+}
