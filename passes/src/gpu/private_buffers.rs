@@ -29,6 +29,7 @@
 //! private memory, and they read it there.
 
 use crate::gpu::access_points::{Found, Kind, find_access, step_of};
+use crate::gpu::memory_roots::is_read;
 use crate::support::handles::{context_of, next_of, raw_op, result_of, value_type};
 use crate::support::ir::{collect_operations, erase, inline_template, print_type, users};
 use crate::support::template::{self, emit_line};
@@ -155,8 +156,11 @@ fn smallest_layout(
 fn read_only(memref: MlirValue) -> bool {
     users(memref).into_iter().all(|user| {
         let raw = raw_op(user);
+        if is_read(user) {
+            // Through its first operand only (memory_roots' reads).
+            return raw.operands()[0].ptr == memref.ptr;
+        }
         match raw.name().as_str() {
-            "memref.load" | "vector.load" | "vector.transfer_read" => raw.operands()[0].ptr == memref.ptr,
             "memref.dim" | "memref.extract_strided_metadata" => true,
             name if crate::support::ir::VIEWS.contains(&name) || name == "memref.memory_space_cast" => {
                 read_only(result_of(user, 0))
