@@ -252,10 +252,10 @@ fn on_first_item(ops: &mut Vec<MlirOperation>, items: &Items) -> Result<(), Stri
 /// attention kernel's 128 items on RDNA 3 spilled).
 const MAX_FREELY_UNROLLED_TRIPS: i64 = 8;
 
-/// Longer constant-trip loops are unrolled by this much (a divisor of the
-/// trips) by tessel-batch-loads, which issues the unrolled iterations'
-/// loads together: one wait for memory per this many iterations, at most
-/// this many iterations' values live.
+/// Longer constant-trip loops are unrolled by at least this much (a
+/// divisor of the trips) by tessel-batch-loads, which issues the unrolled
+/// iterations' loads together (as many iterations as its register budget
+/// for loads allows): one wait for memory per batch.
 const BATCHED_ITERATIONS: i64 = 4;
 
 /// The iterations per batch of a long constant-trip loop of `trips`
