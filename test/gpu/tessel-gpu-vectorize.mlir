@@ -85,3 +85,27 @@ func.func @absolute(%x: memref<8x64xi32>, %o: memref<8x64xi32>) {
   }
   return
 }
+
+// -----
+
+// A program's own buffer with at most one element per work-item (256 at
+// the default 4 waves of 64) keeps scalar work: every item runs one
+// iteration either way, and item t writes element t as the block work
+// accumulating into it reads it (a row reduction's partials), which lets
+// grid-to-gpu keep it in the items' registers. A larger local buffer, or
+// an argument, is vectorized.
+// CHECK-LABEL: func.func @small_local_fill
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<8x32xf32>
+// CHECK: %[[LARGER:.*]] = memref.alloc() : memref<8x64xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[PARTIALS]] : memref<8x32xf32>)
+// CHECK: vector.transfer_write {{.*}} : vector<4xf32>, memref<1x4xf32, strided<[64, 1], offset: ?>>
+// CHECK: vector.transfer_write {{.*}} : vector<4xf32>, memref<1x4xf32, strided<[32, 1], offset: ?>>
+func.func @small_local_fill(%o: memref<8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %partials = memref.alloc() : memref<8x32xf32>
+  %larger = memref.alloc() : memref<8x64xf32>
+  linalg.fill ins(%zero : f32) outs(%partials : memref<8x32xf32>)
+  linalg.fill ins(%zero : f32) outs(%larger : memref<8x64xf32>)
+  linalg.fill ins(%zero : f32) outs(%o : memref<8x32xf32>)
+  return
+}

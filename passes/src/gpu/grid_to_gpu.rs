@@ -63,10 +63,15 @@ pub const DEFAULT_NUM_WARPS: i64 = 4;
 pub const DEFAULT_WAVE_SIZE: i64 = 64;
 pub const DEFAULT_WORKGROUP_MEMORY: i64 = 65536;
 
+/// Work-items per workgroup for the module's settings (waves x wave size).
+pub fn workgroup_items(module: OperationRef<'static, '_>) -> i64 {
+    let settings = raw_op(module.to_raw());
+    knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS) * knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE)
+}
+
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = raw_op(module.to_raw());
-    let threads = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS)
-        * knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
+    let threads = workgroup_items(module);
     let memory = knobs::WORKGROUP_MEMORY.integer_or(settings, DEFAULT_WORKGROUP_MEMORY);
     if !(1..=1024).contains(&threads) || memory < 0 {
         return Err(PassError::at(module.location(), "a workgroup needs 1 to 1024 work-items and non-negative memory"));

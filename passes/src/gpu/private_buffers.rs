@@ -83,8 +83,12 @@ pub(super) struct PrivateBuffer {
 const MAX_TOTAL_PRIVATE_BYTES: i64 = 256;
 
 /// The buffers of `nest` that can live in the items' private memory, with
-/// `threads` items per workgroup: local buffers, then blocks of arguments
-/// read by several block works, while they fit the items' registers.
+/// `threads` items per workgroup — local buffers and blocks of arguments
+/// read by several block works — the largest first (each saves LDS, or a
+/// second read of global memory, in proportion), while they fit the
+/// items' registers: a one-row softmax's rows of x and exp(x) before its
+/// reductions' one-float partials where not all fit (RDNA 3's 128 items
+/// hold 32 floats of each row).
 pub(super) fn plan(nest: MlirOperation, threads: i64) -> Vec<PrivateBuffer> {
     let nest_ref = crate::support::handles::operation_ref(nest);
     let local = collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca")
@@ -93,12 +97,18 @@ pub(super) fn plan(nest: MlirOperation, threads: i64) -> Vec<PrivateBuffer> {
     let kept = collect_operations(nest_ref, |name| name == "memref.subview")
         .into_iter()
         .filter_map(|(view, _)| plan_kept_reads(view, threads));
+    let mut candidates: Vec<PrivateBuffer> = local.chain(kept).collect();
+    // Stable: equal sizes keep the order they were found in.
+    candidates.sort_by_key(|buffer| std::cmp::Reverse(buffer.bytes));
     let mut total = 0;
-    local
-        .chain(kept)
+    candidates
+        .into_iter()
         .filter(|buffer| {
-            total += buffer.bytes;
-            total <= MAX_TOTAL_PRIVATE_BYTES
+            let fits = total + buffer.bytes <= MAX_TOTAL_PRIVATE_BYTES;
+            if fits {
+                total += buffer.bytes;
+            }
+            fits
         })
         .collect()
 }

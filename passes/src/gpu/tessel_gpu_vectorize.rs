@@ -22,7 +22,11 @@ use crate::support::template::emit;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
-    support::ir::{collect_operations, element_bits, group_of, set_i64_attribute},
+    gpu::grid_to_gpu::workgroup_items,
+    support::ir::{
+        collect_operations, defining_op, element_bits, element_bytes, group_of, set_i64_attribute, static_bytes,
+        view_root,
+    },
     support::transform,
 };
 use melior::ir::{OperationRef, operation::OperationLike};
@@ -142,12 +146,30 @@ fn lanes(op: MlirOperation) -> i64 {
     (VECTOR_BYTES * 8 / widest.max(8)).max(1)
 }
 
+/// Does `op` write a buffer the program allocates (LDS, or a work-item's
+/// registers) that has at most one element per work-item? Vectors gain
+/// nothing there — every item runs one iteration at most either way — and
+/// scalar work gives element t to item t, as the block work accumulating
+/// into such a buffer touches it (a row reduction's partials: item t's
+/// partial t), so grid-to-gpu can keep it in the items' registers instead
+/// of LDS, with no barrier between its initialization and its use.
+fn fills_small_local_buffer(op: MlirOperation, threads: i64) -> bool {
+    let Some(&output) = raw_op(op).operands().last() else { return false };
+    let allocated = defining_op(view_root(output)).is_some_and(|root| raw_op(root).name() == "memref.alloc");
+    allocated
+        && static_bytes(value_type(output)).is_some_and(|bytes| bytes <= threads * element_bytes(value_type(output)))
+}
+
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
+    let threads = workgroup_items(module);
     // Ops grouped by (rank, lanes): one script entry per group.
     let mut groups: Vec<(usize, i64)> = Vec::new();
     let wanted = |name: &str| matches!(name, "linalg.generic" | "linalg.copy" | "linalg.fill");
     for (op, _) in collect_operations(module, wanted) {
         let Some(extents) = elementwise_extents(op) else { continue };
+        if fills_small_local_buffer(op, threads) {
+            continue;
+        }
         let lanes = lanes(op);
         if lanes < 2 || extents.last().is_none_or(|&inner| inner % lanes != 0 || inner == lanes) {
             continue;
