@@ -10,15 +10,25 @@ use rand::{Rng, rngs::StdRng};
 /// wrapping), `o = d - s`: `d` has two consumers, so it is materialized.
 /// Blocks of 1024 to 8192 elements in 1 to 4 rows split evenly over the
 /// work-items (1 to 8 vectors each: `d` private), or rows of a width that
-/// does not (`d` in LDS); 1, 2 or 4 waves on each chip.
+/// does not (`d` in LDS); or long rows, 4 to 16 of 1024 to 4096 elements
+/// (the eight-row softmax's shape: each item's partial walks dozens of
+/// vectors along its row and its share of the element-wise work is
+/// longer still — the loops tessel-batch-loads batches); 1, 2 or 4 waves
+/// on each chip.
 pub(super) fn row_intermediates(rng: &mut StdRng) -> Case {
     let float = rng.random_bool(0.5);
     let e = if float { "f32" } else { "i32" };
-    let rows = [1usize, 1, 2, 4][rng.random_range(0..4)];
-    let cols = if rng.random_bool(0.75) {
-        [1024usize, 2048, 4096, 8192][rng.random_range(0..4)] / rows
+    let (rows, cols) = if rng.random_bool(0.3) {
+        let rows = [4usize, 8, 16][rng.random_range(0..3)];
+        (rows, [1024usize, 2048, 4096][rng.random_range(0..3)].min(32768 / rows))
     } else {
-        rng.random_range(1..=2100usize)
+        let rows = [1usize, 1, 2, 4][rng.random_range(0..4)];
+        let cols = if rng.random_bool(0.75) {
+            [1024usize, 2048, 4096, 8192][rng.random_range(0..4)] / rows
+        } else {
+            rng.random_range(1..=2100usize)
+        };
+        (rows, cols)
     };
     let programs = rng.random_range(1..=3usize);
     let chip = ["gfx90a", "gfx942", "gfx1100"][rng.random_range(0..3)];

@@ -15,8 +15,9 @@
 //! iterations as fit a register budget for the reads (`BATCH_DWORDS`,
 //! counted from one iteration's reads), and every read of memory the loop
 //! body does not write moves, with the index arithmetic it needs, to the
-//! top of the body, in order: a batch's loads in flight at once, one wait
-//! per batch.
+//! top of the body, in order, followed by a scheduling barrier: a batch's
+//! loads in flight at once, one wait per batch. Reads of LDS alone do not
+//! wait long enough to batch more than grid-to-gpu asked.
 //!
 //! Reads move above writes only when they touch different memory
 //! (`memory_roots`: distinct memref arguments do not alias, LDS slots by
