@@ -287,6 +287,8 @@ struct Candidate {
     trips: i64,
     /// grid-to-gpu's batch for a work-item's loop (1 for the others).
     floor: i64,
+    /// Its short nested loops with their trips (unrolled first).
+    nested: Vec<(MlirOperation, i64)>,
 }
 
 /// The loops to batch: the work-items' loops grid-to-gpu marked, and the
@@ -300,7 +302,8 @@ fn candidates(module: OperationRef<'static, '_>) -> Vec<Candidate> {
         let raw = raw_op(for_op);
         let Some(trips) = constant_trips(for_op) else { continue };
         if raw.has(BATCH_LOADS) {
-            found.push(Candidate { for_op, launch, trips, floor: raw.integer(BATCH_LOADS) });
+            let nested = short_nested_loops(for_op).unwrap_or_default();
+            found.push(Candidate { for_op, launch, trips, floor: raw.integer(BATCH_LOADS), nested });
             continue;
         }
         let marked = |op: MlirOperation| raw_op(op).has(BATCH_LOADS);
@@ -308,12 +311,12 @@ fn candidates(module: OperationRef<'static, '_>) -> Vec<Candidate> {
             || enclosing(for_op, marked).is_some()
             || any_nested(for_op, |op| op.ptr != for_op.ptr && marked(op))
             || any_nested(for_op, |op| raw_op(op).name() == "gpu.barrier")
-            || short_nested_loops(for_op).is_none()
             || !reads_unwritten_global_memory(for_op, launch)
         {
             continue;
         }
-        found.push(Candidate { for_op, launch, trips, floor: 1 });
+        let Some(nested) = short_nested_loops(for_op) else { continue };
+        found.push(Candidate { for_op, launch, trips, floor: 1, nested });
     }
     found
 }
@@ -344,7 +347,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // (completely; a loop of one trip is inlined, of none left alone).
     let inner: Vec<(MlirOperation, i64)> = candidates
         .iter()
-        .flat_map(|candidate| short_nested_loops(candidate.for_op).unwrap_or_default())
+        .flat_map(|candidate| candidate.nested.iter().copied())
         .filter(|&(_, trips)| trips >= 1)
         .collect();
     unroll(module, &inner)?;

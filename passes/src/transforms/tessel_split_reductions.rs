@@ -31,7 +31,7 @@ use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
-    gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE},
+    gpu::grid_to_gpu::{DEFAULT_WAVE_SIZE, workgroup_items},
     support::ir::{collect_operations, erase, fitting, group_of, join, set_i64_attribute},
     support::transform,
     transforms::vector_partials::{SPLIT_COMBINE, split_in_vectors},
@@ -194,7 +194,7 @@ pub(crate) fn split_steps(index: usize, split: i64, dim: usize, inner_parallel: 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = raw_op(module.to_raw());
     let wave = knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
-    let items = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS) * wave;
+    let items = workgroup_items(module);
     let groups = mark_splits(module, |extents, dim| {
         let results: i64 = extents.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &e)| e).product();
         fitting(extents[dim], (items / results.max(1)).max(1))
