@@ -3,8 +3,10 @@
 // it in the items' private memory (16 floats each) instead of LDS, and the
 // row of x too (read by the max, then by exp(x - max)), and the two
 // reductions' partials (one per item: tessel-gpu-vectorize initializes
-// them one element per item, as the items accumulate them); LLVM keeps
-// all four in registers (no scratch). The emulated GPU, which gives every
+// them one element per item, as the items accumulate them), and the
+// reductions' results, which every item folds from the waves' results
+// itself (replicated_buffers.rs); LLVM keeps all six in registers (no
+// scratch). The emulated GPU, which gives every
 // item its own row of private memory, matches the interpreter.
 // RUN: tessel run %s --entry softmax --device rocm-emulated --arg 0=random:1 --check | FileCheck %s
 // CHECK: check: compiled code matches the interpreter
@@ -32,7 +34,7 @@
 // NOTES: .private_segment_fixed_size: 0
 // NOTES: .vgpr_spill_count: 0
 // CODE: v_exp_f32
-// PRIVATE-COUNT-4: llvm.alloca %{{.*}} x f32 : (i64) -> !llvm.ptr<5>
+// PRIVATE-COUNT-6: llvm.alloca %{{.*}} x f32 : (i64) -> !llvm.ptr<5>
 // PRIVATE-NOT: llvm.alloca
 func.func @softmax_kernel(%x: memref<1x4096xf32>, %o: memref<1x4096xf32>) {
   %v = block.load %x : memref<1x4096xf32> -> tensor<1x4096xf32>

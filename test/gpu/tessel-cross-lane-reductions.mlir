@@ -96,3 +96,64 @@ func.func @left_alone(%half: memref<2x64xf32>, %out2: memref<2xf32>, %full: memr
   }
   return
 }
+
+// -----
+
+// An output that is a program's own buffer only a fill with the combiner's
+// identity initializes (split_reduction's partial buffer: -inf for a max)
+// is overwritten: the first lanes store their results as they are and the
+// fill goes (the workgroup no longer waits for it). A fill with another
+// value (a sum from 1.0) stays and is folded in, and so does an identity
+// fill whose buffer is read before the reduction.
+// CHECK-LABEL: func.func @identity_fill
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<1x4xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.subgroup_reduce maximumf
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]]
+// CHECK-NEXT: }
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[OTHER:.*]] : memref<1x4xf32>)
+// CHECK: gpu.subgroup_reduce add
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[OTHER]]
+// CHECK-NEXT: arith.addf
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[READ:.*]] : memref<1x4xf32>)
+// CHECK-NEXT: memref.copy %[[READ]]
+// CHECK: gpu.subgroup_reduce maximumf
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[READ]]
+// CHECK-NEXT: arith.maximumf
+#in3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#out3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @identity_fill(%in: memref<1x4x64xf32>, %res: memref<1x4xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.0 : f32
+  %buf = memref.alloc() : memref<1x4xf32>
+  linalg.fill ins(%ninf : f32) outs(%buf : memref<1x4xf32>)
+  linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%in : memref<1x4x64xf32>) outs(%buf : memref<1x4xf32>) attrs = {tessel.cross_lane} {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maximumf %a, %b fastmath<reassoc> : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %buf, %res : memref<1x4xf32> to memref<1x4xf32>
+  %other = memref.alloc() : memref<1x4xf32>
+  linalg.fill ins(%one : f32) outs(%other : memref<1x4xf32>)
+  linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%in : memref<1x4x64xf32>) outs(%other : memref<1x4xf32>) attrs = {tessel.cross_lane} {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %other, %res : memref<1x4xf32> to memref<1x4xf32>
+  %read = memref.alloc() : memref<1x4xf32>
+  linalg.fill ins(%ninf : f32) outs(%read : memref<1x4xf32>)
+  memref.copy %read, %res : memref<1x4xf32> to memref<1x4xf32>
+  linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%in : memref<1x4x64xf32>) outs(%read : memref<1x4xf32>) attrs = {tessel.cross_lane} {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maximumf %a, %b fastmath<reassoc> : f32
+    linalg.yield %m : f32
+  }
+  return
+}

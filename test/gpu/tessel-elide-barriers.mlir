@@ -128,3 +128,63 @@ func.func @private_memory(%in: memref<64xf32>, %out: memref<64xf32>) {
   }
   return
 }
+
+// The kernel's end orders nothing: the barrier before a launch's last
+// phase goes when that phase conflicts with nothing before it (the
+// one-row softmax's divide, after every item folded the sum into its
+// private memory from LDS), and stays when it reads what an earlier
+// phase wrote to LDS.
+// CHECK-LABEL: func.func @kernel_end
+// CHECK: memref.load %[[SHARED:.*]][%c0] : memref<64xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %[[OWN:.*]][%c0] : memref<1xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.load %[[OWN]][%c0]
+// CHECK-NEXT: memref.store %{{.*}}, %arg1[%{{.*}}]
+// CHECK-LABEL: func.func @kernel_end_reads_shared
+// CHECK: memref.store %{{.*}}, %[[SHARED2:.*]][%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: arith.subi
+// CHECK-NEXT: memref.load %[[SHARED2]]
+func.func @kernel_end(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%lds : memref<256xi8, #gpu.address_space<workgroup>>)
+             private(%p : memref<1xf32, #gpu.address_space<private>>) {
+    %own = memref.memory_space_cast %p : memref<1xf32, #gpu.address_space<private>> to memref<1xf32>
+    %v = memref.view %lds[%c0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    %shared = memref.memory_space_cast %v : memref<64xf32, #gpu.address_space<workgroup>> to memref<64xf32>
+    %x = memref.load %in[%tx] : memref<64xf32>
+    memref.store %x, %shared[%tx] : memref<64xf32>
+    gpu.barrier
+    %s = memref.load %shared[%c0] : memref<64xf32>
+    memref.store %s, %own[%c0] : memref<1xf32>
+    gpu.barrier
+    %y = memref.load %own[%c0] : memref<1xf32>
+    memref.store %y, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+func.func @kernel_end_reads_shared(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%lds : memref<256xi8, #gpu.address_space<workgroup>>) {
+    %v = memref.view %lds[%c0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    %shared = memref.memory_space_cast %v : memref<64xf32, #gpu.address_space<workgroup>> to memref<64xf32>
+    %x = memref.load %in[%tx] : memref<64xf32>
+    memref.store %x, %shared[%tx] : memref<64xf32>
+    gpu.barrier
+    %other = arith.subi %c63, %tx : index
+    %z = memref.load %shared[%other] : memref<64xf32>
+    memref.store %z, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -17,7 +17,10 @@
 //!   supported chip), else of a global scratch buffer with one slice per
 //!   workgroup, allocated around the launch. A buffer each element of
 //!   which only one work-item touches goes to the items' private memory
-//!   instead (a `private` attribution: registers; `private_buffers.rs`).
+//!   instead (a `private` attribution: registers; `private_buffers.rs`),
+//!   and so does a small buffer only code outside block work writes (a
+//!   reduction's result), which every item then computes itself
+//!   (`replicated_buffers.rs`).
 //! - Block work -> work-items: each `scf.parallel` (an element-wise or
 //!   reduction loop nest over a block) runs as one strided loop over its
 //!   linearized iterations, item `t` taking iterations t, t + T, t + 2T ...
@@ -255,7 +258,8 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
     }
     bind_thread_ids(launch, [arguments[3], arguments[4], arguments[5]]);
     let per_item = PerItem::analyze(launch, &[arguments[3], arguments[4], arguments[5]]);
-    let items = Items { item, threads, per_item, trip_counters: Default::default() };
+    let replicated = privates.iter().filter_map(PrivateBuffer::replicated).map(|alloc| alloc.ptr as usize).collect();
+    let items = Items { item, threads, per_item, replicated, trip_counters: Default::default() };
     distribute(body, &items)?;
     for (buffer, &memory) in privates.iter().zip(private_memory) {
         buffer.rewrite(memory, &items.trip_counters.borrow())?;

@@ -10,6 +10,7 @@ pub mod per_item;
 mod pipeline_schedule;
 mod pipelined_loop;
 mod private_buffers;
+mod replicated_buffers;
 pub mod tessel_batch_loads;
 pub mod tessel_buffer_resources;
 pub mod tessel_contraction_fma;

@@ -30,6 +30,7 @@
 
 use crate::gpu::access_points::{Found, Kind, find_access, step_of};
 use crate::gpu::memory_roots::is_read;
+use crate::gpu::replicated_buffers;
 use crate::support::handles::{context_of, next_of, raw_op, result_of, value_type};
 use crate::support::ir::{collect_operations, erase, inline_template, print_type, users};
 use crate::support::template::{self, emit_line};
@@ -64,6 +65,9 @@ enum Source {
     /// reading it (this `scf.parallel`) keeps what each item loads, and
     /// the later ones read the kept values instead of global memory.
     Kept(MlirOperation),
+    /// A small local buffer (this allocation, of this shape and element
+    /// type) that every item computes itself (`replicated_buffers.rs`).
+    Replicated(MlirOperation, Vec<i64>, MlirType),
 }
 
 /// A buffer in the items' private memory.
@@ -98,6 +102,15 @@ pub(super) fn plan(nest: MlirOperation, threads: i64) -> Vec<PrivateBuffer> {
         .into_iter()
         .filter_map(|(view, _)| plan_kept_reads(view, threads));
     let mut candidates: Vec<PrivateBuffer> = local.chain(kept).collect();
+    for (alloc, shape, element, bytes) in replicated_buffers::plan(nest) {
+        if candidates.iter().any(|buffer| buffer.alloc().is_some_and(|local| local.ptr == alloc.ptr)) {
+            continue;
+        }
+        let elements = shape.iter().product();
+        let private_type = replicated_buffers::private_type(elements, element);
+        let source = Source::Replicated(alloc, shape, element);
+        candidates.push(PrivateBuffer { source, private_type, bytes, views: Vec::new(), accesses: Vec::new() });
+    }
     // Stable: equal sizes keep the order they were found in.
     candidates.sort_by_key(|buffer| std::cmp::Reverse(buffer.bytes));
     let mut total = 0;
@@ -117,8 +130,16 @@ impl PrivateBuffer {
     /// The local buffer this replaces (None for kept reads).
     pub(super) fn alloc(&self) -> Option<MlirOperation> {
         match self.source {
-            Source::Local(alloc) => Some(alloc),
+            Source::Local(alloc) | Source::Replicated(alloc, ..) => Some(alloc),
             Source::Kept(_) => None,
+        }
+    }
+
+    /// The allocation of a replicated buffer (None for the others).
+    pub(super) fn replicated(&self) -> Option<MlirOperation> {
+        match self.source {
+            Source::Replicated(alloc, ..) => Some(alloc),
+            _ => None,
         }
     }
 }
@@ -315,6 +336,9 @@ impl PrivateBuffer {
     /// once the block work is shared out: `trips` gives each block work's
     /// trip counter (None: one trip per item).
     pub(super) fn rewrite(&self, private: MlirValue, trips: &HashMap<usize, Option<MlirValue>>) -> Result<(), String> {
+        if let Source::Replicated(alloc, shape, element) = &self.source {
+            return replicated_buffers::rewrite(*alloc, shape, *element, private);
+        }
         // Accessed through the generic address space, as LDS is: LLVM's
         // address space inference gives the accesses back to the private
         // alloca, which SROA then keeps in registers.

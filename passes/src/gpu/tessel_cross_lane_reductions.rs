@@ -11,17 +11,28 @@
 //! runs such a loop straight-line): each item loads partial i, the cluster
 //! of C consecutive lanes (the same result's partials) reduces across
 //! lanes, and the cluster's first lane combines the sum with the output's
-//! value (the fill) and stores it. Other marked ops stay as they are — a
-//! correct, serial, reduction.
+//! value (the fill) and stores it. Where the output is a program's own
+//! buffer that only a fill with the combiner's identity initializes (a
+//! partial level's buffer from `split_reduction`, or a result whose init is
+//! the identity: a max from -inf), the fill goes and the first lane stores
+//! the sum as it is: every element is written once either way, and the
+//! workgroup no longer waits for the fill (one barrier less per
+//! reduction). Other marked ops stay as they are — a correct, serial,
+//! reduction.
 //!
 //! Runs after bufferization, before the linalg ops become loops.
 
-use crate::support::handles::{attribute_text, context_of, dim_size, location_of, rank_of, raw_op, value_type};
+use crate::support::handles::{
+    attribute_text, block_of, context_of, dim_size, location_of, rank_of, raw_op, value_type,
+};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
-    gpu::grid_to_gpu::{DEFAULT_NUM_WARPS, DEFAULT_WAVE_SIZE},
-    support::ir::{block_arguments, block_operations, collect_operations, defining_op, join, print_type},
+    gpu::grid_to_gpu::{DEFAULT_WAVE_SIZE, workgroup_items},
+    support::ir::{
+        ancestor_in, block_arguments, block_operations, collect_operations, constant_value, defining_op, erase,
+        integer_of, join, print_type, users,
+    },
     support::template,
     transforms::tessel_split_reductions::CROSS_LANE,
 };
@@ -59,6 +70,72 @@ pub(crate) const REDUCE_KINDS: [(&str, Option<&str>, Option<&str>); 13] = [
 /// The `gpu.subgroup_reduce` kind of a combiner op, if it has one.
 fn reduce_kind(combiner: &str) -> Option<&'static str> {
     REDUCE_KINDS.iter().find(|(_, float, integer)| [*float, *integer].contains(&Some(combiner))).map(|(kind, ..)| *kind)
+}
+
+/// Is `value` a constant that the reduction `kind` of 32-bit elements
+/// leaves every element alone with (w combined with it is w, NaNs
+/// included; add's +0.0 turns a -0.0 sum into +0.0, which compares equal)?
+fn is_identity(kind: &str, value: MlirValue) -> bool {
+    let Some(attribute) = constant_value(value) else { return false };
+    // SAFETY: a live attribute of the context, read as the kind it is
+    // checked to be.
+    if unsafe { mlirAttributeIsAFloat(attribute) } {
+        // SAFETY: as above.
+        let x = unsafe { mlirFloatAttrGetValueDouble(attribute) };
+        return match kind {
+            "add" => x == 0.0,
+            "mul" => x == 1.0,
+            "maximumf" => x == f64::NEG_INFINITY,
+            "minimumf" => x == f64::INFINITY,
+            _ => false,
+        };
+    }
+    // Compared as 32-bit integers: a constant of all ones reads as -1
+    // whether it is sign- or zero-extended.
+    let Some(x) = integer_of(attribute).map(|x| x as i32) else { return false };
+    match kind {
+        "add" | "or" | "xor" | "maxui" => x == 0,
+        "mul" => x == 1,
+        "and" | "minui" => x == -1,
+        "maxsi" => x == i32::MIN,
+        "minsi" => x == i32::MAX,
+        _ => false,
+    }
+}
+
+/// The `linalg.fill` that alone initializes `out`, a program's own buffer,
+/// before `op` (in its block) with the identity of `kind`, when every other
+/// use of the buffer follows `op`: `op` writes each element once, so the
+/// fill is dead and `op` may store its results without reading it.
+fn identity_fill(op: MlirOperation, out: MlirValue, kind: &str) -> Option<MlirOperation> {
+    if raw_op(defining_op(out)?).name() != "memref.alloc" {
+        return None;
+    }
+    let block = block_of(op);
+    // SAFETY: live ops of one block (checked) of the module being rewritten.
+    let before = |a: MlirOperation, b: MlirOperation| unsafe { mlirOperationIsBeforeInBlock(a, b) };
+    let mut fill = None;
+    for user in users(out) {
+        if user.ptr == op.ptr {
+            continue;
+        }
+        let operands = raw_op(user).operands();
+        let initializes = raw_op(user).name() == "linalg.fill"
+            && block_of(user).ptr == block.ptr
+            && operands.len() == 2
+            && operands[1].ptr == out.ptr
+            && before(user, op)
+            && is_identity(kind, operands[0]);
+        if initializes && fill.is_none() {
+            fill = Some(user);
+            continue;
+        }
+        let later = ancestor_in(block, user)?;
+        if !before(op, later) {
+            return None;
+        }
+    }
+    fill
 }
 
 /// What a marked op reduces: its iteration extents (the reduction
@@ -145,8 +222,9 @@ fn read(op: MlirOperation) -> Option<LaneReduction> {
     })
 }
 
-/// The parallel loop of `items` iterations replacing a marked op.
-fn lane_loop(reduction: &LaneReduction, kind: &str, items: i64, types: (&str, &str)) -> String {
+/// The parallel loop of `items` iterations replacing a marked op; with
+/// `overwrite`, the first lanes store their sums without reading the output.
+fn lane_loop(reduction: &LaneReduction, kind: &str, items: i64, types: (&str, &str), overwrite: bool) -> String {
     let LaneReduction { extents, input_dims, element, combiner } = reduction;
     let rank = extents.len();
     let cluster = extents[rank - 1];
@@ -167,20 +245,24 @@ fn lane_loop(reduction: &LaneReduction, kind: &str, items: i64, types: (&str, &s
         all = join(input_dims.iter().map(|d| format!("%d#{d}"))),
         last = rank - 1,
     );
-    emit_line!(
-        text,
-        "\n%o = memref.load %out[{kept}] : {out_type}\n%r = {combiner} %w, %o : {element}\n\
-         memref.store %r, %out[{kept}] : {out_type}\n}}\nscf.reduce\n}}\nreturn\n}}",
-        kept = position(rank - 1),
-        out_type = types.1,
-    );
+    let (kept, out_type) = (position(rank - 1), types.1);
+    if overwrite {
+        emit_line!(text, "\nmemref.store %w, %out[{kept}] : {out_type}");
+    } else {
+        emit_line!(
+            text,
+            "\n%o = memref.load %out[{kept}] : {out_type}\n%r = {combiner} %w, %o : {element}\n\
+             memref.store %r, %out[{kept}] : {out_type}"
+        );
+    }
+    text.push_str("}\nscf.reduce\n}\nreturn\n}");
     text
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let settings = raw_op(module.to_raw());
     let wave = knobs::WAVE_SIZE.integer_or(settings, DEFAULT_WAVE_SIZE);
-    let items = knobs::NUM_WARPS.integer_or(settings, DEFAULT_NUM_WARPS) * wave;
+    let items = workgroup_items(module);
     let marked = |name: &str| name == "linalg.generic";
     for (op, _) in collect_operations(module, marked) {
         if !raw_op(op).has(CROSS_LANE) {
@@ -201,9 +283,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         }
         let operands = raw_op(op).operands();
         let types = (print_type(value_type(operands[0])), print_type(value_type(operands[1])));
-        let text = lane_loop(&reduction, kind, items, (&types.0, &types.1));
+        let fill = identity_fill(op, operands[1], kind);
+        let text = lane_loop(&reduction, kind, items, (&types.0, &types.1), fill.is_some());
         if let Err(error) = template::replace(context_of(op), op, &text, &operands) {
             return Err(PassError::at(location_of(op), error.0));
+        }
+        if let Some(fill) = fill {
+            erase(fill);
         }
     }
     Ok(())

@@ -13,7 +13,9 @@
 //! barriers of one block can go: barriers that begin or end a block's
 //! barrier-delimited phases (the last one before the block's end or before
 //! an op holding barriers itself), and such ops, are left alone: they order
-//! work across loop iterations and enclosing code.
+//! work across loop iterations and enclosing code. The kernel's end is not
+//! such a boundary: nothing runs after it, so the last phase of a launch's
+//! body is merged like the others.
 
 use crate::gpu::memory_roots::Effects;
 use crate::support::handles::{next_of, operation_ref, parent_of, raw_op};
@@ -83,6 +85,14 @@ fn elide_in(block: MlirBlock, launch: MlirOperation) {
             // A barrier right after a boundary (or another barrier) stays.
             pending_barrier = merged.as_ref().map(|_| op);
             continue;
+        }
+        if raw_op(op).name() == "gpu.terminator" {
+            // The kernel's end orders nothing: the last phase is checked
+            // against the ones before it like any other.
+            if phase_has_ops {
+                close_phase(&mut merged, std::mem::take(&mut phase), &mut pending_barrier, &mut removable);
+            }
+            break;
         }
         if any_nested(op, is_barrier) || next_of(op).ptr.is_null() {
             // A boundary (or the terminator): nothing merges across it, and

@@ -5,7 +5,7 @@
 use crate::support::handles::{attribute_text, next_of, operation_ref, raw_op, replace_all_uses, result_of};
 use crate::support::template::{emit, emit_line};
 use crate::{
-    gpu::{memory_roots::is_read, per_item::PerItem, tessel_batch_loads::BATCH_LOADS},
+    gpu::{memory_roots::is_read, per_item::PerItem, replicated_buffers::writes_only, tessel_batch_loads::BATCH_LOADS},
     support::ir::{
         any_nested, block_arguments, block_operations, collect_operations, constant_integer, defining_op, erase,
         find_named, inline_template, is_inside, join, move_before, region_blocks,
@@ -39,6 +39,9 @@ pub(super) struct Items {
     pub(super) item: MlirValue,
     pub(super) threads: i64,
     pub(super) per_item: PerItem,
+    /// The allocations of replicated buffers (`replicated_buffers.rs`):
+    /// code writing only them runs on every item, as per-item code does.
+    pub(super) replicated: std::collections::HashSet<usize>,
     /// Each shared-out block work's trip counter k (iteration k T + item),
     /// by the `scf.parallel`'s handle; None for one trip per item. Only
     /// block work of constant trips per item (what private buffers need).
@@ -47,7 +50,7 @@ pub(super) struct Items {
 
 /// Ops that neither write memory nor synchronize (their nested ops aside):
 /// every work-item may run them.
-fn is_read_only(name: &str) -> bool {
+pub(super) fn is_read_only(name: &str) -> bool {
     ["arith.", "math.", "index.", "ub."].iter().any(|prefix| name.starts_with(prefix))
         || matches!(
             name,
@@ -117,7 +120,7 @@ pub(super) fn distribute(block: MlirBlock, items: &Items) -> Result<(), String> 
             }
         } else if holds_block_work {
             return Err(format!("block work nested in '{name}' cannot be shared among work-items"));
-        } else if items.per_item.used_by(op) {
+        } else if items.per_item.used_by(op) || (writes(op) && writes_only(op, &items.replicated)) {
             on_first_item(&mut writes_of_one, items)?;
             last_per_item = Some(op);
         } else if writes(op) {
