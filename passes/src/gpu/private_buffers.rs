@@ -83,16 +83,17 @@ pub(super) struct PrivateBuffer {
     accesses: Vec<Access>,
 }
 
-/// Private bytes per item at most, for all of a kernel's private buffers.
-const MAX_TOTAL_PRIVATE_BYTES: i64 = 256;
+/// Private bytes per item at most, for all of a kernel's private buffers:
+/// the one-row softmax on RDNA 3's 128 items keeps 32 floats of x and of
+/// exp(x) each, and its reductions' partials and results (4 floats).
+const MAX_TOTAL_PRIVATE_BYTES: i64 = 288;
 
 /// The buffers of `nest` that can live in the items' private memory, with
 /// `threads` items per workgroup — local buffers and blocks of arguments
 /// read by several block works — the largest first (each saves LDS, or a
 /// second read of global memory, in proportion), while they fit the
 /// items' registers: a one-row softmax's rows of x and exp(x) before its
-/// reductions' one-float partials where not all fit (RDNA 3's 128 items
-/// hold 32 floats of each row).
+/// reductions' one-float partials where not all fit.
 pub(super) fn plan(nest: MlirOperation, threads: i64) -> Vec<PrivateBuffer> {
     let nest_ref = crate::support::handles::operation_ref(nest);
     let local = collect_operations(nest_ref, |name| name == "memref.alloc" || name == "memref.alloca")
