@@ -147,7 +147,9 @@ pub(super) fn writes_only(unit: MlirOperation, kept: &HashSet<usize>) -> bool {
         let allowed = match name.as_str() {
             "memref.store" => crate::support::ir::defining_op(raw.operands()[1])
                 .is_some_and(|alloc| kept.contains(&(alloc.ptr as usize))),
-            "gpu.thread_id" => false,
+            // A work-item's id or lane (per-item values), a barrier:
+            // not code every item runs alike. Program ids are uniform.
+            name if name.starts_with("gpu.") => name == "gpu.block_id",
             "vector.transfer_read" | "vector.broadcast" => true,
             _ => is_read_only(&name) || matches!(name.as_str(), "scf.yield" | "scf.reduce"),
         };
