@@ -91,3 +91,70 @@ func.func @not_replicated(%in: memref<2x256xf32>, %out: memref<2x256xf32>) {
   }
   return
 }
+
+// -----
+
+// Ten 8-float results written by one loop: the private budget (288 bytes)
+// holds nine, and the loop, writing the tenth, must run on item 0 — so
+// none of them is replicated (a copy only item 0 wrote would be wrong on
+// the others).
+// CHECK-LABEL: func.func @over_budget
+// CHECK-NOT: private(
+// CHECK: scf.if
+// CHECK-NEXT: scf.for
+func.func @over_budget(%out: memref<2x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%p) in (2) {
+    %b0 = memref.alloc() : memref<8xf32>
+    %b1 = memref.alloc() : memref<8xf32>
+    %b2 = memref.alloc() : memref<8xf32>
+    %b3 = memref.alloc() : memref<8xf32>
+    %b4 = memref.alloc() : memref<8xf32>
+    %b5 = memref.alloc() : memref<8xf32>
+    %b6 = memref.alloc() : memref<8xf32>
+    %b7 = memref.alloc() : memref<8xf32>
+    %b8 = memref.alloc() : memref<8xf32>
+    %b9 = memref.alloc() : memref<8xf32>
+    scf.for %j = %c0 to %c8 step %c1 {
+      memref.store %zero, %b0[%j] : memref<8xf32>
+      memref.store %zero, %b1[%j] : memref<8xf32>
+      memref.store %zero, %b2[%j] : memref<8xf32>
+      memref.store %zero, %b3[%j] : memref<8xf32>
+      memref.store %zero, %b4[%j] : memref<8xf32>
+      memref.store %zero, %b5[%j] : memref<8xf32>
+      memref.store %zero, %b6[%j] : memref<8xf32>
+      memref.store %zero, %b7[%j] : memref<8xf32>
+      memref.store %zero, %b8[%j] : memref<8xf32>
+      memref.store %zero, %b9[%j] : memref<8xf32>
+    }
+    scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+      %l0 = memref.load %b0[%c0] : memref<8xf32>
+      %l1 = memref.load %b1[%c0] : memref<8xf32>
+      %l2 = memref.load %b2[%c0] : memref<8xf32>
+      %l3 = memref.load %b3[%c0] : memref<8xf32>
+      %l4 = memref.load %b4[%c0] : memref<8xf32>
+      %l5 = memref.load %b5[%c0] : memref<8xf32>
+      %l6 = memref.load %b6[%c0] : memref<8xf32>
+      %l7 = memref.load %b7[%c0] : memref<8xf32>
+      %l8 = memref.load %b8[%c0] : memref<8xf32>
+      %l9 = memref.load %b9[%c0] : memref<8xf32>
+      %s0 = arith.addf %l0, %l0 : f32
+      %s1 = arith.addf %s0, %l1 : f32
+      %s2 = arith.addf %s1, %l2 : f32
+      %s3 = arith.addf %s2, %l3 : f32
+      %s4 = arith.addf %s3, %l4 : f32
+      %s5 = arith.addf %s4, %l5 : f32
+      %s6 = arith.addf %s5, %l6 : f32
+      %s7 = arith.addf %s6, %l7 : f32
+      %s8 = arith.addf %s7, %l8 : f32
+      %s9 = arith.addf %s8, %l9 : f32
+      memref.store %s9, %out[%p, %i] : memref<2x256xf32>
+      scf.reduce
+    }
+  }
+  return
+}

@@ -115,7 +115,7 @@ pub(super) fn plan(nest: MlirOperation, threads: i64) -> Vec<PrivateBuffer> {
     // Stable: equal sizes keep the order they were found in.
     candidates.sort_by_key(|buffer| std::cmp::Reverse(buffer.bytes));
     let mut total = 0;
-    candidates
+    let mut chosen: Vec<PrivateBuffer> = candidates
         .into_iter()
         .filter(|buffer| {
             let fits = total + buffer.bytes <= MAX_TOTAL_PRIVATE_BYTES;
@@ -124,7 +124,13 @@ pub(super) fn plan(nest: MlirOperation, threads: i64) -> Vec<PrivateBuffer> {
             }
             fits
         })
-        .collect()
+        .collect();
+    // Code writing a replicated buffer and one the budget left out runs on
+    // item 0 after all: the buffers it writes may no longer be replicated.
+    let replicated: Vec<MlirOperation> = chosen.iter().filter_map(PrivateBuffer::replicated).collect();
+    let still = replicated_buffers::replicable(nest, &replicated);
+    chosen.retain(|buffer| buffer.replicated().is_none_or(|alloc| still.iter().any(|kept| kept.ptr == alloc.ptr)));
+    chosen
 }
 
 impl PrivateBuffer {
