@@ -251,9 +251,11 @@ fn plan_kept_reads(view: MlirOperation, threads: i64) -> Option<PrivateBuffer> {
     Some(PrivateBuffer { source: Source::Kept(first), private_type, bytes, views: Vec::new(), accesses })
 }
 
-fn plan_buffer(alloc: MlirOperation, threads: i64) -> Option<PrivateBuffer> {
-    let buffer = result_of(alloc, 0);
-    let memref = value_type(buffer);
+/// The element type of `alloc`'s buffer when it may move to private
+/// memory at all: a static-shaped memref of integers or floats with the
+/// identity layout, sized without operands.
+pub(super) fn plain_element(alloc: MlirOperation) -> Option<MlirType> {
+    let memref = value_type(result_of(alloc, 0));
     // SAFETY: types live in the context; shape queries run on a memref type
     let element = unsafe {
         if !mlirTypeIsAMemRef(memref) || !mlirShapedTypeHasStaticShape(memref) {
@@ -262,12 +264,32 @@ fn plan_buffer(alloc: MlirOperation, threads: i64) -> Option<PrivateBuffer> {
         mlirShapedTypeGetElementType(memref)
     };
     // SAFETY: as above, on the element type
-    if unsafe { !mlirTypeIsAInteger(element) && !mlirTypeIsAFloat(element) } || !raw_op(alloc).operands().is_empty() {
-        return None;
-    }
-    if !crate::support::ir::has_identity_layout(memref) {
-        return None;
-    }
+    let scalar = unsafe { mlirTypeIsAInteger(element) || mlirTypeIsAFloat(element) };
+    let plain = scalar && raw_op(alloc).operands().is_empty() && crate::support::ir::has_identity_layout(memref);
+    plain.then_some(element)
+}
+
+/// `private` (a launch's private attribution) seen through the generic
+/// address space, as LDS is: LLVM's address space inference gives the
+/// accesses back to the private alloca, which SROA then keeps in registers.
+/// The view, made at the top of the launch's body, and its type.
+pub(super) fn generic_view(private: MlirValue) -> Result<(MlirValue, String), String> {
+    let private_type = print_type(value_type(private));
+    let generic_type = private_type.replace(&format!(", {PRIVATE_SPACE}"), "");
+    let cast = format!(
+        "func.func @template(%p: {private_type}) -> {generic_type} {{\n\
+         %g = memref.memory_space_cast %p : {private_type} to {generic_type}\nreturn %g : {generic_type}\n}}"
+    );
+    // SAFETY: `private` is a live block argument (of the launch's body)
+    let first = unsafe { mlirBlockGetFirstOperation(mlirBlockArgumentGetOwner(private)) };
+    let (generic, _) = inline_template(first, &cast, &[private])?;
+    Ok((generic[0], generic_type))
+}
+
+fn plan_buffer(alloc: MlirOperation, threads: i64) -> Option<PrivateBuffer> {
+    let element = plain_element(alloc)?;
+    let buffer = result_of(alloc, 0);
+    let memref = value_type(buffer);
     let (views, found) = accesses_of(buffer, threads)?;
     let elements = crate::support::ir::static_bytes(memref)? / crate::support::ir::element_bytes(memref);
     let (accesses, private_type, bytes) = smallest_layout(&found, elements, element, threads)?;
@@ -346,19 +368,7 @@ impl PrivateBuffer {
         if let Source::Replicated(alloc, shape, element) = &self.source {
             return replicated_buffers::rewrite(*alloc, shape, *element, private);
         }
-        // Accessed through the generic address space, as LDS is: LLVM's
-        // address space inference gives the accesses back to the private
-        // alloca, which SROA then keeps in registers.
-        let generic_type = self.private_type.replace(&format!(", {PRIVATE_SPACE}"), "");
-        let cast = format!(
-            "func.func @template(%p: {private}) -> {generic_type} {{\n\
-             %g = memref.memory_space_cast %p : {private} to {generic_type}\nreturn %g : {generic_type}\n}}",
-            private = self.private_type
-        );
-        // SAFETY: `private` is a live block argument (of the launch's body)
-        let first = unsafe { mlirBlockGetFirstOperation(mlirBlockArgumentGetOwner(private)) };
-        let (generic, _) = inline_template(first, &cast, &[private])?;
-        let private = generic[0];
+        let (private, generic_type) = generic_view(private)?;
         for access in &self.accesses {
             let trip =
                 *trips.get(&(access.parallel.ptr as usize)).ok_or("block work of a private buffer not shared out")?;

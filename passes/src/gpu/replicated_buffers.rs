@@ -21,41 +21,32 @@
 //! per-item code, with the same values, so each private copy holds what
 //! item 0's LDS copy held.
 
-use crate::gpu::{private_buffers::PRIVATE_SPACE, work_items::is_read_only};
-use crate::support::handles::{attribute_text, context_of, operation_ref, parent_of, raw_op, result_of, value_type};
-use crate::support::ir::{any_nested, collect_operations, erase, inline_template, join, print_type, users};
+use crate::gpu::{
+    private_buffers::{PRIVATE_SPACE, generic_view, plain_element},
+    work_items::is_read_only,
+};
+use crate::support::handles::{
+    attribute_text, context_of, dim_size, operation_ref, parent_of, rank_of, raw_op, result_of, value_type,
+};
+use crate::support::ir::{any_nested, collect_operations, erase, join, print_type, users};
 use crate::support::template;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use mlir_sys::*;
 use std::collections::HashSet;
 
 /// At most this many bytes per buffer: the results of a few rows' reductions.
-pub(super) const MAX_REPLICATED_BYTES: i64 = 32;
+const MAX_REPLICATED_BYTES: i64 = 32;
 
 /// The shape, element type and bytes of a buffer that may be replicated by
 /// its uses (before the stores are checked), if it may.
-pub(super) fn shape_of(alloc: MlirOperation) -> Option<(Vec<i64>, MlirType, i64)> {
+fn shape_of(alloc: MlirOperation) -> Option<(Vec<i64>, MlirType, i64)> {
+    let element = plain_element(alloc)?;
     let buffer = result_of(alloc, 0);
     let memref = value_type(buffer);
-    // SAFETY: types live in the context; shape queries run on a memref type
-    let (shape, element) = unsafe {
-        if !mlirTypeIsAMemRef(memref) || !mlirShapedTypeHasStaticShape(memref) {
-            return None;
-        }
-        let rank = mlirShapedTypeGetRank(memref);
-        (
-            (0..rank).map(|d| mlirShapedTypeGetDimSize(memref, d as isize)).collect::<Vec<_>>(),
-            mlirShapedTypeGetElementType(memref),
-        )
-    };
-    // SAFETY: as above, on the element type
-    let scalar = unsafe { mlirTypeIsAInteger(element) || mlirTypeIsAFloat(element) };
+    let shape = (0..rank_of(memref) as usize).map(|d| dim_size(memref, d)).collect();
     let bytes = crate::support::ir::static_bytes(memref)?;
-    let plain = scalar
-        && raw_op(alloc).operands().is_empty()
-        && crate::support::ir::has_identity_layout(memref)
-        && bytes <= MAX_REPLICATED_BYTES;
-    (plain && users(buffer).into_iter().all(|user| is_plain_access(user, buffer))).then_some((shape, element, bytes))
+    let plain = bytes <= MAX_REPLICATED_BYTES && users(buffer).into_iter().all(|user| is_plain_access(user, buffer));
+    plain.then_some((shape, element, bytes))
 }
 
 /// A scalar load or store of `buffer`, or a read of one element of it
@@ -174,15 +165,7 @@ pub(super) fn rewrite(
     element: MlirType,
     private: MlirValue,
 ) -> Result<(), String> {
-    let private_type = print_type(value_type(private));
-    let generic_type = private_type.replace(&format!(", {PRIVATE_SPACE}"), "");
-    let cast = format!(
-        "func.func @template(%p: {private_type}) -> {generic_type} {{\n\
-         %g = memref.memory_space_cast %p : {private_type} to {generic_type}\nreturn %g : {generic_type}\n}}"
-    );
-    // SAFETY: `private` is a live block argument (of the launch's body)
-    let first = unsafe { mlirBlockGetFirstOperation(mlirBlockArgumentGetOwner(private)) };
-    let (generic, _) = inline_template(first, &cast, &[private])?;
+    let (generic, generic_type) = generic_view(private)?;
     let rank = shape.len();
     let element = print_type(element);
     let parameters: String = (0..rank).map(|d| format!(", %i{d}: index")).collect();
@@ -202,7 +185,7 @@ pub(super) fn rewrite(
         let (stored, indices) =
             if name == "memref.store" { (Some(operands[0]), &operands[2..]) } else { (None, &operands[1..]) };
         let mut arguments: Vec<MlirValue> = stored.into_iter().collect();
-        arguments.push(generic[0]);
+        arguments.push(generic);
         arguments.extend_from_slice(&indices[..rank]);
         let head =
             |results: &str| format!("func.func @template(%m: {generic_type}{parameters}){results} {{\n{position}");
