@@ -26,6 +26,16 @@ pub use raw_op::RawOp;
 /// no element in bounds (grid-to-loops defines it; the CPU and HIP runtimes
 /// read and report it).
 pub const OUT_OF_BOUNDS_FLAG: &str = "__tessel_out_of_bounds";
+
+/// The public i64 global in which the emulated GPU's kernels record an
+/// access outside the memory it addresses: 0 for none, else the access's
+/// site, counted from 1 in the module's `EMULATOR_ACCESSES` list
+/// (`tessel-emulate-bounds-checks` defines both; the JIT reports them).
+pub const EMULATOR_FAULT: &str = "__tessel_emulator_fault";
+
+/// The module attribute listing the checked accesses of the emulated GPU's
+/// kernels (strings: the op, its memref type and its location).
+pub const EMULATOR_ACCESSES: &str = "tessel.emulator_accesses";
 pub use symbols::{atomic_combiner, find_symbol, reduce_combiner};
 #[cfg(test)]
 mod tests;

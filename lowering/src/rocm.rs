@@ -196,6 +196,8 @@ pub fn emulation_stages() -> [(&'static str, &'static [&'static str]); 7] {
                 "tessel-emulate-buffers",
                 "tessel-emulate-matrix-cores",
                 "tessel-emulate-subgroups",
+                // Every access checked against its memory's extent.
+                "tessel-emulate-bounds-checks",
                 "tessel-emulate-gpu",
                 "canonicalize",
                 "cse",

@@ -71,6 +71,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &emulate::tessel_emulate_matrix_cores::PASS,
     &emulate::tessel_emulate_subgroups::PASS,
     &emulate::tessel_emulate_buffers::PASS,
+    &emulate::tessel_emulate_bounds_checks::PASS,
     &emulate::tessel_emulate_gpu::PASS,
 ];
 

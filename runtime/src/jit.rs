@@ -8,7 +8,7 @@ use mlir_sys::{
 };
 use std::ffi::c_void;
 
-use tessel_dialects::OUT_OF_BOUNDS_FLAG;
+use tessel_dialects::{EMULATOR_ACCESSES, EMULATOR_FAULT, OUT_OF_BOUNDS_FLAG};
 
 /// OpenMP, which runs the parallel grid of compiled code.
 pub const OPENMP: &str = "/usr/lib/llvm-22/lib/libomp.so";
@@ -32,6 +32,13 @@ pub enum JitError {
     /// `TESSEL_CPU` names a CPU the JIT cannot target on this host.
     #[error("{0}")]
     Cpu(String),
+    /// An emulated GPU kernel's load or store fell outside the memory it
+    /// addresses (`tessel-emulate-bounds-checks`): a bug of the compiler.
+    #[error(
+        "an emulated GPU kernel accessed memory outside its buffer (a compiler bug; the access was skipped): {}",
+        .access.as_deref().unwrap_or("an unlisted access")
+    )]
+    EmulatorFault { site: i64, access: Option<String> },
 }
 
 /// `TESSEL_JIT_OBJECT`: where to write the JIT's object code once an entry
@@ -85,10 +92,12 @@ pub struct RawBuffer<'a> {
 pub struct EntryPoint {
     packed: unsafe extern "C" fn(*mut *mut c_void),
     out_of_bounds: *mut i32,
+    /// The emulated GPU's fault global (null when the module has none).
+    fault: *mut i64,
 }
 
-// SAFETY: an entry point is a code address and the address of the module's
-// flag global, both immutable for the engine's life; compiled code takes
+// SAFETY: an entry point is a code address and the addresses of the module's
+// flag globals, all immutable for the engine's life; compiled code takes
 // no thread-local state, so any thread may call it.
 unsafe impl Send for EntryPoint {}
 // SAFETY: as for Send: nothing is mutated through `&EntryPoint`.
@@ -122,6 +131,10 @@ impl EntryPoint {
             // SAFETY: the flag is the live module's i32 global.
             unsafe { self.out_of_bounds.write(0) };
         }
+        if !self.fault.is_null() {
+            // SAFETY: the fault is the live module's i64 global.
+            unsafe { self.fault.write(0) };
+        }
         // SAFETY: `arguments` holds one pointer per buffer to a pointer to
         // its descriptor, alive until the call returns; per the contract the
         // buffers match the entry's arguments and the engine is alive.
@@ -130,6 +143,11 @@ impl EntryPoint {
         if !self.out_of_bounds.is_null() && unsafe { self.out_of_bounds.read() } != 0 {
             return Err(JitError::OutOfBounds);
         }
+        // SAFETY: as for the write above.
+        let site = if self.fault.is_null() { 0 } else { unsafe { self.fault.read() } };
+        if site != 0 {
+            return Err(JitError::EmulatorFault { site, access: None });
+        }
         Ok(())
     }
 }
@@ -137,6 +155,33 @@ impl EntryPoint {
 /// A JIT-compiled module (in the LLVM dialect, C interfaces emitted).
 pub struct Jit {
     engine: MlirExecutionEngine,
+    /// The module's checked accesses of emulated GPU kernels (its
+    /// `tessel.emulator_accesses`), by site - 1.
+    accesses: Vec<String>,
+}
+
+/// The strings of `module`'s `EMULATOR_ACCESSES` attribute (none without it).
+fn emulator_accesses(module: &Module) -> Vec<String> {
+    use mlir_sys::*;
+    // SAFETY: `module` is live; the attribute is read only when present and
+    // an array, its elements only when strings, and their bytes are copied.
+    unsafe {
+        let list = mlirOperationGetAttributeByName(
+            mlirModuleGetOperation(module.to_raw()),
+            StringRef::new(EMULATOR_ACCESSES).to_raw(),
+        );
+        if list.ptr.is_null() || !mlirAttributeIsAArray(list) {
+            return Vec::new();
+        }
+        (0..mlirArrayAttrGetNumElements(list))
+            .map(|k| mlirArrayAttrGetElement(list, k))
+            .filter(|&element| mlirAttributeIsAString(element))
+            .map(|element| {
+                let text = mlirStringAttrGetValue(element);
+                String::from_utf8_lossy(std::slice::from_raw_parts(text.data.cast::<u8>(), text.length)).into_owned()
+            })
+            .collect()
+    }
 }
 
 impl Jit {
@@ -172,6 +217,7 @@ impl Jit {
         if engine.ptr.is_null() {
             return Err(JitError::Compile);
         }
+        let accesses = emulator_accesses(module);
         // Kernels allocate through a per-thread cache of freed blocks (see
         // kernel_alloc.rs). Registered before the first lookup, which is
         // when the module's references resolve.
@@ -185,7 +231,7 @@ impl Jit {
             // function has the C signature of the symbol it replaces.
             unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), function) };
         }
-        Ok(Self { engine })
+        Ok(Self { engine, accesses })
     }
 
     /// The compiled `entry` (a function with a C interface).
@@ -206,10 +252,12 @@ impl Jit {
         // run time (see grid-to-loops).
         // SAFETY: as for the entry's lookup.
         let flag = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) };
+        // SAFETY: as for the entry's lookup.
+        let fault = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(EMULATOR_FAULT).to_raw()) };
         // SAFETY: the engine's packed wrappers (`_mlir_<name>`, which
         // LookupPacked finds) all have the signature `void(void**)`.
         let packed = unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn(*mut *mut c_void)>(found) };
-        Ok(EntryPoint { packed, out_of_bounds: flag.cast() })
+        Ok(EntryPoint { packed, out_of_bounds: flag.cast(), fault: fault.cast() })
     }
 
     /// Calls `entry(memref, ...)` with one host array per argument, in place.
@@ -226,7 +274,13 @@ impl Jit {
             .collect();
         // SAFETY: `self` keeps the engine alive; each array owns a buffer of
         // its shape, which matches the entry's arguments per the contract above.
-        unsafe { point.call(&buffers) }
+        unsafe { point.call(&buffers) }.map_err(|error| match error {
+            JitError::EmulatorFault { site, .. } => {
+                let access = usize::try_from(site - 1).ok().and_then(|k| self.accesses.get(k)).cloned();
+                JitError::EmulatorFault { site, access }
+            }
+            other => other,
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 //! barriers.
 
 pub mod privatize;
+pub mod tessel_emulate_bounds_checks;
 pub mod tessel_emulate_buffers;
 pub mod tessel_emulate_gpu;
 pub mod tessel_emulate_matrix_cores;

@@ -63,7 +63,7 @@ fn recomputable(root: MlirOperation, ids: &[MlirValue; 3], per_item: &PerItem) -
 }
 
 /// The zero of `type_` (scalar or vector), as an `arith.constant` body.
-fn zero(type_: MlirType) -> Result<String, String> {
+pub(crate) fn zero(type_: MlirType) -> Result<String, String> {
     let text = print_type(type_);
     // SAFETY: live IR (crate invariant, support/handles.rs); a value is read only after its kind is checked
     let element = unsafe { if mlirTypeIsAVector(type_) { mlirShapedTypeGetElementType(type_) } else { type_ } };
