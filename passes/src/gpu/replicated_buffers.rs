@@ -25,9 +25,7 @@ use crate::gpu::{
     private_buffers::{PRIVATE_SPACE, generic_view, plain_element},
     work_items::is_read_only,
 };
-use crate::support::handles::{
-    attribute_text, context_of, dim_size, operation_ref, parent_of, rank_of, raw_op, result_of, value_type,
-};
+use crate::support::handles::{context_of, dim_size, operation_ref, parent_of, rank_of, raw_op, result_of, value_type};
 use crate::support::ir::{any_nested, collect_operations, erase, join, print_type, users};
 use crate::support::template;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
@@ -65,9 +63,19 @@ fn is_plain_access(user: MlirOperation, buffer: MlirValue) -> bool {
 /// Does the `vector.transfer_read` `read` broadcast one element (every
 /// result of its permutation map the constant 0)?
 fn is_broadcast(read: MlirOperation) -> bool {
-    let map = attribute_text(raw_op(read).attribute("permutation_map"));
-    let results = map.rsplit_once("-> (").map(|(_, results)| results.trim_end_matches([')', '>']));
-    results.is_some_and(|results| results.split(',').all(|result| result.trim() == "0"))
+    let map = raw_op(read).attribute("permutation_map");
+    // SAFETY: the op's attribute lives in the context; the map and its
+    // results are read only when the attribute is there, as an affine map.
+    unsafe {
+        if map.ptr.is_null() || !mlirAttributeIsAAffineMap(map) {
+            return false;
+        }
+        let map = mlirAffineMapAttrGetValue(map);
+        (0..mlirAffineMapGetNumResults(map)).all(|k| {
+            let result = mlirAffineMapGetResult(map, k);
+            mlirAffineExprIsAConstant(result) && mlirAffineConstantExprGetValue(result) == 0
+        })
+    }
 }
 
 /// The buffers of `nest` (among `candidates`, allocations that passed
