@@ -27,15 +27,20 @@ pub use raw_op::RawOp;
 /// read and report it).
 pub const OUT_OF_BOUNDS_FLAG: &str = "__tessel_out_of_bounds";
 
-/// The public i64 global in which the emulated GPU's kernels record an
-/// access outside the memory it addresses: 0 for none, else the access's
-/// site, counted from 1 in the module's `EMULATOR_ACCESSES` list
-/// (`tessel-emulate-bounds-checks` defines both; the JIT reports them).
-pub const EMULATOR_FAULT: &str = "__tessel_emulator_fault";
+/// The public i64 global in which checked code (the emulated GPU's
+/// kernels; CPU code under `BOUNDS_CHECKS`) records an access outside the
+/// memory it addresses: 0 for none, else the access's site, counted from 1
+/// in the module's `CHECKED_ACCESSES` list (the bounds-check passes define
+/// both; the JIT reports them).
+pub const BOUNDS_FAULT: &str = "__tessel_bounds_fault";
 
-/// The module attribute listing the checked accesses of the emulated GPU's
-/// kernels (strings: the op, its memref type and its location).
-pub const EMULATOR_ACCESSES: &str = "tessel.emulator_accesses";
+/// The module attribute listing the checked accesses (strings: the op, its
+/// memref types and its location).
+pub const CHECKED_ACCESSES: &str = "tessel.checked_accesses";
+
+/// The module attribute asking the CPU pipeline to check every access's
+/// bounds (`tessel run --bounds-checks`, `tessel-check-bounds`).
+pub const BOUNDS_CHECKS: &str = "tessel.bounds_checks";
 pub use symbols::{atomic_combiner, find_symbol, reduce_combiner};
 #[cfg(test)]
 mod tests;

@@ -78,6 +78,25 @@ impl RawOp {
         value.as_str().ok().map(str::to_string)
     }
 
+    /// The strings of an array attribute (empty when absent; elements
+    /// that are not strings are left out).
+    pub fn strings(&self, name: &str) -> Vec<String> {
+        let list = self.attribute(name);
+        // SAFETY: checked non-null before the kind is asked.
+        if list.ptr.is_null() || !unsafe { mlirAttributeIsAArray(list) } {
+            return Vec::new();
+        }
+        // SAFETY: an array attribute; indices below its size; each
+        // element's value read only when it is a string, and copied.
+        unsafe {
+            (0..mlirArrayAttrGetNumElements(list))
+                .map(|k| mlirArrayAttrGetElement(list, k))
+                .filter(|&element| mlirAttributeIsAString(element))
+                .map(|element| StringRef::from_raw(mlirStringAttrGetValue(element)).as_str().unwrap_or("").to_string())
+                .collect()
+        }
+    }
+
     /// A `DenseI64ArrayAttr` (empty when absent).
     pub fn integers(&self, name: &str) -> Vec<i64> {
         let raw = self.attribute(name);

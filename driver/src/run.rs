@@ -4,7 +4,9 @@
 use crate::{DriverError, source::parse_file};
 use clap::Args;
 use melior::ir::{
-    BlockLike, Module, RegionLike, TypeLike, ValueLike, operation::OperationLike, r#type::ShapedTypeLike,
+    BlockLike, Module, RegionLike, TypeLike, ValueLike,
+    operation::{OperationLike, OperationMutLike},
+    r#type::ShapedTypeLike,
 };
 use std::{path::PathBuf, time::Instant};
 use tessel_lowering::cpu::{self, Padding};
@@ -38,6 +40,11 @@ pub struct RunOptions {
     /// Time repeated calls; the last line is {"median_s", "min_s", "runs"}.
     #[arg(long)]
     bench: bool,
+    /// Check every load and store of the CPU code (the host code, on the
+    /// emulated GPU, whose kernels are always checked) against the memory
+    /// it addresses: one outside is skipped and fails the run, naming it.
+    #[arg(long, conflicts_with = "interpret")]
+    bounds_checks: bool,
     /// Where compiled code runs.
     #[arg(long, value_enum, default_value = "cpu")]
     device: Device,
@@ -200,6 +207,10 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                 let (object, program) = lowered?;
                 tessel_runtime::hip::run(&object, &program, &mut arrays)?;
             } else {
+                if options.bounds_checks {
+                    let unit = melior::ir::Attribute::unit(&context);
+                    module.as_operation_mut().set_attribute(tessel_dialects::BOUNDS_CHECKS, unit);
+                }
                 match options.device {
                     Device::RocmEmulated => {
                         cpu::prepare(&context, &mut module, padding);

@@ -13,9 +13,9 @@
 //! each case a second time without `--check`: `--check` pads partial blocks
 //! with NaN, which keeps them staged, while a plain run pads with zeros
 //! and takes the GPU's default path for them (views past the arrays' ends,
-//! read through buffer instructions), whose results must match too. On the
-//! emulated GPU every kernel access is also checked against its buffer's
-//! bounds (`tessel-emulate-bounds-checks`).
+//! read through buffer instructions), whose results must match too. Every
+//! access is also checked against its buffer's bounds (the CPU's under
+//! `--bounds-checks`, the emulated GPU's kernels always).
 
 mod blocks;
 mod contractions;
@@ -118,21 +118,22 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
         std::fs::write(&file, &case.text)?;
         // The CPU pipeline and the ROCm pipeline's kernels (emulated) must
         // both match the interpreter and the Rust reference bit for bit.
-        for (device, check) in RUNS {
-            let out = dir.join(format!("out-{device}-{}", if check { "check" } else { "zeros" }));
+        for (run, (device, flags)) in RUNS.into_iter().enumerate() {
+            let out = dir.join(format!("out-{run}-{device}"));
+            let check = flags.contains(&"--check");
             let output = Command::new(env!("CARGO_BIN_EXE_tessel"))
                 .env("TESSEL_CACHE_DIR", crate::empty_cache_dir())
                 .args(["run", file.to_str().unwrap(), "--entry", "main", "--device", device, "--dump"])
                 .arg(&out)
-                .args(check.then_some("--check"))
+                .args(flags)
                 .args(if device == "cpu" { &[][..] } else { &case.gpu_args[..] })
                 .args((0..case.inputs).map(|a| format!("--arg={a}=random:{}", seed + index * 7 + a as u64)))
                 .output()?;
             if !output.status.success() {
                 return Err(format!(
-                    "case {index} ({}): tessel run{} --device {device} failed:\n{}\n{}",
+                    "case {index} ({}): tessel run {} --device {device} failed:\n{}\n{}",
                     case.description,
-                    if check { " --check" } else { "" },
+                    flags.join(" "),
                     String::from_utf8_lossy(&output.stderr),
                     case.text
                 )
@@ -167,11 +168,13 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     Ok(())
 }
 
-/// Where the differential cases run, and whether with `--check` (NaN
+/// Where the differential cases run, and how: with `--check` (NaN
 /// padding, compared with the interpreter too) or without (zero padding,
 /// the default, which on the GPU reads partial blocks through views past
-/// the arrays' ends).
-const RUNS: [(&str, bool); 3] = [("cpu", true), ("rocm-emulated", true), ("rocm-emulated", false)];
+/// the arrays' ends); the CPU with every access's bounds checked (the
+/// emulated GPU always checks them).
+const RUNS: [(&str, &[&str]); 3] =
+    [("cpu", &["--check", "--bounds-checks"]), ("rocm-emulated", &["--check"]), ("rocm-emulated", &[])];
 
 /// The chips every case also compiles for.
 const CHIPS: [&str; 3] = ["gfx90a", "gfx942", "gfx1100"];

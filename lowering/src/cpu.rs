@@ -101,6 +101,8 @@ pub const LOOPS: &[&str] = &[
     "convert-scf-to-openmp",
     // Thread count and vector width, when a schedule sets them.
     "tessel-cpu-target",
+    // Every access's bounds, under `tessel run --bounds-checks`.
+    "tessel-check-bounds",
 ];
 
 /// Down to the LLVM dialect.

@@ -52,6 +52,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_libm_calls::PASS,
     &cpu::tessel_widen_bf16::PASS,
     &cpu::tessel_cpu_target::PASS,
+    &cpu::tessel_check_bounds::PASS,
     &gpu::tessel_contraction_fma::PASS,
     &gpu::tessel_recompute_large_values::PASS,
     &transforms::tessel_split_reductions::PASS,

@@ -8,7 +8,7 @@ use mlir_sys::{
 };
 use std::ffi::c_void;
 
-use tessel_dialects::{EMULATOR_ACCESSES, EMULATOR_FAULT, OUT_OF_BOUNDS_FLAG};
+use tessel_dialects::{BOUNDS_FAULT, CHECKED_ACCESSES, OUT_OF_BOUNDS_FLAG};
 
 /// OpenMP, which runs the parallel grid of compiled code.
 pub const OPENMP: &str = "/usr/lib/llvm-22/lib/libomp.so";
@@ -32,13 +32,14 @@ pub enum JitError {
     /// `TESSEL_CPU` names a CPU the JIT cannot target on this host.
     #[error("{0}")]
     Cpu(String),
-    /// An emulated GPU kernel's load or store fell outside the memory it
-    /// addresses (`tessel-emulate-bounds-checks`): a bug of the compiler.
+    /// A checked load or store (the emulated GPU's kernels; CPU code under
+    /// `tessel run --bounds-checks`) fell outside the memory it addresses:
+    /// a bug of the compiler.
     #[error(
-        "an emulated GPU kernel accessed memory outside its buffer (a compiler bug; the access was skipped): {}",
+        "compiled code accessed memory outside its buffer (a compiler bug; the access was skipped): {}",
         .access.as_deref().unwrap_or("an unlisted access")
     )]
-    EmulatorFault { site: i64, access: Option<String> },
+    BoundsFault { site: i64, access: Option<String> },
 }
 
 /// `TESSEL_JIT_OBJECT`: where to write the JIT's object code once an entry
@@ -92,7 +93,7 @@ pub struct RawBuffer<'a> {
 pub struct EntryPoint {
     packed: unsafe extern "C" fn(*mut *mut c_void),
     out_of_bounds: *mut i32,
-    /// The emulated GPU's fault global (null when the module has none).
+    /// The bounds checks' fault global (null when the module has none).
     fault: *mut i64,
 }
 
@@ -146,7 +147,7 @@ impl EntryPoint {
         // SAFETY: as for the write above.
         let site = if self.fault.is_null() { 0 } else { unsafe { self.fault.read() } };
         if site != 0 {
-            return Err(JitError::EmulatorFault { site, access: None });
+            return Err(JitError::BoundsFault { site, access: None });
         }
         Ok(())
     }
@@ -155,33 +156,15 @@ impl EntryPoint {
 /// A JIT-compiled module (in the LLVM dialect, C interfaces emitted).
 pub struct Jit {
     engine: MlirExecutionEngine,
-    /// The module's checked accesses of emulated GPU kernels (its
-    /// `tessel.emulator_accesses`), by site - 1.
+    /// The module's checked accesses (its `tessel.checked_accesses`), by
+    /// site - 1.
     accesses: Vec<String>,
 }
 
-/// The strings of `module`'s `EMULATOR_ACCESSES` attribute (none without it).
-fn emulator_accesses(module: &Module) -> Vec<String> {
-    use mlir_sys::*;
-    // SAFETY: `module` is live; the attribute is read only when present and
-    // an array, its elements only when strings, and their bytes are copied.
-    unsafe {
-        let list = mlirOperationGetAttributeByName(
-            mlirModuleGetOperation(module.to_raw()),
-            StringRef::new(EMULATOR_ACCESSES).to_raw(),
-        );
-        if list.ptr.is_null() || !mlirAttributeIsAArray(list) {
-            return Vec::new();
-        }
-        (0..mlirArrayAttrGetNumElements(list))
-            .map(|k| mlirArrayAttrGetElement(list, k))
-            .filter(|&element| mlirAttributeIsAString(element))
-            .map(|element| {
-                let text = mlirStringAttrGetValue(element);
-                String::from_utf8_lossy(std::slice::from_raw_parts(text.data.cast::<u8>(), text.length)).into_owned()
-            })
-            .collect()
-    }
+/// The strings of `module`'s `CHECKED_ACCESSES` attribute (none without it).
+fn checked_accesses(module: &Module) -> Vec<String> {
+    // SAFETY: the module's operation is live while `module` is borrowed.
+    unsafe { tessel_dialects::RawOp::from_raw(module.as_operation().to_raw()) }.strings(CHECKED_ACCESSES)
 }
 
 impl Jit {
@@ -217,7 +200,7 @@ impl Jit {
         if engine.ptr.is_null() {
             return Err(JitError::Compile);
         }
-        let accesses = emulator_accesses(module);
+        let accesses = checked_accesses(module);
         // Kernels allocate through a per-thread cache of freed blocks (see
         // kernel_alloc.rs). Registered before the first lookup, which is
         // when the module's references resolve.
@@ -253,7 +236,7 @@ impl Jit {
         // SAFETY: as for the entry's lookup.
         let flag = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) };
         // SAFETY: as for the entry's lookup.
-        let fault = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(EMULATOR_FAULT).to_raw()) };
+        let fault = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(BOUNDS_FAULT).to_raw()) };
         // SAFETY: the engine's packed wrappers (`_mlir_<name>`, which
         // LookupPacked finds) all have the signature `void(void**)`.
         let packed = unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn(*mut *mut c_void)>(found) };
@@ -275,9 +258,9 @@ impl Jit {
         // SAFETY: `self` keeps the engine alive; each array owns a buffer of
         // its shape, which matches the entry's arguments per the contract above.
         unsafe { point.call(&buffers) }.map_err(|error| match error {
-            JitError::EmulatorFault { site, .. } => {
+            JitError::BoundsFault { site, .. } => {
                 let access = usize::try_from(site - 1).ok().and_then(|k| self.accesses.get(k)).cloned();
-                JitError::EmulatorFault { site, access }
+                JitError::BoundsFault { site, access }
             }
             other => other,
         })

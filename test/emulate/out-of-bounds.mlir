@@ -5,7 +5,7 @@
 // x[10], one past the end of the argument. The run fails, naming the
 // access and its location, instead of reading whatever lies there (and the
 // load is not made).
-// CHECK: an emulated GPU kernel accessed memory outside its buffer (a compiler bug; the access was skipped): memref.load of memref<10xf32> at loc("{{.*}}out-of-bounds.mlir":[[@LINE+7]]:{{[0-9]+}})
+// CHECK: compiled code accessed memory outside its buffer (a compiler bug; the access was skipped): memref.load of memref<10xf32> at loc("{{.*}}out-of-bounds.mlir":[[@LINE+7]]:{{[0-9]+}})
 func.func @shifted(%x: memref<10xf32>, %o: memref<10xf32>) {
   %c1 = arith.constant 1 : index
   %c10 = arith.constant 10 : index

@@ -5,8 +5,8 @@
 // [0, 1024) of the argument. An access outside is not made: it records its
 // site (counted from 1, listed on the module) in the fault global, and a
 // load gives zeros.
-// CHECK-LABEL: module attributes {tessel.emulator_accesses = ["vector.load of memref<16x16xf32> at loc({{.*}}tessel-emulate-bounds-checks.mlir{{.*}}:32:10)", "memref.store of memref<16x16xf32> at loc({{.*}}:34:5)"]}
-// CHECK: memref.global @__tessel_emulator_fault : memref<i64> = dense<0>
+// CHECK-LABEL: module attributes {tessel.checked_accesses = ["vector.load of memref<16x16xf32> at loc({{.*}}tessel-emulate-bounds-checks.mlir{{.*}}:32:10)", "memref.store of memref<16x16xf32> at loc({{.*}}:34:5)"]}
+// CHECK: memref.global @__tessel_bounds_fault : memref<i64> = dense<0>
 // CHECK-LABEL: func.func @row
 // CHECK: gpu.launch
 // CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
@@ -14,7 +14,7 @@
 // CHECK-NEXT: %[[LOADED:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] : memref<16x16xf32>, vector<4xf32>
 // CHECK-NEXT: scf.yield %[[LOADED]] : vector<4xf32>
 // CHECK-NEXT: } else {
-// CHECK-NEXT: %[[FLAG:.*]] = memref.get_global @__tessel_emulator_fault : memref<i64>
+// CHECK-NEXT: %[[FLAG:.*]] = memref.get_global @__tessel_bounds_fault : memref<i64>
 // CHECK-NEXT: %[[SITE:.*]] = arith.constant 1 : i64
 // CHECK-NEXT: memref.store %[[SITE]], %[[FLAG]][] : memref<i64>
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
@@ -24,7 +24,7 @@
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: memref.store %{{.*}}, %arg0[%{{.*}}, %{{.*}}] : memref<16x16xf32>
 // CHECK-NEXT: } else {
-// CHECK-NEXT: memref.get_global @__tessel_emulator_fault
+// CHECK-NEXT: memref.get_global @__tessel_bounds_fault
 // CHECK-NEXT: arith.constant 2 : i64
 func.func @row(%x: memref<16x16xf32>, %row: index, %column: index) {
   %c1 = arith.constant 1 : index
@@ -93,10 +93,44 @@ func.func @masked(%x: memref<10xf32>, %mask: vector<4xi1>, %at: index) {
 
 // Host code is not checked: no global, no list.
 // CHECK-LABEL: func.func @host
-// CHECK-NOT: __tessel_emulator_fault
+// CHECK-NOT: __tessel_bounds_fault
 // CHECK: memref.load
 // CHECK-NOT: scf.if
 func.func @host(%x: memref<4xf32>, %at: index) -> f32 {
   %v = memref.load %x[%at] : memref<4xf32>
   return %v : f32
+}
+
+// -----
+
+// Transfers reach their vector's shape along the dimensions their
+// permutation map names (a broadcast dimension reads one element); one that
+// may run out of bounds reaches as far as the view's size, min(4, 10 - at)
+// elements, and checks nothing when that is none. A copy reaches both whole
+// views.
+// CHECK-LABEL: func.func @transfers
+// CHECK: scf.if %{{.*}} -> (vector<4xf32>) {
+// CHECK-NEXT: vector.transfer_read %arg0[%{{.*}}], %{{.*}} {in_bounds = [true], permutation_map = #map} : memref<10xf32>, vector<4xf32>
+// CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %arg1 : index
+// CHECK: %[[MOST:.*]] = arith.minsi %[[LEFT]], %{{.*}} : index
+// CHECK: %[[SOME:.*]] = arith.maxsi %[[MOST]], %{{.*}} : index
+// CHECK: %[[NONE:.*]] = arith.cmpi sle, %[[SOME]], %{{.*}} : index
+// CHECK-NEXT: %[[OK:.*]] = arith.ori %[[NONE]], %{{.*}} : i1
+// CHECK-NEXT: scf.if %[[OK]] -> (vector<4xf32>) {
+// CHECK-NEXT: vector.transfer_read %arg0[%arg1], %{{.*}} : memref<10xf32>, vector<4xf32>
+// CHECK: vector.store
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: memref.copy %arg0, %arg2 : memref<10xf32> to memref<10xf32>
+func.func @transfers(%x: memref<10xf32>, %at: index, %o: memref<10xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1) threads(%t0, %t1, %t2) in (%s0 = %c1, %s1 = %c1, %s2 = %c1) {
+    %pad = arith.constant 0.0 : f32
+    %splat = vector.transfer_read %x[%at], %pad {in_bounds = [true], permutation_map = affine_map<(d0) -> (0)>} : memref<10xf32>, vector<4xf32>
+    %tail = vector.transfer_read %x[%at], %pad : memref<10xf32>, vector<4xf32>
+    %sum = arith.addf %splat, %tail : vector<4xf32>
+    vector.store %sum, %o[%t0] : memref<10xf32>, vector<4xf32>
+    memref.copy %x, %o : memref<10xf32> to memref<10xf32>
+    gpu.terminator
+  }
+  return
 }

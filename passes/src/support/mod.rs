@@ -1,6 +1,7 @@
 //! What every pass builds on: IR helpers over the C API, textual templates,
 //! transform-dialect scripts, diagnostics and the by-name pass registry.
 
+pub mod bounds_checks;
 pub mod diagnostics;
 pub mod handles;
 pub mod ir;
