@@ -18,7 +18,8 @@ use crate::support::handles::{
     context_of, is_memref, location_of, operation_ref, rank_of, raw_op, result_of, value_type,
 };
 use crate::support::ir::{
-    VIEWS, collect_operations, constant_integer, defining_op, element_bytes, print_type, strides_and_offset,
+    VIEWS, collect_operations, constant_integer, defining_op, element_bytes, print_type, static_bytes,
+    strides_and_offset,
 };
 use crate::support::template::{self, TemplateError};
 use melior::StringRef;
@@ -435,8 +436,8 @@ impl Check {
         let r#type = value_type(root);
         let root_bytes = Index::Constant(element_bytes(r#type));
         if is_attribution(root, launch) {
-            let elements: i64 = vector_shape(r#type).iter().product();
-            return (Index::Constant(0), Index::Constant(elements * element_bytes(r#type)));
+            // Attributions are static (a dynamic one would bound nothing).
+            return (Index::Constant(0), Index::Constant(static_bytes(r#type).unwrap_or(0)));
         }
         let (offset, sizes, strides) = self.layout(root);
         let mut last = Index::Constant(0);
