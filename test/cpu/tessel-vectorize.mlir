@@ -289,3 +289,42 @@ func.func @epilogue(%a: tensor<4x16xf32>, %b: tensor<16x32xf32>, %acc: tensor<4x
   } -> tensor<4x32xf32>
   return %r : tensor<4x32xf32>
 }
+
+// -----
+
+// A tile whose rows are not a power of two long (2 x 24 on 256-bit
+// vectors): the k loop carries each row as three 8-lane pieces, never a
+// vector<24xf32> (which LLVM would pass between blocks element by
+// element); the tile is assembled and taken apart inside the loop body.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.vector_bits = 256 : i64} {
+  // CHECK-LABEL: func.func @pieces(
+  // CHECK-COUNT-6: vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<2x24xf32>, vector<8xf32>
+  // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+  // CHECK-COUNT-2: math.fma %{{.*}} : vector<24xf32>
+  // CHECK: scf.yield %{{.*}} : vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>
+  // CHECK: }
+  // CHECK-COUNT-6: vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<8xf32>, tensor<2x24xf32>
+  // CHECK-NOT: vector.transfer_write
+  // CHECK: return
+  func.func @pieces(%a: tensor<2x16xf32>, %b: tensor<16x24xf32>, %c: tensor<2x24xf32>) -> tensor<2x24xf32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %r = scf.for %k = %c0 to %c16 step %c1 iter_args(%acc = %c) -> (tensor<2x24xf32>) {
+      %ak = tensor.extract_slice %a[0, %k] [2, 1] [1, 1] : tensor<2x16xf32> to tensor<2x1xf32>
+      %bk = tensor.extract_slice %b[%k, 0] [1, 24] [1, 1] : tensor<16x24xf32> to tensor<1x24xf32>
+      %step = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.vectorize}
+          ins(%ak, %bk : tensor<2x1xf32>, tensor<1x24xf32>) outs(%acc : tensor<2x24xf32>) {
+      ^bb0(%x: f32, %y: f32, %s: f32):
+        %p = arith.mulf %x, %y : f32
+        %t = arith.addf %s, %p : f32
+        linalg.yield %t : f32
+      } -> tensor<2x24xf32>
+      scf.yield %step : tensor<2x24xf32>
+    } {tessel.reduction_loop}
+    return %r : tensor<2x24xf32>
+  }
+}

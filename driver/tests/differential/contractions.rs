@@ -238,9 +238,12 @@ pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
 pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
     let types = [("f32", "f32"), ("f16", "f32"), ("bf16", "f32"), ("f64", "f64"), ("i8", "i32")];
     let (input, output) = types[rng.random_range(0..types.len())];
-    // 128 x 128 blocks: RDNA 3's 8x16 tiles (128 accumulators per item).
+    // 128 x 128 blocks: RDNA 3's 8x16 tiles (128 accumulators per item);
+    // 24 and 48 columns: CPU register tiles whose rows are not a power of
+    // two long (three vectors of AVX2 or AVX-512).
     let extents = [8usize, 16, 32, 64, 128];
-    let (bm, bn) = (extents[rng.random_range(0..5)], extents[rng.random_range(0..5)]);
+    let columns = [8usize, 16, 24, 32, 48, 64, 128];
+    let (bm, bn) = (extents[rng.random_range(0..5)], columns[rng.random_range(0..columns.len())]);
     let bk = [4usize, 8, 16, 32, 48][rng.random_range(0..5)];
     let (gm, gn, gk) = (rng.random_range(1..=2usize), rng.random_range(1..=2usize), rng.random_range(1..=3usize));
     let partial = rng.random_bool(0.5);
@@ -253,18 +256,32 @@ pub(super) fn register_tile_matmul(rng: &mut StdRng) -> Case {
     let warps = [1, 2, 4][rng.random_range(0..3)];
     let stages = rng.random_range(1..=2i64);
     let chunk = [4, 8, 16][rng.random_range(0..3)];
-    let tiles = [None, Some((1, 1)), Some((2, 4)), Some((4, 4)), Some((4, 8)), Some((8, 8)), Some((8, 2))];
+    let tiles = [
+        None,
+        Some((1, 1)),
+        Some((2, 4)),
+        Some((4, 4)),
+        Some((4, 8)),
+        Some((8, 8)),
+        Some((8, 2)),
+        Some((2, 24)),
+        Some((3, 20)),
+        Some((4, 48)),
+    ];
     let tile = tiles[rng.random_range(0..tiles.len())];
+    // Tiles kept whole where they do not divide the block (CPU only).
+    let pad_tiles = rng.random_bool(0.3);
     let description = format!(
         "{input} matmul {m}x{k}x{n} blocks {bm}x{bk}x{bn} on {chip}, matrix cores {matrix_cores}, {warps} waves, \
-         {stages} stages, chunk {chunk}, register tile {tile:?}"
+         {stages} stages, chunk {chunk}, register tile {tile:?}, padded tiles {pad_tiles}"
     );
     let tile_attribute = tile
         .map(|(rows, columns)| format!(", tessel.register_tile = array<i64: {rows}, {columns}>"))
         .unwrap_or_default();
     let attributes = format!(
         "tessel.num_warps = {warps} : i64, tessel.num_stages = {stages} : i64, tessel.lds_chunk = {chunk} : i64, \
-         tessel.matrix_cores = {matrix_cores} : i64{tile_attribute}"
+         tessel.matrix_cores = {matrix_cores} : i64, tessel.pad_tiles = {} : i64{tile_attribute}",
+        pad_tiles as i64
     );
     let zero = if input == "i8" { "0" } else { "0.0" };
     let (text, whole_k, first, epilogue) =

@@ -1,6 +1,7 @@
 //! The CPU pipeline's passes: register tiles and vectors from the target
 //! model, reduction groups, fast math, C library calls and the thread/vector settings.
 
+pub mod accumulator_pieces;
 pub mod contraction_epilogue;
 pub mod cpu_model;
 pub mod filled_tiles;

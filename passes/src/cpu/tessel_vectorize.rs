@@ -8,7 +8,9 @@
 //! of `block.dot`), written as `math.fma` so it stays fused on every
 //! target. Finally the accumulator tile's
 //! read and write are hoisted out of the k loop marked
-//! `tessel.reduction_loop`, so it stays in registers for the whole loop.
+//! `tessel.reduction_loop`, so it stays in registers for the whole loop
+//! (rows that are not a power of two long carried as pieces that are:
+//! `accumulator_pieces.rs`).
 //!
 //! Tiles of 8-bit contractions in `tessel-vnni`'s forms become `vpdpbusd`s
 //! or `vpmaddwd`s by template instead (`tessel_vnni::register_tile`), their
@@ -18,6 +20,7 @@ use crate::support::handles::context_of;
 use crate::support::handles::{raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
+    cpu::accumulator_pieces,
     cpu::cpu_model::CpuModel,
     cpu::tessel_vnni::{self, Form},
     support::ir::print_type,
@@ -35,8 +38,7 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Vectorize the marked tiles; contractions to outer products to FMAs;
-/// the accumulator out of the k loop.
+/// Vectorize the marked tiles; contractions to outer products to FMAs.
 fn script() -> String {
     let vectorize = "%tiles = transform.structured.match ops{[\"linalg.generic\", \"linalg.fill\"]} \
                      attributes{tessel.vectorize} in %root \
@@ -48,7 +50,13 @@ fn script() -> String {
         "vector.lower_outerproduct",
         "canonicalization",
     ];
-    format!("{vectorize}{}", transform::patterns_then_hoist(&[to_contractions, to_fmas], "tessel.reduction_loop"))
+    format!("{vectorize}{}", transform::patterns(&[to_contractions, to_fmas]))
+}
+
+/// The accumulators out of the k loops (their pieces' indices folded to
+/// constants first, so each piece's read and write match).
+fn hoisting() -> String {
+    format!("{}{}", transform::patterns(&[&["canonicalization"]]), transform::hoist("tessel.reduction_loop"))
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
@@ -72,9 +80,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         template::define_symbol(context_of(module.to_raw()), module.to_raw(), &intrinsic.name, &intrinsic.declaration)
             .map_err(|error| PassError::at(module.location(), error))?;
     }
-    if let Err(error) = transform::apply(module.to_raw(), &transform::script(&script())) {
-        return Err(PassError::at(module.location(), error.0));
-    }
+    let apply = |body: String| {
+        transform::apply(module.to_raw(), &transform::script(&body))
+            .map_err(|error| PassError::at(module.location(), error.0))
+    };
+    apply(script())?;
+    accumulator_pieces::split(module, vector_bits)?;
+    apply(hoisting())?;
     // `vector.fma` becomes `llvm.intr.fmuladd`, which may round twice where
     // the target lacks FMA; `math.fma` is `llvm.intr.fma`, always fused, so
     // every target computes the same bits as the interpreter.

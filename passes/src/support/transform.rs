@@ -25,11 +25,8 @@ pub fn script(body: &str) -> String {
 }
 
 /// Transform steps applying pattern sets to every function, one set after
-/// the other (each `transform.apply_patterns.*` name with its options),
-/// then hoisting the loop-invariant reads and writes (an accumulator's)
-/// out of the `scf.for`s marked `loop_marker`, so the value stays in
-/// registers across the loop.
-pub fn patterns_then_hoist(phases: &[&[&str]], loop_marker: &str) -> String {
+/// the other (each `transform.apply_patterns.*` name with its options).
+pub fn patterns(phases: &[&[&str]]) -> String {
     let any = "!transform.any_op";
     let mut steps =
         format!("%functions = transform.structured.match ops{{[\"func.func\"]}} in %root : ({any}) -> {any}\n");
@@ -37,13 +34,25 @@ pub fn patterns_then_hoist(phases: &[&[&str]], loop_marker: &str) -> String {
         let patterns: String = phase.iter().map(|pattern| format!("  transform.apply_patterns.{pattern}\n")).collect();
         steps.push_str(&format!("transform.apply_patterns to %functions {{\n{patterns}}} : {any}\n"));
     }
-    steps.push_str(&format!(
+    steps
+}
+
+/// Transform steps hoisting the loop-invariant reads and writes (an
+/// accumulator's) out of the `scf.for`s marked `loop_marker`, so the value
+/// stays in registers across the loop.
+pub fn hoist(loop_marker: &str) -> String {
+    let any = "!transform.any_op";
+    format!(
         "%marked_loops = transform.structured.match ops{{[\"scf.for\"]}} attributes{{{loop_marker}}} in %root \
          : ({any}) -> {any}\n\
          transform.apply_licm to %marked_loops : {any}\n\
          transform.loop.hoist_loop_invariant_subsets %marked_loops : {any}\n"
-    ));
-    steps
+    )
+}
+
+/// [`patterns`], then [`hoist`].
+pub fn patterns_then_hoist(phases: &[&[&str]], loop_marker: &str) -> String {
+    format!("{}{}", patterns(phases), hoist(loop_marker))
 }
 
 /// Applies the transform module `text` to `payload`.
