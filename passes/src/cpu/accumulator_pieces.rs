@@ -20,14 +20,12 @@
 //! written: results keep their bits.
 
 use crate::PassError;
+use crate::cpu::tessel_tile::REDUCTION_LOOP;
 use crate::support::handles::{argument_owner, rank_of, raw_op, value_type};
 use crate::support::ir::{element_bits, element_type, join, print_type};
 use crate::support::template::{self, emit_line};
 use melior::ir::OperationRef;
 use mlir_sys::*;
-
-/// The attribute `tessel-tile` marks a tile's k loop with.
-const REDUCTION_LOOP: &str = "tessel.reduction_loop";
 
 /// Splits the accumulator transfers of every marked k loop whose rows are
 /// not a power of two long into pieces of at most `vector_bits`.

@@ -18,6 +18,7 @@
 //! marks a fill only where that holds (no k chunks, whose loop revisits
 //! every tile; no padded tiles) and the fill has no other user.
 
+use crate::cpu::tessel_tile::REDUCTION_LOOP;
 use crate::support::handles::{argument_owner, context_of, raw_op, replace_all_uses, set_unit_attribute, value_type};
 use crate::support::ir::{collect_operations, defining_op, erase, print_type, uses};
 use crate::support::template;
@@ -74,7 +75,7 @@ pub fn start_from_fills(module: OperationRef<'static, '_>) -> Result<(), String>
     let mut filled = Vec::new();
     for (k_loop, _) in collect_operations(module, |name| name == "scf.for") {
         let op = raw_op(k_loop);
-        if !op.has("tessel.reduction_loop") {
+        if !op.has(REDUCTION_LOOP) {
             continue;
         }
         for (position, init) in op.operands().into_iter().enumerate().skip(3) {

@@ -79,6 +79,10 @@ use melior::ir::{OperationRef, operation::OperationLike};
 use mlir_sys::*;
 use tessel_dialects::knobs;
 
+/// The marker of a register tile's k loop, whose accumulator
+/// `tessel-vectorize` keeps in registers across it.
+pub const REDUCTION_LOOP: &str = "tessel.reduction_loop";
+
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-tile",
     name: "TesselTile",
@@ -326,7 +330,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             "%step{index}, %k{index} = transform.structured.tile_using_for {strip} tile_sizes [{step}] \
              : ({any}) -> ({any}, {any})\n\
              transform.annotate %step{index} \"tessel.vectorize\" : {any}\n\
-             transform.annotate %k{index} \"tessel.reduction_loop\" : {any}\n",
+             transform.annotate %k{index} \"{REDUCTION_LOOP}\" : {any}\n",
         );
     }
     if let Err(error) = transform::apply(module.to_raw(), &transform::script(&body)) {

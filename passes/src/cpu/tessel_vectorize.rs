@@ -22,6 +22,7 @@ use crate::{
     PassDefinition, PassError,
     cpu::accumulator_pieces,
     cpu::cpu_model::CpuModel,
+    cpu::tessel_tile::REDUCTION_LOOP,
     cpu::tessel_vnni::{self, Form},
     support::ir::print_type,
     support::template,
@@ -56,7 +57,7 @@ fn script() -> String {
 /// The accumulators out of the k loops (their pieces' indices folded to
 /// constants first, so each piece's read and write match).
 fn hoisting() -> String {
-    format!("{}{}", transform::patterns(&[&["canonicalization"]]), transform::hoist("tessel.reduction_loop"))
+    format!("{}{}", transform::patterns(&[&["canonicalization"]]), transform::hoist(REDUCTION_LOOP))
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
