@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESSEL = [os.path.join(ROOT, "target", "release", "tessel")]
+TESSEL = os.path.join(ROOT, "target", "release", "tessel")
 
 
 def entry_of(example):
@@ -31,10 +31,11 @@ def entry_of(example):
     return entries[-1]
 
 
-def bench_ms(example, entry, options):
+def bench_ms(tessel, example, entry, options):
     """Median milliseconds per call, or None when the run fails."""
-    command = ["tessel", "run", example, "--entry", entry, "--arg", "0=random:1", "--arg", "1=random:2", "--bench"]
-    done = subprocess.run([TESSEL[0], *command[1:], "--no-cache", *options], capture_output=True, text=True, cwd=ROOT)
+    arrays = ["--arg", "0=random:1", "--arg", "1=random:2"]
+    command = [tessel, "run", example, "--entry", entry, *arrays, "--bench", "--no-cache", *options]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         return None
     return json.loads(done.stdout.strip().splitlines()[-1])["median_s"] * 1e3
@@ -48,9 +49,9 @@ def lanes_of(cpu):
     return 16 if "avx512f" in flags else 8
 
 
-def sweep(example, entry, cpu, cliff):
+def sweep(tessel, example, entry, cpu, cliff):
     target = ["--cpu", cpu] if cpu else []
-    default = bench_ms(example, entry, target)
+    default = bench_ms(tessel, example, entry, target)
     lanes = lanes_of(cpu)
     print(f"\n## {cpu or 'host'} code ({lanes} f32 lanes): default schedule {default:.1f} ms\n")
     print("| tile | ms | / default | padded ms | / default |")
@@ -61,7 +62,7 @@ def sweep(example, entry, cpu, cliff):
             tile = f"{rows}x{vectors * lanes}"
             cells = []
             for padded in ([], ["--pad-tiles"]):
-                ms = bench_ms(example, entry, [*target, "--register-tile", tile, *padded])
+                ms = bench_ms(tessel, example, entry, [*target, "--register-tile", tile, *padded])
                 ratio = ms / default if ms else None
                 cells += [f"{ms:.1f}" if ms else "failed", f"{ratio:.2f}" if ratio else ""]
                 if ms is None or (rows * vectors >= 8 and ratio > cliff):
@@ -75,9 +76,8 @@ def main():
     parser.add_argument("--example", default="matmul_1024", help="an example's name (examples/NAME.mlir)")
     parser.add_argument("--cpu", action="append", default=[], help="another target to sweep (repeatable)")
     parser.add_argument("--cliff", type=float, default=3.0, help="slowdown against the default that is a bug")
-    parser.add_argument("--tessel", default=TESSEL[0], help="the tessel binary (default: the release build)")
+    parser.add_argument("--tessel", default=TESSEL, help="the tessel binary (default: the release build)")
     args = parser.parse_args()
-    TESSEL[0] = args.tessel
     example = os.path.join(ROOT, "examples", f"{args.example}.mlir")
     entry = entry_of(example)
     model = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
@@ -85,7 +85,7 @@ def main():
     print("\nMedians of `tessel run --bench`; `/ default`: against the target's default schedule.")
     cliffs = []
     for cpu in [None, *args.cpu]:
-        cliffs += sweep(example, entry, cpu, args.cliff)
+        cliffs += sweep(args.tessel, example, entry, cpu, args.cliff)
     if cliffs:
         print("\nCliffs (tiles of 8+ accumulators this much slower than the default, or failing):")
         print("\n".join(f"- {cliff}" for cliff in cliffs))

@@ -21,7 +21,7 @@
 
 use crate::PassError;
 use crate::cpu::tessel_tile::REDUCTION_LOOP;
-use crate::support::handles::{argument_owner, rank_of, raw_op, value_type};
+use crate::support::handles::{argument_owner, dim_size, rank_of, raw_op, value_type};
 use crate::support::ir::{element_bits, element_type, join, print_type};
 use crate::support::template::{self, emit_line};
 use melior::ir::OperationRef;
@@ -35,9 +35,10 @@ pub fn split(module: OperationRef<'static, '_>, vector_bits: i64) -> Result<(), 
         |name| name == "vector.transfer_read" || name == "vector.transfer_write",
         |op, name| {
             let read = name == "vector.transfer_read";
-            let operands = raw_op(op).operands();
+            let transfer = raw_op(op);
+            let operands = transfer.operands();
             let (vector, tensor) = if read {
-                (value_type(raw_op(op).results()[0]), operands[0])
+                (value_type(transfer.results()[0]), operands[0])
             } else {
                 (value_type(operands[0]), operands[1])
             };
@@ -89,8 +90,7 @@ fn accumulator_shape(op: MlirOperation, vector: MlirType, tensor: MlirValue) -> 
                 .all(|k| mlirBoolAttrGetValue(mlirArrayAttrGetElement(in_bounds, k)));
         map_ok && bounds_ok
     };
-    // SAFETY: `vector` is a vector type of rank `rank`.
-    let shape: Vec<i64> = (0..rank).map(|k| unsafe { mlirShapedTypeGetDimSize(vector, k as isize) }).collect();
+    let shape: Vec<i64> = (0..rank as usize).map(|k| dim_size(vector, k)).collect();
     let row = *shape.last()?;
     (regular && row > 0 && !(row as u64).is_power_of_two()).then_some(shape)
 }
