@@ -235,6 +235,39 @@ def test_float_to_bool_treats_subnormals_as_xla_does():
                                       err_msg=str(dtype))
 
 
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float16, jnp.bfloat16, jnp.int32])
+def test_integer_pow_multiplies_in_jaxs_order(dtype):
+    # JAX defines x**n by squaring (`lax._integer_pow`: x**4 = (x*x)*(x*x));
+    # another order of the same products differs in a float's last bit.
+    # Every power from -9 to 9, bit for bit against numpy multiplying in
+    # that order, each product rounded to the dtype (no subnormals arise).
+    rng = np.random.default_rng(7)
+    if jnp.issubdtype(dtype, jnp.integer):
+        x = np.asarray(rng.integers(-7, 8, (8, 128)), dtype)
+    else:
+        x = np.asarray(rng.uniform(0.5, 1.6, (8, 128)) * rng.choice([-1, 1], (8, 128)), dtype)
+
+    def by_squaring(a, n):
+        result, square, remaining = None, a, abs(n)
+        while remaining:
+            if remaining & 1:
+                result = square if result is None else result * square
+            remaining >>= 1
+            if remaining:
+                square = square * square
+        if result is None:
+            return np.ones_like(a)
+        return np.ones_like(a) / result if n < 0 else result
+
+    for power in range(-9, 10):
+        if power < 0 and jnp.issubdtype(dtype, jnp.integer):
+            continue
+        out = np.asarray(elementwise(lambda v, power=power: lax.integer_pow(v, power), jnp.asarray(x)))
+        expected = by_squaring(x, power)
+        bits = {2: np.uint16, 4: np.uint32}[out.dtype.itemsize]
+        np.testing.assert_array_equal(out.view(bits), expected.view(bits), err_msg=f"x**{power} in {dtype.__name__}")
+
+
 def test_float_to_an_integer_power():
     x = jnp.asarray(np.linspace(-2, 2, 16, dtype=np.float32))
     n = jnp.asarray(np.arange(-8, 8, dtype=np.int32))

@@ -389,12 +389,25 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         return [self.emit.op(f"{op} {x.name}, {x.name} : {x.type}", x.shape, x.dtype)]
 
     def rule_integer_pow(self, eqn, env):
+        # Square-and-multiply in the order of JAX's own lowering
+        # (`lax._integer_pow`): x**4 is (x*x)*(x*x), not ((x*x)*x)*x, and
+        # the two differ in the last bit of a float.
         (x,) = [self.read(env, a) for a in eqn.invars]
         power = int(eqn.params["y"])
         op = "arith.mulf" if is_float(x.dtype) else "arith.muli"
-        result = self.splat(self.emit.constant(1, x.dtype), x.shape)
-        for _ in range(abs(power)):
-            result = self.emit.op(f"{op} {result.name}, {x.name} : {x.type}", x.shape, x.dtype)
+
+        def multiply(a, b):
+            return self.emit.op(f"{op} {a.name}, {b.name} : {x.type}", x.shape, x.dtype)
+
+        if power == 0:
+            return [self.splat(self.emit.constant(1, x.dtype), x.shape)]
+        remaining, square, result = abs(power), x, None
+        while remaining > 0:
+            if remaining & 1:
+                result = square if result is None else multiply(result, square)
+            remaining >>= 1
+            if remaining > 0:
+                square = multiply(square, square)
         if power < 0:
             one = self.splat(self.emit.constant(1, x.dtype), x.shape)
             result = self.emit.op(f"arith.divf {one.name}, {result.name} : {x.type}", x.shape, x.dtype)
