@@ -107,3 +107,65 @@ def test_expressions_match_numpy(seed):
     nan = np.isnan(expected)
     np.testing.assert_array_equal(np.isnan(out), nan, err_msg=text)
     np.testing.assert_array_equal(out[~nan], expected[~nan], err_msg=text)
+
+
+INTEGER_BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lax.div,
+    "rem": lax.rem,
+    "floor_divide": jnp.floor_divide,
+    "mod": jnp.mod,
+    "shift_left": lax.shift_left,
+    "shift_right_arithmetic": lax.shift_right_arithmetic,
+    "shift_right_logical": lax.shift_right_logical,
+    "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+    "max": jnp.maximum,
+    "min": jnp.minimum,
+    "clamp": lambda a, b: lax.clamp(a, b, a ^ b),
+}
+
+
+def integer_expression(rng, depth, inputs):
+    """(text, fn(*xs)) of a random integer expression."""
+    if depth == 0 or rng.random() < 0.25:
+        index = int(rng.integers(inputs))
+        return f"x{index}", lambda *xs, index=index: xs[index]
+    if rng.random() < 0.15:
+        text, inner = integer_expression(rng, depth - 1, inputs)
+        return f"-({text})", lambda *xs: -inner(*xs)
+    name = str(rng.choice(list(INTEGER_BINARY)))
+    (left_text, left), (right_text, right) = (integer_expression(rng, depth - 1, inputs),
+                                              integer_expression(rng, depth - 1, inputs))
+    return f"{name}({left_text}, {right_text})", lambda *xs: INTEGER_BINARY[name](left(*xs), right(*xs))
+
+
+def edgy_integers(rng, dtype, shape):
+    """Random integers of `dtype`, a third of them from the edges: 0, +-1,
+    the extremes, the bit width and its neighbours."""
+    info = np.iinfo(dtype)
+    bits = info.bits
+    edges = np.array([0, 1, -1, 2, -2, info.min, info.max, bits - 1, bits, bits + 1, 2 * bits, -bits], np.int64)
+    edges = edges.astype(dtype)  # wraps the negatives of unsigned types
+    values = rng.integers(info.min, int(info.max) + 1, shape, dtype=np.int64).astype(dtype)
+    mask = rng.random(shape) < 0.35
+    return np.where(mask, rng.choice(edges, shape), values).astype(dtype)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_integer_expressions_match_xla(seed):
+    rng = np.random.default_rng(1000 + seed)
+    dtype = [np.int32, np.uint32, np.int8, np.uint16][seed % 4]
+    inputs = int(rng.integers(1, 4))
+    text, fn = integer_expression(rng, int(rng.integers(1, 4)), inputs)
+    args = [edgy_integers(rng, dtype, (8, 128)) for _ in range(inputs)]
+
+    def kernel(*refs):
+        refs[-1][...] = fn(*[ref[...] for ref in refs[:-1]])
+
+    expected = np.asarray(jax.jit(fn)(*args))
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(expected.shape, expected.dtype))(*args)
+    np.testing.assert_array_equal(np.asarray(out), expected, err_msg=f"{text} in {np.dtype(dtype).name}")

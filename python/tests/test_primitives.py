@@ -284,6 +284,35 @@ def test_integer_pow_multiplies_in_jaxs_order(dtype):
         np.testing.assert_array_equal(out.view(bits), expected.view(bits), err_msg=f"x**{power} in {dtype.__name__}")
 
 
+def test_integer_edges_give_xlas_results_instead_of_a_trap():
+    # x86's idiv traps on x / 0 and INT_MIN / -1 (SIGFPE killed the
+    # process); LLVM makes shifts by the width poison. XLA defines them all.
+    lowest = np.iinfo(np.int32).min
+    a = np.array([7, -7, lowest, lowest, 7, -7, 0, 5], np.int32)
+    b = np.array([0, 0, -1, 0, 2, 2, 0, -1], np.int32)
+
+    def both(fn, x, y):
+        def kernel(x_ref, y_ref, o_ref):
+            o_ref[...] = fn(x_ref[...], y_ref[...])
+
+        return np.asarray(whole(kernel, jax.ShapeDtypeStruct(x.shape, x.dtype), x, y))
+
+    np.testing.assert_array_equal(both(lax.div, a, b), [-1, -1, lowest, -1, 3, -3, -1, -5])
+    np.testing.assert_array_equal(both(lax.rem, a, b), [7, -7, 0, lowest, 1, -1, 0, 0])
+    unsigned = np.array([7, 0, 4294967295, 9], np.uint32)
+    zeros = np.array([0, 0, 0, 4], np.uint32)
+    np.testing.assert_array_equal(both(lax.div, unsigned, zeros), [4294967295, 4294967295, 4294967295, 2])
+    np.testing.assert_array_equal(both(lax.rem, unsigned, zeros), [7, 0, 4294967295, 1])
+    x = np.array([1, 1, -8, 8, -8, -8, 3, 3], np.int32)
+    by = np.array([31, 32, 40, 40, 32, -1, 1, 33], np.int32)
+    np.testing.assert_array_equal(both(lax.shift_left, x, by), [lowest, 0, 0, 0, 0, 0, 6, 0])
+    np.testing.assert_array_equal(both(lax.shift_right_arithmetic, x, by), [0, 0, -1, 0, -1, -1, 1, 0])
+    np.testing.assert_array_equal(both(lax.shift_right_logical, x, by), [0, 0, 0, 0, 0, 0, 1, 0])
+    # clamp(low, x, high) is min(max(x, low), high): high where low > high.
+    np.testing.assert_array_equal(both(lambda v, w: lax.clamp(v, jnp.zeros_like(v), w), np.array([5, -3], np.int32),
+                                       np.array([-7, 4], np.int32)), [-7, 0])
+
+
 def test_float_to_an_integer_power():
     x = jnp.asarray(np.linspace(-2, 2, 16, dtype=np.float32))
     n = jnp.asarray(np.arange(-8, 8, dtype=np.int32))

@@ -38,6 +38,10 @@ BINARY = {
     "shift_right_logical": (None, "arith.shrui", "arith.shrui"),
 }
 
+# Integer primitives whose MLIR op has no result for some operands
+# (division by zero, INT_MIN / -1, shifts by the width): XLA's results.
+INTEGER_EDGES = ("div", "rem", "shift_left", "shift_right_arithmetic", "shift_right_logical")
+
 # Comparisons: (float predicate, signed, unsigned).
 COMPARE = {
     "eq": ("oeq", "eq", "eq"),
@@ -321,6 +325,8 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
             # bases exactly (LLVM's powi needs a compiler runtime).
             b = self.convert(b, dtype)
         b = Value(b.name, b.shape, dtype)
+        if eqn.primitive.name in INTEGER_EDGES and not is_float(dtype):
+            return self.integer_with_xla_edges(eqn.primitive.name, op, a, b)
         result = self.emit.op(f"{op} {a.name}, {b.name} : {a.type}", shape, dtype)
         if eqn.primitive.name == "add" and len(shape) == 1 and not is_float(dtype):
             self.track_contiguous(result, a, b)
@@ -468,8 +474,10 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
             ops = ("arith.minui", "arith.maxui")
         else:
             ops = ("arith.minsi", "arith.maxsi")
-        capped = self.emit.op(f"{ops[0]} {x.name}, {high.name} : {x.type}", shape, x.dtype)
-        return [self.emit.op(f"{ops[1]} {capped.name}, {low.name} : {x.type}", shape, x.dtype)]
+        # XLA's order, min(max(x, low), high): where low > high the result
+        # is high (the other order would give low).
+        raised = self.emit.op(f"{ops[1]} {x.name}, {low.name} : {x.type}", shape, x.dtype)
+        return [self.emit.op(f"{ops[0]} {raised.name}, {high.name} : {x.type}", shape, x.dtype)]
 
     def rule_convert_element_type(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
