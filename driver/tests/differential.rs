@@ -20,12 +20,14 @@
 mod blocks;
 mod contractions;
 mod grids;
+mod integers;
 mod memory;
 mod rows;
 
 use blocks::*;
 use contractions::*;
 use grids::*;
+use integers::*;
 use memory::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use rows::*;
@@ -90,7 +92,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..54) {
+        let case = match rng.random_range(0..56) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -109,7 +111,8 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             46..48 => rewrite_in_place(&mut rng),
             48..50 => loop_carried(&mut rng),
             50..52 => partial_blocks(&mut rng),
-            _ => row_intermediates(&mut rng),
+            52..54 => row_intermediates(&mut rng),
+            _ => integer_edges(&mut rng),
         };
         let dir = work.join(index.to_string());
         let _ = std::fs::remove_dir_all(&dir);

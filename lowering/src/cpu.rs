@@ -1,6 +1,6 @@
 //! `tessel-to-cpu`: from grid/block IR to the LLVM dialect for the host.
 
-use crate::{LowerError, TO_BUFFERS, run_passes};
+use crate::{LowerError, SEMANTICS, TO_BUFFERS, run_passes};
 use melior::{
     Context,
     ir::{
@@ -14,11 +14,10 @@ use tessel_dialects::knobs;
 // The CPU pipeline's stages, each named so other pipelines (the emulated
 // GPU) can ask for them by name.
 
-/// Pallas semantics: check the specs, run the grid as loops over blocks,
-/// inline the per-call-site kernels; arbitrary-axis loops prefetch the
-/// blocks of later steps.
-pub const GRID: &[&str] =
-    &["grid-verify-specs", "tessel-strip-signedness", "grid-to-loops", "tessel-prefetch", "inline", "symbol-dce"];
+/// Pallas semantics: check the specs, define integer division and shifts
+/// for every operand, run the grid as loops over blocks, inline the per-call-site
+/// kernels; arbitrary-axis loops prefetch the blocks of later steps.
+pub const GRID: &[&str] = &[SEMANTICS, "grid-to-loops", "tessel-prefetch", "inline", "symbol-dce"];
 
 /// Kernel bodies to linalg, contractions as register tiles.
 pub const KERNELS: &[&str] = &[

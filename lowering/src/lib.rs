@@ -29,6 +29,12 @@ pub enum LowerError {
     NoLaunch(usize),
 }
 
+/// What a program means, before either target lowers it (the first passes
+/// of every pipeline): the specs checked, signedness dropped, and integer
+/// division and shifts defined for every operand (XLA's results where
+/// arith has none).
+pub const SEMANTICS: &str = "grid-verify-specs,tessel-strip-signedness,tessel-total-division,tessel-saturating-shifts";
+
 /// Tensors to buffers as every target does it: inits CSE merged one per
 /// use again (or a result stored to a ref would share its buffer with
 /// another op's); values stored to a ref built in it

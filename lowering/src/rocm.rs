@@ -6,7 +6,7 @@
 //! packages (device libraries from `rocm-device-libs`, LLVM's `ld.lld`): no
 //! /opt/rocm needed.
 
-use crate::{LowerError, TO_BUFFERS, run_passes};
+use crate::{LowerError, SEMANTICS, TO_BUFFERS, run_passes};
 use melior::{
     Context,
     ir::{BlockLike, Module, attribute::AttributeLike, operation::OperationLike},
@@ -58,9 +58,10 @@ impl RocmOptions {
 
 // The GPU kernel stages, shared by the code object and the emulator.
 
-/// Pallas semantics: check the specs, run the grid as loops over blocks,
-/// inline the per-call-site kernels.
-pub const GRID: &[&str] = &["grid-verify-specs", "tessel-strip-signedness", "grid-to-loops", "inline", "symbol-dce"];
+/// Pallas semantics: check the specs, define integer division and shifts
+/// for every operand, run the grid as loops over blocks, inline the
+/// per-call-site kernels.
+pub const GRID: &[&str] = &[SEMANTICS, "grid-to-loops", "inline", "symbol-dce"];
 
 /// Kernel bodies to linalg, contractions and reductions as the work-items
 /// will compute them.

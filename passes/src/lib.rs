@@ -31,6 +31,8 @@ pub static ALIASES: &[&PassAlias] = &[&grid::tessel_prefetch::DEPRECATED_ALIAS];
 pub static PASSES: &[&PassDefinition] = &[
     &grid::grid_verify_specs::PASS,
     &transforms::tessel_strip_signedness::PASS,
+    &transforms::tessel_total_division::PASS,
+    &transforms::tessel_saturating_shifts::PASS,
     &grid::grid_to_loops::PASS,
     &grid::tessel_prefetch::PASS,
     &cpu::tessel_true_masks::PASS,

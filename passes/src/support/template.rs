@@ -7,15 +7,17 @@
 
 use crate::PassError;
 use crate::support::handles::{context_of, location_of};
+use crate::support::ir::{element_type, print_type};
 use melior::StringRef;
 use melior::ir::operation::OperationLike;
 use mlir_sys::{
-    MlirBlock, MlirContext, MlirOperation, MlirValue, mlirBlockGetFirstOperation, mlirBlockGetTerminator,
+    MlirBlock, MlirContext, MlirOperation, MlirType, MlirValue, mlirBlockGetFirstOperation, mlirBlockGetTerminator,
     mlirBlockInsertOwnedOperation, mlirIRRewriterCreate, mlirIRRewriterDestroy, mlirModuleDestroy, mlirModuleGetBody,
     mlirModuleGetOperation, mlirOperationGetFirstRegion, mlirOperationGetLocation, mlirOperationGetNextInBlock,
     mlirOperationGetNumOperands, mlirOperationGetOperand, mlirOperationRemoveFromParent, mlirOperationSetLocation,
     mlirRegionGetFirstBlock, mlirRewriterBaseEraseOp, mlirRewriterBaseInlineBlockBefore,
-    mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore,
+    mlirRewriterBaseReplaceOpWithValues, mlirRewriterBaseSetInsertionPointBefore, mlirTypeIsAShaped, mlirTypeIsATensor,
+    mlirTypeIsAVector,
 };
 
 /// Appends formatted text to an IR template. Writing to a `String` cannot
@@ -230,5 +232,34 @@ pub fn load_or_store(memref: &str, indices: usize, value: &str, store: bool) -> 
             "func.func @template(%m: {memref}{parameters}) -> {value} {{\n%v = {dialect}.load {at}{vector}\n\
              return %v : {value}\n}}"
         )
+    }
+}
+
+/// An `arith.constant` of the integer `value` of `r#type` (scalar, or a
+/// splat of a shaped type), as template text.
+pub(crate) fn integer_constant(value: i64, r#type: MlirType) -> String {
+    let printed = print_type(r#type);
+    // SAFETY: a live type, asked only whether it is shaped.
+    if unsafe { mlirTypeIsAShaped(r#type) } {
+        format!("arith.constant dense<{value}> : {printed}")
+    } else {
+        format!("arith.constant {value} : {printed}")
+    }
+}
+
+/// The `i1` type with `r#type`'s shape (the type of a comparison of two
+/// `r#type` values), as template text.
+pub(crate) fn condition_type(r#type: MlirType) -> String {
+    let printed = print_type(r#type);
+    let element = print_type(element_type(r#type));
+    // SAFETY: a live type, asked what kind of shaped type it is.
+    let shaped = unsafe { mlirTypeIsATensor(r#type) || mlirTypeIsAVector(r#type) };
+    if shaped {
+        // `tensor<4x8xi32>` -> `tensor<4x8xi1>`: the element is the
+        // type's last component.
+        let cut = printed.rfind(&element).expect("a shaped type prints its element");
+        format!("{}i1{}", &printed[..cut], &printed[cut + element.len()..])
+    } else {
+        "i1".to_string()
     }
 }

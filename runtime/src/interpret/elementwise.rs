@@ -89,7 +89,16 @@ pub fn evaluate(
     let f = |i: usize| args[i].f();
     let i = |k: usize| args[k].i();
     let u = |k: usize| unsigned(input, args[k].i());
-    let nonzero = |k: usize| if args[k].i() == 0 { Err("integer division by zero".to_string()) } else { Ok(()) };
+    // Integer division is total, as XLA and tessel-total-division define
+    // it: x / 0 = -1 (all ones), x % 0 = x (INT_MIN / -1 wraps to INT_MIN,
+    // INT_MIN % -1 is 0). `index` division by zero stays an error: it only
+    // computes addresses and launch sizes, where it is a bug.
+    let by_zero = |k: usize| -> Result<bool, String> {
+        match (args[k].i(), input) {
+            (0, ElementType::Index) => Err("integer division by zero".to_string()),
+            (divisor, _) => Ok(divisor == 0),
+        }
+    };
     let value = match name {
         "arith.addf" => Num::F(f(0) + f(1)),
         "arith.subf" => Num::F(f(0) - f(1)),
@@ -104,29 +113,17 @@ pub fn evaluate(
         "arith.addi" => Num::I(i(0).wrapping_add(i(1))),
         "arith.subi" => Num::I(i(0).wrapping_sub(i(1))),
         "arith.muli" => Num::I(i(0).wrapping_mul(i(1))),
-        "arith.divsi" => {
-            nonzero(1)?;
-            Num::I(i(0).wrapping_div(i(1)))
-        }
-        "arith.remsi" => {
-            nonzero(1)?;
-            Num::I(i(0).wrapping_rem(i(1)))
-        }
-        "arith.divui" => {
-            nonzero(1)?;
-            Num::I((u(0) / u(1)) as i64)
-        }
-        "arith.remui" => {
-            nonzero(1)?;
-            Num::I((u(0) % u(1)) as i64)
-        }
+        "arith.divsi" | "arith.divui" | "arith.floordivsi" | "arith.ceildivsi" if by_zero(1)? => Num::I(-1),
+        "arith.remsi" | "arith.remui" if by_zero(1)? => Num::I(i(0)),
+        "arith.divsi" => Num::I(i(0).wrapping_div(i(1))),
+        "arith.remsi" => Num::I(i(0).wrapping_rem(i(1))),
+        "arith.divui" => Num::I((u(0) / u(1)) as i64),
+        "arith.remui" => Num::I((u(0) % u(1)) as i64),
         "arith.floordivsi" => {
-            nonzero(1)?;
             let (q, r) = (i(0).wrapping_div(i(1)), i(0).wrapping_rem(i(1)));
             Num::I(if r != 0 && ((r < 0) != (i(1) < 0)) { q - 1 } else { q })
         }
         "arith.ceildivsi" => {
-            nonzero(1)?;
             let (q, r) = (i(0).wrapping_div(i(1)), i(0).wrapping_rem(i(1)));
             Num::I(if r != 0 && ((r > 0) == (i(1) > 0)) { q + 1 } else { q })
         }
@@ -198,7 +195,15 @@ mod tests {
         assert_eq!(eval("arith.ceildivsi", ElementType::I32, &[Num::I(-7), Num::I(2)]), Num::I(-3));
         assert_eq!(eval("arith.ceildivsi", ElementType::I32, &[Num::I(7), Num::I(2)]), Num::I(4));
         assert_eq!(eval("arith.divui", ElementType::I8, &[Num::I(-1), Num::I(2)]), Num::I(127));
-        assert!(evaluate("arith.divsi", ElementType::I32, ElementType::I32, 0, &[Num::I(1), Num::I(0)]).is_err());
+        // Division is total on integers (x / 0 = -1, x % 0 = x), not on index.
+        assert_eq!(eval("arith.divsi", ElementType::I32, &[Num::I(7), Num::I(0)]), Num::I(-1));
+        assert_eq!(eval("arith.divui", ElementType::I8, &[Num::I(7), Num::I(0)]), Num::I(-1));
+        assert_eq!(eval("arith.remsi", ElementType::I32, &[Num::I(-7), Num::I(0)]), Num::I(-7));
+        assert_eq!(eval("arith.floordivsi", ElementType::I32, &[Num::I(-7), Num::I(0)]), Num::I(-1));
+        let lowest = i64::from(i32::MIN);
+        assert_eq!(eval("arith.divsi", ElementType::I32, &[Num::I(lowest), Num::I(-1)]), Num::I(lowest));
+        assert_eq!(eval("arith.remsi", ElementType::I32, &[Num::I(lowest), Num::I(-1)]), Num::I(0));
+        assert!(evaluate("arith.divsi", ElementType::Index, ElementType::Index, 0, &[Num::I(1), Num::I(0)]).is_err());
         assert_eq!(
             evaluate("arith.cmpi", ElementType::I8, ElementType::I1, 6, &[Num::I(-1), Num::I(1)]).unwrap(),
             Num::I(0)
