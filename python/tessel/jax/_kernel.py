@@ -38,10 +38,6 @@ BINARY = {
     "shift_right_logical": (None, "arith.shrui", "arith.shrui"),
 }
 
-# Integer primitives whose MLIR op has no result for some operands
-# (division by zero, INT_MIN / -1, shifts by the width): XLA's results.
-INTEGER_EDGES = ("div", "rem", "shift_left", "shift_right_arithmetic", "shift_right_logical")
-
 # Comparisons: (float predicate, signed, unsigned).
 COMPARE = {
     "eq": ("oeq", "eq", "eq"),
@@ -325,8 +321,9 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
             # bases exactly (LLVM's powi needs a compiler runtime).
             b = self.convert(b, dtype)
         b = Value(b.name, b.shape, dtype)
-        if eqn.primitive.name in INTEGER_EDGES and not is_float(dtype):
-            return self.integer_with_xla_edges(eqn.primitive.name, op, a, b)
+        # Integer division by zero, INT_MIN / -1 and shifts by the width or
+        # more get XLA's results from every pipeline (tessel-total-division,
+        # tessel-saturating-shifts): the plain arith op is enough here.
         result = self.emit.op(f"{op} {a.name}, {b.name} : {a.type}", shape, dtype)
         if eqn.primitive.name == "add" and len(shape) == 1 and not is_float(dtype):
             self.track_contiguous(result, a, b)

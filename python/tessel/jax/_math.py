@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tessel.jax._emit import Value, element, is_float, is_unsigned
+from tessel.jax._emit import Value, element, is_float
 
 # XLA's single-precision erf_inv polynomial (Giles, "Approximating the
 # erfinv function"): coefficients for w < 5 and for w >= 5.
@@ -20,35 +20,6 @@ ERF_INV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
 
 
 class MathRules:
-    # ----- integer edge cases -------------------------------------------
-    def integer_with_xla_edges(self, name: str, op: str, a: Value, b: Value) -> Value:
-        """Integer `div`, `rem` and shifts with XLA's results where the
-        MLIR op has none: x / 0 is -1 (all ones), INT_MIN / -1 is INT_MIN,
-        x % 0 is x, INT_MIN % -1 is 0; a shift by the bit width or more
-        (the amount read as unsigned) gives 0, or the sign for an
-        arithmetic right shift. LLVM makes those cases poison or a trap:
-        x86's idiv raises SIGFPE and would kill the process."""
-        signed = not is_unsigned(a.dtype)
-        if name in ("div", "rem"):
-            zero = self.cmp("cmpi", "eq", b, self.const_like(0, b))
-            undefined = zero
-            if signed:
-                lowest = self.const_like(int(np.iinfo(a.dtype).min), a)
-                overflow = self.arith("arith.andi", self.cmp("cmpi", "eq", a, lowest),
-                                      self.cmp("cmpi", "eq", b, self.const_like(-1, b)))
-                undefined = self.arith("arith.ori", zero, overflow)
-            # Dividing by 1 instead gives INT_MIN / -1's INT_MIN and
-            # INT_MIN % -1's 0 already; only x / 0 and x % 0 are replaced.
-            divisor = self.pick(undefined, self.const_like(1, b), b)
-            result = self.arith(op, a, divisor)
-            return self.pick(zero, self.const_like(-1, a) if name == "div" else a, result)
-        bits = 8 * np.dtype(a.dtype).itemsize
-        too_far = self.cmp("cmpi", "uge", b, self.const_like(bits, b))
-        if name == "shift_right_arithmetic":
-            return self.arith(op, a, self.pick(too_far, self.const_like(bits - 1, b), b))
-        shifted = self.arith(op, a, self.pick(too_far, self.const_like(0, b), b))
-        return self.pick(too_far, self.const_like(0, a), shifted)
-
     # ----- helpers ------------------------------------------------------
     def float_operand(self, eqn, env) -> tuple[Value, np.dtype]:
         """The operand, widened to f32 when narrower (as XLA computes
