@@ -1,4 +1,4 @@
-// tessel-libm-calls: math.expm1/log1p/erf/cbrt on f32 and f64 become calls
+// tessel-libm-calls: math.expm1/log1p/erf/erfc/cbrt on f32 and f64 become calls
 // of the C library's functions (declared once), vectors lane by lane,
 // f16/bf16 through f32; other math ops are left alone.
 // Accuracy: test/accuracy.
@@ -8,6 +8,8 @@
 // CHECK-DAG: func.func private @log1p(f64) -> f64
 // CHECK-DAG: func.func private @erff(f32) -> f32
 // CHECK-DAG: func.func private @cbrtf(f32) -> f32
+// CHECK-DAG: func.func private @erfcf(f32) -> f32
+// CHECK-DAG: func.func private @erfc(f64) -> f64
 
 // CHECK-LABEL: func.func @scalars(
 // CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64
@@ -58,4 +60,21 @@ func.func @half(%x: bf16, %y: f16) -> (bf16, f16, f32) {
   %one = arith.constant 1.0 : f32
   %t = math.sqrt %one : f32
   return %r, %s, %t : bf16, f16, f32
+}
+
+// erfc (exact GELU's function) in every width: the C library's erfcf and
+// erfc, bf16 through f32.
+// CHECK-LABEL: func.func @complementary_error_function(
+// CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64, %[[Z:.*]]: bf16
+// CHECK: call @erfcf(%[[X]]) : (f32) -> f32
+// CHECK: call @erfc(%[[Y]]) : (f64) -> f64
+// CHECK: %[[ZW:.*]] = arith.extf %[[Z]] : bf16 to f32
+// CHECK: %[[ZC:.*]] = call @erfcf(%[[ZW]]) : (f32) -> f32
+// CHECK: arith.truncf %[[ZC]] : f32 to bf16
+// CHECK-NOT: math.erfc
+func.func @complementary_error_function(%x: f32, %y: f64, %z: bf16) -> (f32, f64, bf16) {
+  %a = math.erfc %x : f32
+  %b = math.erfc %y : f64
+  %c = math.erfc %z : bf16
+  return %a, %b, %c : f32, f64, bf16
 }

@@ -1,16 +1,17 @@
-//! `tessel-libm-calls`: `math.expm1`, `math.log1p`, `math.erf` and
-//! `math.cbrt` on f32/f64 (scalars, or vectors lane by lane) become calls of
-//! the C library's `expm1f`/`expm1`, `log1pf`/`log1p`, `erff`/`erf`,
-//! `cbrtf`/`cbrt`; on f16/bf16 the f32 function computes them (as XLA
-//! does), rounded once.
+//! `tessel-libm-calls`: `math.expm1`, `math.log1p`, `math.erf`, `math.erfc`
+//! and `math.cbrt` on f32/f64 (scalars, or vectors lane by lane) become
+//! calls of the C library's `expm1f`/`expm1`, `log1pf`/`log1p`,
+//! `erff`/`erf`, `erfcf`/`erfc`, `cbrtf`/`cbrt`; on f16/bf16 the f32
+//! function computes them (as XLA does), rounded once.
 //!
 //! Upstream's `convert-math-to-llvm` lowers expm1 as `exp(x) - 1` and log1p
 //! as `log(1 + x)`, which lose every digit for small x (expm1(1e-30) gives
-//! 0): the very inputs these functions exist for. erf and cbrt it does not
-//! lower at all, so kernels using them failed to compile. `convert-math-
-//! to-libm` would fix these but also turns `sqrt`, `floor`, `fma` and the
+//! 0): the very inputs these functions exist for. erf, erfc and cbrt it
+//! does not lower at all, so kernels using them failed to compile (erfc is
+//! what exact GELU, `jax.nn.gelu(x, approximate=False)`, computes; 1 -
+//! erf(x) would lose its tail). `convert-math-to-libm` would fix these but also turns `sqrt`, `floor`, `fma` and the
 //! rest into scalar calls, which would stop vector code at full rate; this
-//! pass takes only the four. The C library's versions are within an ulp.
+//! pass takes only the five. The C library's versions are within an ulp.
 
 use crate::support::handles::{context_of, raw_op, value_type};
 use crate::support::template::{self, emit_line};
@@ -21,7 +22,7 @@ use mlir_sys::*;
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-libm-calls",
     name: "TesselLibmCalls",
-    description: "Turn math.expm1/log1p/erf/cbrt on f32 and f64 into calls of the C library's functions",
+    description: "Turn math.expm1/log1p/erf/erfc/cbrt on f32 and f64 into calls of the C library's functions",
     anchor: "builtin.module",
     run,
 };
@@ -32,6 +33,7 @@ fn function(op: &str, element: &str) -> Option<String> {
         "math.expm1" => "expm1",
         "math.log1p" => "log1p",
         "math.erf" => "erf",
+        "math.erfc" => "erfc",
         "math.cbrt" => "cbrt",
         _ => return None,
     };
@@ -84,7 +86,7 @@ fn positions(shape: &[i64]) -> Vec<Vec<i64>> {
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let module_raw = module.to_raw();
-    let wanted = |name: &str| matches!(name, "math.expm1" | "math.log1p" | "math.erf" | "math.cbrt");
+    let wanted = |name: &str| matches!(name, "math.expm1" | "math.log1p" | "math.erf" | "math.erfc" | "math.cbrt");
     template::rewrite_each(module, wanted, |raw, name| {
         let operands = raw_op(raw).operands();
         let ty = value_type(operands[0]);
