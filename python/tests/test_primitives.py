@@ -251,6 +251,20 @@ def test_float_to_bool_treats_subnormals_as_xla_does():
                                       err_msg=str(dtype))
 
 
+def test_sign_and_log_read_subnormals_as_zeros():
+    # On XLA's threads a subnormal input is zero: sign gives a zero (it
+    # passed the subnormal through) and log -inf (glibc's logf, reading
+    # the bits of a flushed product, gave -103.97 for 1e-40; the true
+    # value is -92.1).
+    x = jnp.asarray(np.array([1e-40, -1e-40, 1e-45, -3e-39, 0.0, -0.0, 1e-37, np.nan], np.float32))
+    for fn, dtype in itertools.product((jnp.sign, jnp.log, jnp.log2, jnp.log10), (jnp.float32, jnp.bfloat16)):
+        v = x.astype(dtype)
+        out, expected = np.asarray(elementwise(fn, v), np.float32), np.asarray(jax.jit(fn)(v), np.float32)
+        nan, where = np.isnan(expected), f"{fn.__name__} {dtype.__name__}"
+        np.testing.assert_array_equal(np.isnan(out), nan, err_msg=where)
+        np.testing.assert_array_equal(out[~nan].view(np.uint32), expected[~nan].view(np.uint32), err_msg=where)
+
+
 @pytest.mark.parametrize("dtype", [jnp.float32, jnp.float16, jnp.bfloat16, jnp.int32])
 def test_integer_pow_multiplies_in_jaxs_order(dtype):
     # JAX defines x**n by squaring (`lax._integer_pow`: x**4 = (x*x)*(x*x));

@@ -65,7 +65,16 @@ UNARY_FLOAT = {
     "floor": "math.floor",
     "ceil": "math.ceil",
     "erf": "math.erf",
+    "erfc": "math.erfc",
 }
+
+# Ops whose C-library implementation reads the input's bits: a subnormal
+# input would not count as zero the way XLA's threads (denormals are zero)
+# count it everywhere else. glibc's logf normalizes a subnormal by
+# multiplying it by 2^23, which denormals-are-zero turns into 0, and reads
+# the exponent of that: log(1e-40) came out as -103.97, neither the true
+# -92.1 nor XLA's -inf.
+FLUSHES_SUBNORMAL_INPUT = {"math.log"}
 
 # Primitives that wrap a jaxpr and mean "call it": inlined.
 CALLS = {"pjit": "jaxpr", "jit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr", "remat": "jaxpr",
@@ -350,10 +359,28 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         return self.emit.op(f"arith.cmpi {predicate}, {a.name}, {b.name} : {a.type}", shape, np.bool_)
 
     def unary_float(self, eqn, env, op) -> Value:
-        (x,) = [self.read(env, a) for a in eqn.invars]
-        if not is_float(x.dtype):
-            self.fail(f"'{eqn.primitive.name}' on {x.dtype}")
-        return self.emit.op(f"{op} {x.name} : {x.type}", x.shape, x.dtype)
+        # 16-bit floats are computed in f32 and rounded once, as XLA does:
+        # left in f16/bf16, `math.rsqrt` became 1 / sqrt(x) rounded twice
+        # (1.5 ulp). A bf16 subnormal widens to an f32 subnormal.
+        x, dtype = self.float_operand(eqn, env)
+        if op in FLUSHES_SUBNORMAL_INPUT:
+            x = self.flush_subnormal(x)
+        return self.convert(self.emit.op(f"{op} {x.name} : {x.type}", x.shape, x.dtype), dtype)
+
+    def flush_subnormal(self, x: Value) -> Value:
+        """`x` with f32/f64/bf16 subnormals made zeros of the same sign, as
+        XLA's threads read them (f16's widen to normal f32 numbers)."""
+        if x.dtype.name not in ("float32", "float64", "bfloat16"):
+            return x
+        zero = self.splat(self.emit.constant(0, x.dtype), x.shape)
+        # bf16 has f32's exponent range, so f32's smallest normal.
+        smallest_normal = np.finfo(np.float64 if x.dtype == np.float64 else np.float32).tiny
+        tiny = self.splat(self.emit.constant(float(smallest_normal), x.dtype), x.shape)
+        magnitude = self.emit.op(f"math.absf {x.name} : {x.type}", x.shape, x.dtype)
+        small = self.emit.op(f"arith.cmpf olt, {magnitude.name}, {tiny.name} : {x.type}", x.shape, np.bool_)
+        signed_zero = self.emit.op(f"math.copysign {zero.name}, {x.name} : {x.type}", x.shape, x.dtype)
+        return self.emit.op(f"arith.select {small.name}, {signed_zero.name}, {x.name} : {small.type}, {x.type}",
+                            x.shape, x.dtype)
 
     def rule_neg(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
@@ -421,7 +448,10 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         zero = self.splat(self.emit.constant(0, x.dtype), x.shape)
         one = self.splat(self.emit.constant(1, x.dtype), x.shape)
         if is_float(x.dtype):
-            # copysign(1, x) for nonzero numbers; ±0 and NaN kept.
+            # copysign(1, x) for nonzero numbers; ±0 and NaN kept, and
+            # subnormals (zero on XLA's threads, so they fail `one`) made
+            # zeros rather than passed through.
+            x = self.flush_subnormal(x)
             magnitude = self.emit.op(f"math.copysign {one.name}, {x.name} : {x.type}", x.shape, x.dtype)
             nonzero = self.emit.op(f"arith.cmpf one, {x.name}, {zero.name} : {x.type}", x.shape, np.bool_)
             return [self.emit.op(f"arith.select {nonzero.name}, {magnitude.name}, {x.name} : "

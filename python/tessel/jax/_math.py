@@ -58,20 +58,35 @@ class MathRules:
         return self.emit.op(f"arith.bitcast {value.name} : {value.type} to {out.type}", value.shape, dtype)
 
     # ----- hyperbolic and inverse trigonometric functions --------------
+    def near_overflow(self, x: Value) -> tuple[Value, Value]:
+        """(|x| past where e^|x| overflows but e^|x| / 2 may not, e^|x| / 2
+        computed there as (e^(|x|/2) / 2) e^(|x|/2)). sinh and cosh of
+        x in (88.7, 89.4] are finite in f32 while e^x is not: through e^x
+        they came out infinite."""
+        magnitude = self.arith("math.absf", x)
+        limit = np.floor(np.log(np.finfo(x.dtype).max))  # 88 for f32, 709 for f64
+        far = self.cmp("cmpf", "ogt", magnitude, self.const_like(float(limit), x))
+        root = self.arith("math.exp", self.arith("arith.mulf", magnitude, self.const_like(0.5, x)))
+        return far, self.arith("arith.mulf", self.arith("arith.mulf", root, self.const_like(0.5, x)), root)
+
     def rule_sinh(self, eqn, env):
         # (expm1(x) - expm1(-x)) / 2 keeps sinh's precision near zero.
         x, dtype = self.float_operand(eqn, env)
         up = self.arith("math.expm1", x)
         down = self.arith("math.expm1", self.arith("arith.negf", x))
         half = self.const_like(0.5, x)
-        return [self.convert(self.arith("arith.mulf", self.arith("arith.subf", up, down), half), dtype)]
+        near = self.arith("arith.mulf", self.arith("arith.subf", up, down), half)
+        far, large = self.near_overflow(x)
+        return [self.convert(self.pick(far, self.arith("math.copysign", large, x), near), dtype)]
 
     def rule_cosh(self, eqn, env):
         x, dtype = self.float_operand(eqn, env)
         up = self.arith("math.exp", x)
         down = self.arith("math.exp", self.arith("arith.negf", x))
         half = self.const_like(0.5, x)
-        return [self.convert(self.arith("arith.mulf", self.arith("arith.addf", up, down), half), dtype)]
+        near = self.arith("arith.mulf", self.arith("arith.addf", up, down), half)
+        far, large = self.near_overflow(x)
+        return [self.convert(self.pick(far, large, near), dtype)]
 
     def rule_asinh(self, eqn, env):
         # sign(x) * log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); past 2^60,
