@@ -203,14 +203,19 @@ class ShapeRules:
         a = self.reshape(self.transpose(a, batch_a + free_a + contract_a), (batch, m, k))
         b = self.reshape(self.transpose(b, batch_b + contract_b + free_b), (batch, k, n))
         out_dtype = np.dtype(eqn.outvars[0].aval.dtype)
+        # f16/bf16 results accumulate in f32 and round once, as XLA (and
+        # Triton, and the matrix units) do: `block.dot` accumulates in its
+        # result type, and a bf16 sum of 128 products came out 8x further
+        # from the exact value than jax.jit's.
+        accumulated = np.dtype(np.float32) if is_float(out_dtype) and out_dtype.itemsize < 4 else out_dtype
         products = []
         for index in range(batch):
             lhs = self.reshape(self.extract_slice(a, [index, 0, 0], (1, m, k)), (m, k))
             rhs = self.reshape(self.extract_slice(b, [index, 0, 0], (1, k, n)), (k, n))
             product = self.emit.op(
-                f"block.dot {lhs.name}, {rhs.name} : {lhs.type}, {rhs.type} -> {tensor_type((m, n), out_dtype)}",
-                (m, n), out_dtype)
-            products.append(self.reshape(product, (1, m, n)))
+                f"block.dot {lhs.name}, {rhs.name} : {lhs.type}, {rhs.type} -> {tensor_type((m, n), accumulated)}",
+                (m, n), accumulated)
+            products.append(self.reshape(self.convert(product, out_dtype), (1, m, n)))
         result = products[0] if batch == 1 else self.concatenate(products, 0, (batch, m, n), out_dtype)
         return [self.reshape(result, tuple(eqn.outvars[0].aval.shape))]
 
