@@ -1,5 +1,5 @@
 """Primitives that expand into several ops (inverse trigonometry, erf_inv,
-nextafter, bit casts, arg-max, cumulative scans, roll, batched and
+nextafter, bit casts, arg-max, cumulative scans, roll, flip, batched and
 permuted dot_general), through Tessel, against the same jnp computation
 run by XLA."""
 
@@ -152,6 +152,17 @@ def test_roll_with_a_dynamic_shift_and_a_stride():
         rolled, strided = pl.pallas_call(kernel, out_shape=(shape, shape))(jnp.array([shift], jnp.int32), x)
         np.testing.assert_array_equal(rolled, np.roll(x, shift, 1))
     np.testing.assert_array_equal(strided, np.stack([np.roll(x[i], 5 + 3 * i) for i in range(8)]))
+
+
+@pytest.mark.parametrize("flip", [
+    lambda v: jnp.flip(v), lambda v: v[::-1], lambda v: v[:, ::-1], lambda v: jnp.flip(v, 2) * 2 + v,
+    lambda v: v[::-1, ::3, ::-2], lambda v: jnp.flip(v[0, :, :1], 0),
+], ids=["all", "rows", "columns", "last-then-arithmetic", "strided", "of-a-slice"])
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.int8, jnp.bool_])
+def test_flip(flip, dtype):
+    # `lax.rev` (jnp.flip, negative strides), once unsupported.
+    x = jnp.asarray(np.random.default_rng(0).integers(-100, 100, (4, 16, 128))).astype(dtype)
+    np.testing.assert_array_equal(elementwise(flip, x), jax.jit(flip)(x))
 
 
 def random_dot_general(rng):

@@ -246,6 +246,38 @@ class ShapeRules:
         return [self.reshape(self.extract_slice(x, [i if d == axis else 0 for d in range(len(x.shape))], one), rest)
                 for i in range(x.shape[axis])]
 
+    def rule_rev(self, eqn, env):
+        """`jnp.flip`, `x[::-1]`: element i of a reversed dimension of size n
+        is x's element n - 1 - i (a generic reading x by position)."""
+        (x,) = [self.read(env, a) for a in eqn.invars]
+        reversed_dims = {int(d) for d in eqn.params["dimensions"]}
+        if not reversed_dims:
+            return [x]
+        emit, rank = self.emit, len(x.shape)
+        dims = ", ".join(f"d{i}" for i in range(rank))
+        empty = emit.op(f"tensor.empty() : {x.type}", x.shape, x.dtype)
+        result, loc = emit.fresh(), emit.loc
+        iterators = ", ".join(['"parallel"'] * rank)
+        emit.line(f"{result} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>], "
+                  f"iterator_types = [{iterators}]}} outs({empty.name} : {x.type}) {{", located=False)
+        emit.line(f"^bb0({emit.fresh()}: {element(x.dtype)}):", located=False)
+        emit.depth += 1
+        positions = []
+        for d in range(rank):
+            position = emit.fresh()
+            emit.line(f"{position} = linalg.index {d} : index")
+            if d in reversed_dims:
+                last, mirrored = emit.index(x.shape[d] - 1), emit.fresh()
+                emit.line(f"{mirrored} = arith.subi {last}, {position} : index")
+                position = mirrored
+            positions.append(position)
+        value = emit.fresh()
+        emit.line(f"{value} = tensor.extract {x.name}[{', '.join(positions)}] : {x.type}")
+        emit.line(f"linalg.yield {value} : {element(x.dtype)}")
+        emit.depth -= 1
+        emit.lines.append("  " * emit.depth + f"}} -> {x.type} " + loc)
+        return [Value(result, x.shape, x.dtype)]
+
     def rule_roll(self, eqn, env):
         """`pltpu.roll`: element i moves to i + shift (mod the axis); with a
         stride, slice j along `stride_axis` rolls by shift + j * stride."""
