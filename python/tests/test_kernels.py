@@ -258,3 +258,61 @@ def test_masked_swap_returns_the_stored_value_where_masked_off():
     ox, oy = pl.pallas_call(kernel, out_shape=(shape, shape))(x, y, m)
     np.testing.assert_array_equal(ox, jnp.where(m, y, x))
     np.testing.assert_array_equal(oy, jnp.where(m, x, y))
+
+
+def test_run_scoped_buffers_and_scratch_shapes():
+    # `pl.run_scoped` allocations (nested, in a loop, returning a value)
+    # and the call's `scratch_shapes`, on a parallel grid: each program has
+    # its own buffers. Once 'unsupported primitive run_scoped'.
+    from jax.experimental.pallas import tpu as pltpu
+
+    def kernel(x_ref, o_ref, carry_ref):
+        carry_ref[...] = jnp.zeros_like(carry_ref)
+
+        def scope(doubled_ref, count_ref):
+            doubled_ref[...] = x_ref[...] * 2
+            count_ref[0] = 0
+
+            def step(i, _):
+                def inner(row_ref):
+                    row_ref[...] = doubled_ref[pl.ds(i, 1), :] + 1
+                    return jnp.sum(row_ref[...])
+
+                total = pl.run_scoped(inner, pltpu.VMEM((1, 128), jnp.float32))
+                carry_ref[...] += total
+                count_ref[0] += 1
+                return 0
+
+            jax.lax.fori_loop(0, 8, step, 0)
+            o_ref[...] = doubled_ref[...] + carry_ref[...] * count_ref[0].astype(jnp.float32)
+
+        pl.run_scoped(scope, pltpu.VMEM((8, 128), jnp.float32), pltpu.SMEM((1,), jnp.int32))
+
+    x = np.random.default_rng(0).integers(-3, 4, (32, 128)).astype(np.float32)
+    spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
+    call = partial(pl.pallas_call, kernel, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.float32), grid=(4,),
+                   in_specs=[spec], out_specs=spec, scratch_shapes=[pltpu.VMEM((1, 128), jnp.float32)],
+                   compiler_params=tessel.jax.CompilerParams(num_threads=2))
+    expected = np.empty_like(x)
+    for block in range(4):
+        rows, carry = x[8 * block:8 * block + 8] * 2, np.zeros((1, 128), np.float32)
+        for i in range(8):
+            carry = carry + np.sum(rows[i:i + 1] + 1)
+        expected[8 * block:8 * block + 8] = rows + carry * 8
+    np.testing.assert_array_equal(np.asarray(call()(x)), expected)
+    np.testing.assert_array_equal(np.asarray(call(interpret=True)(x)), expected)
+
+
+def test_platform_dependent_picks_the_cpu_branch():
+    # `lax.platform_dependent` in a kernel: the "cpu" branch, else the
+    # default, as JAX's interpreter picks on the CPU.
+    def kernel(x_ref, o_ref, p_ref):
+        x = x_ref[...]
+        o_ref[...] = jax.lax.platform_dependent(x, cpu=lambda v: v + 1, cuda=lambda v: v * 2, default=lambda v: -v)
+        p_ref[...] = jax.lax.platform_dependent(x, tpu=lambda v: v + 1, default=lambda v: v - 1)
+
+    x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128)
+    shapes = (jax.ShapeDtypeStruct(x.shape, jnp.float32),) * 2
+    cpu, default = pl.pallas_call(kernel, out_shape=shapes)(x)
+    np.testing.assert_array_equal(cpu, x + 1)
+    np.testing.assert_array_equal(default, x - 1)

@@ -207,6 +207,18 @@ def _knob_attributes(knobs: dict) -> str:
     return f" attributes {{{', '.join(parts)}}}" if parts else ""
 
 
+def _scopes(jaxpr) -> list:
+    """The `run_scoped` equations of a kernel, nested ones and those in
+    loop bodies, branches and calls included, outermost first."""
+    found = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "run_scoped":
+            found.append(eqn)
+        for inner in core.jaxprs_in_params(eqn.params):
+            found += _scopes(inner)
+    return found
+
+
 def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict, dynamic_bounds=()) -> Translated:
     """The Tessel module of one `pallas_call`. `dynamic_bounds` are the
     avals of the operands holding the dynamic grid sizes (XLA passes them
@@ -248,6 +260,20 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
         aval = var.aval
         refs.append(Value(f"%r{index}", tuple(aval.shape), _ref_dtype(aval.inner_aval.dtype), ref=True))
     env = dict(zip(jaxpr.invars, refs))
+    # `pl.run_scoped` buffers become more scratch of the call: one buffer
+    # per scope, private to each program like the call's own scratch, and
+    # uninitialized on entry as the scope's are.
+    scoped_avals = []
+    for scope in _scopes(jaxpr):
+        buffers = []
+        for var in scope.params["jaxpr"].invars:
+            inner = var.aval.inner_aval
+            if not hasattr(inner, "shape"):
+                raise Unsupported(f"{where}: Tessel does not support the scoped allocation {var.aval}")
+            buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
+            refs.append(buffers[-1])
+            scoped_avals.append(inner)
+        translator.scoped[id(scope)] = buffers
     translator.jaxpr(jaxpr, env)
     body = "\n".join(translator.emit.lines)
     kernel_args = ", ".join(f"{r.name}: {r.type}" for r in refs)
@@ -282,9 +308,9 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
         scalars_text = (f" scalars({', '.join(scalar_names)} : "
                         f"{', '.join(entry_args[:num_scalars])})")
     scratch = ""
-    if grid_mapping.scratch_avals:
+    if grid_mapping.scratch_avals or scoped_avals:
         types = []
-        for aval in grid_mapping.scratch_avals:
+        for aval in list(grid_mapping.scratch_avals) + scoped_avals:
             inner = getattr(aval, "inner_aval", aval)
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")

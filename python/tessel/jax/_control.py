@@ -10,6 +10,18 @@ from tessel.jax._emit import Value, tensor_type
 
 
 class ControlFlowRules:
+    def rule_platform_index(self, eqn, env):
+        """`lax.platform_dependent`'s branch index: Tessel's kernels run on
+        the CPU, so the branch for "cpu", else the default one (as JAX's
+        interpreter picks on the CPU)."""
+        platforms = eqn.params["platforms"]
+        chosen = next((i for i, names in enumerate(platforms) if names is not None and "cpu" in names), None)
+        if chosen is None:
+            chosen = next((i for i, names in enumerate(platforms) if names is None), None)
+        if chosen is None:
+            self.fail(f"platform_dependent without a CPU or default branch (platforms {platforms})")
+        return [self.emit.constant(chosen, np.int32)]
+
     def region(self, closed, args, results_of) -> list[Value]:
         """Inlines `closed` one level deeper; returns its results."""
         self.emit.depth += 1

@@ -107,6 +107,8 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         self.contiguous: dict[str, Value | None] = {}
         # Blocks splatted from a scalar: name -> the scalar.
         self.splat_of: dict[str, Value] = {}
+        # id(run_scoped equation) -> the scratch refs of its allocations.
+        self.scoped: dict[int, list[Value]] = {}
 
     # ----- values -------------------------------------------------------
     def read(self, env, atom) -> Value:

@@ -15,6 +15,16 @@ from tessel.jax._emit import Value, is_float, tensor_type
 
 
 class RefRules:
+    def rule_run_scoped(self, eqn, env):
+        """`pl.run_scoped`: the body with its allocations bound to the
+        scratch refs `translate` set aside for this scope."""
+        if any(eqn.params.get("ref_transforms") or ()) or eqn.params.get("collective_axes"):
+            self.fail("run_scoped with ref transforms or collective axes")
+        body = eqn.params["jaxpr"]
+        inner = {var: self.read(env, atom) for var, atom in zip(body.constvars, eqn.invars)}
+        inner.update(zip(body.invars, self.scoped[id(eqn)]))
+        return self.jaxpr(body, inner)
+
     def indexer(self, eqn, env, ref: Value, leaves):
         """(offsets, sizes, squeezed dims) of a ref access, or None for the
         whole ref."""
