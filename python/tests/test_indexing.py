@@ -4,7 +4,9 @@ non-affine index maps, under jax.jit through Tessel, against numpy.
 `test_random_index_arrays` is a differential generator: random mixes of
 `pl.ds` slices, scalar indices and broadcasting index arrays on refs of
 rank 2 and 3, loaded and stored, compared with numpy's advanced indexing
-(whose placement rules Pallas' NDIndexer follows)."""
+(whose placement rules Pallas' NDIndexer follows). `test_random_gathers_of_values`
+applies the same indexers, `jnp.take` and `take_along_axis` to loaded
+values (`lax.gather`), against jax.jit."""
 
 import functools
 
@@ -95,6 +97,52 @@ def test_random_index_arrays(seed):
     reference = x.copy()
     reference[indexer] = values
     np.testing.assert_array_equal(np.asarray(stored), reference, err_msg=f"store x[{indexer}]")
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+def test_random_gathers_of_values(seed):
+    # `lax.gather` of a loaded value: the random indexers above applied to
+    # x_ref[...], jnp.take in each mode with out-of-range entries, and
+    # take_along_axis, against jax.jit. Once 'unsupported primitive gather'.
+    rng = np.random.default_rng(5000 + seed)
+    shape = tuple(int(n) for n in rng.integers(3, 7, size=int(rng.integers(2, 4))))
+    x = rng.standard_normal(shape).astype(np.float32)
+    kinds, _ = _random_indexer(rng, shape)
+    arrays = [k[1] for k in kinds if k[0] == "array"]
+    axis = int(rng.integers(len(shape)))
+    wild = rng.integers(-2 * shape[axis], 2 * shape[axis], int(rng.integers(1, 9))).astype(np.int32)
+    along = rng.integers(0, shape[axis], shape[:axis] + (3,) + shape[axis + 1:]).astype(np.int32)
+    mode = ["fill", "clip", None][seed % 3]
+
+    def compute(value, arrays, wild, along):
+        given = iter(arrays)
+        indexer = tuple(slice(k[1], k[1] + k[2]) if k[0] == "slice" else k[1] if k[0] == "scalar" else next(given)
+                        for k in kinds)
+        return (value[indexer], jnp.take(value, wild, axis=axis, mode=mode),
+                jnp.take_along_axis(value, along, axis=axis))
+
+    def kernel(x_ref, w_ref, a_ref, *refs):
+        index_refs, outs = refs[:len(arrays)], refs[len(arrays):]
+        for o_ref, result in zip(outs, compute(x_ref[...], [r[...] for r in index_refs], w_ref[...], a_ref[...])):
+            o_ref[...] = result
+
+    expected = jax.jit(compute)(x, arrays, wild, along)
+    shapes = [jax.ShapeDtypeStruct(e.shape, e.dtype) for e in expected]
+    out = pl.pallas_call(kernel, out_shape=shapes)(x, wild, along, *arrays)
+    for what, got, want in zip(["x[...][indexer]", f"take mode={mode}", "take_along_axis"], out, expected):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=f"{what} of {shape}")
+
+
+def test_diagonal_of_a_value():
+    # JAX's ops_test: jnp.diagonal is a gather in platform_dependent's CPU
+    # branch.
+    x = jnp.arange(256 * 256, dtype=jnp.float32).reshape(256, 256)
+
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.diagonal(x_ref[...])
+
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((256,), jnp.float32))(x)
+    np.testing.assert_array_equal(out, np.diagonal(np.asarray(x)))
 
 
 def test_masked_outer_product_gather_clamps_and_fills():

@@ -15,6 +15,10 @@ from tessel.jax._emit import Value, is_float, tensor_type
 
 
 class RefRules:
+    def rule_gather(self, eqn, env):
+        operand, indices = [self.read(env, a) for a in eqn.invars]
+        return [_gather.gather_values(self, operand, indices, eqn.params, tuple(eqn.outvars[0].aval.shape))]
+
     def rule_run_scoped(self, eqn, env):
         """`pl.run_scoped`: the body with its allocations bound to the
         scratch refs `translate` set aside for this scope."""
