@@ -26,6 +26,26 @@ def test_unsupported_primitive_names_it_and_the_users_line():
     assert f"test_errors.py:{line_of('# DIGAMMA')}" in str(raised.value)
 
 
+def test_dma_semaphores_in_scopes_are_unsupported_not_a_type_error():
+    # A DMA semaphore allocated by run_scoped (JAX's test_async_copy_slice)
+    # raised numpy's TypeError on its dtype; the DMA is what Tessel lacks.
+    from jax.experimental.pallas import tpu as pltpu
+
+    def kernel(o_ref):
+        def scope(semaphore, x_ref, y_ref):
+            x_ref[...] = jnp.ones_like(x_ref)
+            pltpu.async_copy(x_ref, y_ref, semaphore).wait()  # DMA
+            o_ref[...] = y_ref[...]
+
+        pl.run_scoped(scope, pltpu.SemaphoreType.DMA, pltpu.VMEM((8,), jnp.float32), pltpu.VMEM((8,), jnp.float32))
+
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32))
+    with pytest.raises(NotImplementedError) as raised:
+        jax.jit(call).lower()
+    assert "'dma_start'" in str(raised.value)
+    assert f"test_errors.py:{line_of('# DMA')}" in str(raised.value)
+
+
 def test_compile_error_carries_located_diagnostics():
     source = "func.func @f(%x: memref<4xf32>) {\n  %a = block.load %x : memref<4xf32> -> tensor<5xf32>\n  return\n}\n"
     with pytest.raises(tessel.CompileError) as raised:

@@ -104,7 +104,7 @@ class _Affine:
 def _ref_dtype(dtype) -> np.dtype:
     """A ref's element type; semaphores (TPU scratch for DMAs and barriers)
     are i32 counters."""
-    if "semaphore" in str(dtype):
+    if "semaphore" in str(dtype) or str(dtype).endswith("_sem"):  # (`dma_sem`, in run_scoped too)
         return np.dtype(np.int32)
     return np.dtype(dtype)
 
