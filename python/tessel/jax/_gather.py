@@ -241,8 +241,8 @@ def gather_values(tr, operand: Value, indices: Value, params, shape) -> Value:
     dims) and offset dims (`offset_dims`, walking the operand's
     uncollapsed dims within the slice); the slice starts where the index
     vector says along `start_index_map`, clamped into the operand as XLA
-    clamps (batching dims follow the index arrays'), or, in `fill` mode, the whole slice is `fill_value` when its
-    start is out of range."""
+    clamps (batching dims follow the index arrays'), or, in `fill` mode,
+    the whole slice is `fill_value` when its start is out of range."""
     numbers = params["dimension_numbers"]
     emit, dtype = tr.emit, operand.dtype
     sizes, offset_dims = [int(s) for s in params["slice_sizes"]], [int(d) for d in numbers.offset_dims]
@@ -254,6 +254,53 @@ def gather_values(tr, operand: Value, indices: Value, params, shape) -> Value:
             value = (np.nan if np.issubdtype(dtype, np.inexact) or dtype.name == "bfloat16" else True
                      if dtype == np.bool_ else np.iinfo(dtype).max if is_unsigned(dtype) else np.iinfo(dtype).min)
         fill_value = emit.constant(value, dtype)
+
+    def line(text):
+        name = emit.fresh()
+        emit.line(f"{name} = {text}")
+        return name
+
+    def element_at(positions):
+        batch = [positions[d] for d in range(len(positions)) if d not in offset_dims]
+        cast = "arith.index_castui" if is_unsigned(indices.dtype) else "arith.index_cast"
+        starts = {}
+        for k, d in enumerate(start_map):
+            raw = line(f"tensor.extract {indices.name}[{', '.join(batch + [emit.index(k)])}] : {indices.type}")
+            starts[d] = line(f"{cast} {raw} : {element(indices.dtype)} to index")
+        zero, in_range, within = emit.index(0), None, iter(positions[d] for d in offset_dims)
+        # Batching dims (`take_along_axis`): the operand's follows the indices'.
+        paired = dict(zip((int(d) for d in numbers.operand_batching_dims),
+                          (batch[int(d)] for d in numbers.start_indices_batching_dims)))
+        at = []
+        for d, size in enumerate(operand.shape):
+            if d in paired:
+                at.append(paired[d])
+                continue
+            start = starts.get(d)
+            if start is not None:
+                last = emit.index(size - sizes[d])
+                if fill:
+                    ok = line(f"arith.andi {line(f'arith.cmpi sge, {start}, {zero} : index')}, "
+                              f"{line(f'arith.cmpi sle, {start}, {last} : index')} : i1")
+                    in_range = ok if in_range is None else line(f"arith.andi {in_range}, {ok} : i1")
+                start = line(f"arith.minsi {line(f'arith.maxsi {start}, {zero} : index')}, {last} : index")
+            if d in collapsed:
+                at.append(start or zero)
+            else:
+                offset = next(within)
+                at.append(line(f"arith.addi {start}, {offset} : index") if start else offset)
+        value = line(f"tensor.extract {operand.name}[{', '.join(at)}] : {operand.type}")
+        if fill and in_range is not None:
+            value = line(f"arith.select {in_range}, {value}, {fill_value.name} : {element(dtype)}")
+        return value
+
+    return generic_by_position(emit, shape, dtype, element_at)
+
+
+def generic_by_position(emit, shape, dtype, element_at) -> Value:
+    """A tensor of `shape` whose element at each position is the scalar
+    `element_at(positions)` emits in a `linalg.generic` body, given the
+    names of the position's `linalg.index`es."""
     rank, out_type = len(shape), tensor_type(shape, dtype)
     empty = emit.op(f"tensor.empty() : {out_type}", shape, dtype)
     dims = ", ".join(f"d{i}" for i in range(rank))
@@ -263,44 +310,11 @@ def gather_values(tr, operand: Value, indices: Value, params, shape) -> Value:
               f"iterator_types = [{iterators}]}} outs({empty.name} : {out_type}) {{", located=False)
     emit.line(f"^bb0({emit.fresh()}: {element(dtype)}):", located=False)
     emit.depth += 1
-
-    def line(text):
-        name = emit.fresh()
-        emit.line(f"{name} = {text}")
-        return name
-
-    positions = [line(f"linalg.index {d} : index") for d in range(rank)]
-    batch = [positions[d] for d in range(rank) if d not in offset_dims]
-    cast = "arith.index_castui" if is_unsigned(indices.dtype) else "arith.index_cast"
-    starts = {}
-    for k, d in enumerate(start_map):
-        raw = line(f"tensor.extract {indices.name}[{', '.join(batch + [emit.index(k)])}] : {indices.type}")
-        starts[d] = line(f"{cast} {raw} : {element(indices.dtype)} to index")
-    zero, in_range, within = emit.index(0), None, iter(positions[d] for d in offset_dims)
-    # Batching dims (`take_along_axis`): the operand's follows the indices'.
-    paired = dict(zip((int(d) for d in numbers.operand_batching_dims),
-                      (batch[int(d)] for d in numbers.start_indices_batching_dims)))
-    at = []
-    for d, size in enumerate(operand.shape):
-        if d in paired:
-            at.append(paired[d])
-            continue
-        start = starts.get(d)
-        if start is not None:
-            last = emit.index(size - sizes[d])
-            if fill:
-                ok = line(f"arith.andi {line(f'arith.cmpi sge, {start}, {zero} : index')}, "
-                          f"{line(f'arith.cmpi sle, {start}, {last} : index')} : i1")
-                in_range = ok if in_range is None else line(f"arith.andi {in_range}, {ok} : i1")
-            start = line(f"arith.minsi {line(f'arith.maxsi {start}, {zero} : index')}, {last} : index")
-        if d in collapsed:
-            at.append(start or zero)
-        else:
-            offset = next(within)
-            at.append(line(f"arith.addi {start}, {offset} : index") if start else offset)
-    value = line(f"tensor.extract {operand.name}[{', '.join(at)}] : {operand.type}")
-    if fill and in_range is not None:
-        value = line(f"arith.select {in_range}, {value}, {fill_value.name} : {element(dtype)}")
+    positions = []
+    for d in range(rank):
+        positions.append(emit.fresh())
+        emit.line(f"{positions[-1]} = linalg.index {d} : index")
+    value = element_at(positions)
     emit.line(f"linalg.yield {value} : {element(dtype)}")
     emit.depth -= 1
     emit.lines.append("  " * emit.depth + f"}} -> {out_type} " + loc)

@@ -8,6 +8,7 @@ import numpy as np
 from jax._src import core
 
 from tessel.jax._emit import Value, element, is_float, is_unsigned, tensor_type
+from tessel.jax._gather import generic_by_position
 
 # Block reductions: primitive -> kind for (float, signed, unsigned).
 REDUCE = {
@@ -253,30 +254,21 @@ class ShapeRules:
         reversed_dims = {int(d) for d in eqn.params["dimensions"]}
         if not reversed_dims:
             return [x]
-        emit, rank = self.emit, len(x.shape)
-        dims = ", ".join(f"d{i}" for i in range(rank))
-        empty = emit.op(f"tensor.empty() : {x.type}", x.shape, x.dtype)
-        result, loc = emit.fresh(), emit.loc
-        iterators = ", ".join(['"parallel"'] * rank)
-        emit.line(f"{result} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>], "
-                  f"iterator_types = [{iterators}]}} outs({empty.name} : {x.type}) {{", located=False)
-        emit.line(f"^bb0({emit.fresh()}: {element(x.dtype)}):", located=False)
-        emit.depth += 1
-        positions = []
-        for d in range(rank):
-            position = emit.fresh()
-            emit.line(f"{position} = linalg.index {d} : index")
-            if d in reversed_dims:
-                last, mirrored = emit.index(x.shape[d] - 1), emit.fresh()
-                emit.line(f"{mirrored} = arith.subi {last}, {position} : index")
-                position = mirrored
-            positions.append(position)
-        value = emit.fresh()
-        emit.line(f"{value} = tensor.extract {x.name}[{', '.join(positions)}] : {x.type}")
-        emit.line(f"linalg.yield {value} : {element(x.dtype)}")
-        emit.depth -= 1
-        emit.lines.append("  " * emit.depth + f"}} -> {x.type} " + loc)
-        return [Value(result, x.shape, x.dtype)]
+        emit = self.emit
+
+        def element_at(positions):
+            at = []
+            for d, position in enumerate(positions):
+                if d in reversed_dims:
+                    mirrored = emit.fresh()
+                    emit.line(f"{mirrored} = arith.subi {emit.index(x.shape[d] - 1)}, {position} : index")
+                    position = mirrored
+                at.append(position)
+            value = emit.fresh()
+            emit.line(f"{value} = tensor.extract {x.name}[{', '.join(at)}] : {x.type}")
+            return value
+
+        return [generic_by_position(emit, x.shape, x.dtype, element_at)]
 
     def rule_roll(self, eqn, env):
         """`pltpu.roll`: element i moves to i + shift (mod the axis); with a
