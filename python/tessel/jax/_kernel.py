@@ -369,21 +369,6 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
             x = self.flush_subnormal(x)
         return self.convert(self.emit.op(f"{op} {x.name} : {x.type}", x.shape, x.dtype), dtype)
 
-    def flush_subnormal(self, x: Value) -> Value:
-        """`x` with f32/f64/bf16 subnormals made zeros of the same sign, as
-        XLA's threads read them (f16's widen to normal f32 numbers)."""
-        if x.dtype.name not in ("float32", "float64", "bfloat16"):
-            return x
-        zero = self.splat(self.emit.constant(0, x.dtype), x.shape)
-        # bf16 has f32's exponent range, so f32's smallest normal.
-        smallest_normal = np.finfo(np.float64 if x.dtype == np.float64 else np.float32).tiny
-        tiny = self.splat(self.emit.constant(float(smallest_normal), x.dtype), x.shape)
-        magnitude = self.emit.op(f"math.absf {x.name} : {x.type}", x.shape, x.dtype)
-        small = self.emit.op(f"arith.cmpf olt, {magnitude.name}, {tiny.name} : {x.type}", x.shape, np.bool_)
-        signed_zero = self.emit.op(f"math.copysign {zero.name}, {x.name} : {x.type}", x.shape, x.dtype)
-        return self.emit.op(f"arith.select {small.name}, {signed_zero.name}, {x.name} : {small.type}, {x.type}",
-                            x.shape, x.dtype)
-
     def rule_neg(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
         if is_float(x.dtype):

@@ -31,6 +31,16 @@ class MathRules:
             return self.convert(x, np.float32), x.dtype
         return x, x.dtype
 
+    def flush_subnormal(self, x: Value) -> Value:
+        """`x` with f32/f64/bf16 subnormals made zeros of the same sign, as
+        XLA's threads read them (f16's widen to normal f32 numbers)."""
+        if x.dtype.name not in ("float32", "float64", "bfloat16"):
+            return x
+        # bf16 has f32's exponent range, so f32's smallest normal.
+        smallest_normal = np.finfo(np.float64 if x.dtype == np.float64 else np.float32).tiny
+        small = self.cmp("cmpf", "olt", self.arith("math.absf", x), self.const_like(float(smallest_normal), x))
+        return self.pick(small, self.arith("math.copysign", self.const_like(0, x), x), x)
+
     def arith(self, op: str, *operands: Value) -> Value:
         """`op` on same-shaped operands (scalars splat to the first block's
         shape); the result has the first operand's type."""
