@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import jax.numpy as jnp
 import numpy as np
 from jax._src import core
 from jax._src.pallas import core as pallas_core
@@ -102,9 +103,9 @@ class _Affine:
 
 
 def _ref_dtype(dtype) -> np.dtype:
-    """A ref's element type; semaphores (TPU scratch for DMAs and barriers)
-    are i32 counters."""
-    if "semaphore" in str(dtype) or str(dtype).endswith("_sem"):  # (`dma_sem`, in run_scoped too)
+    """A ref's element type; semaphores of every kind (TPU scratch for DMAs
+    and barriers, `dma_sem` included) are i32 counters."""
+    if jnp.issubdtype(dtype, pallas_core.semaphore_dtype):
         return np.dtype(np.int32)
     return np.dtype(dtype)
 
