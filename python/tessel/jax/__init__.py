@@ -20,6 +20,7 @@ import hashlib
 from typing import Iterator
 
 import jax
+import numpy as np
 
 _SUPPORTED = ((0, 10, 2), (0, 11, 0))  # [lowest, first unsupported)
 
@@ -43,11 +44,12 @@ _check_version()
 
 from jax._src.pallas import core as pallas_core  # noqa: E402
 from jax._src.pallas import pallas_call as _pallas_call  # noqa: E402
+from jax._src.interpreters import mlir as _mlir  # noqa: E402
 from jax.interpreters import mlir  # noqa: E402
 
 from tessel import _tessel  # noqa: E402
 from tessel.jax._call import translate  # noqa: E402
-from tessel.jax._emit import Unsupported  # noqa: E402
+from tessel.jax._emit import Unsupported, sub_byte  # noqa: E402
 
 __all__ = ["CompilerParams", "install", "installed", "uninstall", "is_installed", "translate_call", "TARGET"]
 
@@ -131,7 +133,25 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
     # Compile now: diagnostics surface while tracing, at the user's lines.
     _tessel.prepare_kernel(kernel_id, translated.text, name or "kernel", translated.entry)
     call = jax.ffi.ffi_lowering(TARGET, operand_output_aliases=dict(input_output_aliases or ()))
-    return call(ctx, *args, kernel=kernel_id, module=translated.text, entry=translated.entry)
+    # Sub-byte integers cross the call in 8-bit containers (kernels compute
+    # on them so): XLA widens them before the call and narrows the results.
+    avals_in, avals_out = [_byte_sized(a) for a in ctx.avals_in], [_byte_sized(a) for a in ctx.avals_out]
+    args = [_convert(ctx, x, a, b) for x, a, b in zip(args, ctx.avals_in, avals_in)]
+    results = call(ctx.replace(avals_in=avals_in, avals_out=avals_out), *args, kernel=kernel_id,
+                   module=translated.text, entry=translated.entry)
+    return [_convert(ctx, r, b, a) for r, a, b in zip(results, ctx.avals_out, avals_out)]
+
+
+def _byte_sized(aval):
+    """`aval` with a sub-byte integer type replaced by the byte-sized one."""
+    dtype = getattr(aval, "dtype", None)
+    if dtype is None or sub_byte(dtype) is None:
+        return aval
+    return aval.update(dtype=np.dtype(np.int8 if sub_byte(dtype)[1] else np.uint8))
+
+
+def _convert(ctx, value, aval_from, aval_to):
+    return value if aval_from is aval_to else _mlir.convert_hlo(ctx, value, aval_from, aval_to)
 
 
 def install(*, include_interpret: bool = False) -> None:

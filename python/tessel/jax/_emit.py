@@ -5,7 +5,14 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import ml_dtypes
 import numpy as np
+
+# Integer types narrower than a byte: (bits, signed). Kernels keep them in
+# an 8-bit container whose value is always in the narrow type's range
+# (`KernelTranslator.fit_sub_byte`); the call widens them to 8 bits on the
+# way in and narrows them on the way out, in XLA.
+SUB_BYTE = {"int4": (4, True), "uint4": (4, False), "int2": (2, True), "uint2": (2, False)}
 
 
 class Unsupported(NotImplementedError):
@@ -21,6 +28,8 @@ def element(dtype) -> str:
         return "bf16"
     if dtype.kind == "f" and dtype.name in ("float16", "float32", "float64"):
         return {2: "f16", 4: "f32", 8: "f64"}[dtype.itemsize]
+    if dtype.name in SUB_BYTE:
+        return "i8"
     if dtype.kind in "iu" and dtype.name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                                               "uint64"):
         return f"i{8 * dtype.itemsize}"
@@ -30,7 +39,7 @@ def element(dtype) -> str:
 def entry_element(dtype) -> str:
     """The element type of an entry function's array (unsigned kept)."""
     dtype = np.dtype(dtype)
-    if dtype.kind == "u":
+    if dtype.kind == "u" or dtype.name in ("uint4", "uint2"):
         return f"ui{8 * dtype.itemsize}"
     return element(dtype)
 
@@ -41,7 +50,25 @@ def is_float(dtype) -> bool:
 
 
 def is_unsigned(dtype) -> bool:
-    return np.dtype(dtype).kind == "u" or np.dtype(dtype) == np.bool_
+    dtype = np.dtype(dtype)
+    return dtype.kind == "u" or dtype == np.bool_ or dtype.name in ("uint4", "uint2")
+
+
+def sub_byte(dtype) -> tuple[int, bool] | None:
+    """(bits, signed) of an integer type narrower than a byte, else None."""
+    return SUB_BYTE.get(np.dtype(dtype).name)
+
+
+def bit_width(dtype) -> int:
+    """Bits of one element (a sub-byte type's own, not its container's)."""
+    narrow = sub_byte(dtype)
+    return narrow[0] if narrow else 8 * np.dtype(dtype).itemsize
+
+
+def integer_range(dtype) -> tuple[int, int]:
+    """The smallest and largest value of an integer type (sub-byte ones too)."""
+    info = ml_dtypes.iinfo(np.dtype(dtype))
+    return int(info.min), int(info.max)
 
 
 def tensor_type(shape, dtype) -> str:

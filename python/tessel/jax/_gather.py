@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tessel.jax._emit import Value, element, is_unsigned, tensor_type
+from tessel.jax._emit import Value, element, integer_range, is_unsigned, tensor_type
 
 
 @dataclass
@@ -252,7 +252,7 @@ def gather_values(tr, operand: Value, indices: Value, params, shape) -> Value:
         value = params["fill_value"]
         if value is None:
             value = (np.nan if np.issubdtype(dtype, np.inexact) or dtype.name == "bfloat16" else True
-                     if dtype == np.bool_ else np.iinfo(dtype).max if is_unsigned(dtype) else np.iinfo(dtype).min)
+                     if dtype == np.bool_ else integer_range(dtype)[1 if is_unsigned(dtype) else 0])
         fill_value = emit.constant(value, dtype)
 
     def line(text):

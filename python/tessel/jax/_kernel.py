@@ -16,7 +16,8 @@ from tessel.jax._math import MathRules
 from tessel.jax._reductions import ReductionRules
 from tessel.jax._refs import RefRules
 from tessel.jax._shapes import REDUCE, ShapeRules
-from tessel.jax._emit import Emitter, Unsupported, Value, element, is_float, is_unsigned, location, tensor_type
+from tessel.jax._emit import (Emitter, Unsupported, Value, element, integer_range, is_float, is_unsigned, location,
+                              sub_byte, tensor_type)
 
 # Element-wise binary primitives: (float op, signed op, unsigned op).
 BINARY = {
@@ -83,6 +84,16 @@ CALLS = {"pjit": "jaxpr", "jit": "jaxpr", "closed_call": "call_jaxpr", "core_cal
 
 # Primitives that return their operand.
 IDENTITY = {"multiple_of", "copy", "copy_p", "optimization_barrier", "pvary", "stop_gradient"}
+
+# Primitives whose results are made of their operands' values (or of the
+# operands' bits combined bit by bit): a sub-byte integer result is already
+# in its type's range when the operands are. Every other primitive's
+# sub-byte result is brought back into range (`fit_sub_byte`).
+KEEPS_SUB_BYTE_RANGE = IDENTITY | set(CALLS) | {
+    "get", "swap", "load", "masked_load", "select_n", "max", "min", "clamp", "and", "or", "xor", "rem",
+    "broadcast_in_dim", "reshape", "squeeze", "expand_dims", "transpose", "concatenate",
+    "slice", "dynamic_slice", "dynamic_update_slice", "pad", "rev", "gather", "reduce_max", "reduce_min", "cond",
+    "while", "scan", "run_scoped"}
 
 
 def _frame(source_info):
@@ -228,10 +239,10 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
     def float_to_int(self, value: Value, dtype) -> Value:
         """Float to integer as XLA does it: truncation, saturating at the
         integer range, NaN to 0 (fptosi alone is undefined out of range)."""
-        info = np.iinfo(dtype)
+        smallest, largest = integer_range(dtype)
         shape, ftype = value.shape, value.type
-        low = self.splat(self.emit.constant(float(info.min), value.dtype), shape)
-        high = self.splat(self.emit.constant(float(info.max) + 1.0, value.dtype), shape)
+        low = self.splat(self.emit.constant(float(smallest), value.dtype), shape)
+        high = self.splat(self.emit.constant(float(largest) + 1.0, value.dtype), shape)
         zero = self.splat(self.emit.constant(0.0, value.dtype), shape)
         ge_low = self.emit.op(f"arith.cmpf oge, {value.name}, {low.name} : {ftype}", shape, np.bool_)
         lt_high = self.emit.op(f"arith.cmpf olt, {value.name}, {high.name} : {ftype}", shape, np.bool_)
@@ -241,14 +252,29 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         op = "arith.fptoui" if is_unsigned(dtype) else "arith.fptosi"
         out_type = tensor_type(shape, dtype)
         converted = self.emit.op(f"{op} {safe.name} : {ftype} to {out_type}", shape, dtype)
-        top = self.splat(self.emit.constant(info.max, dtype), shape)
-        bottom = self.splat(self.emit.constant(info.min, dtype), shape)
+        top = self.splat(self.emit.constant(largest, dtype), shape)
+        bottom = self.splat(self.emit.constant(smallest, dtype), shape)
         above = self.emit.op(f"arith.cmpf oge, {value.name}, {high.name} : {ftype}", shape, np.bool_)
         below = self.emit.op(f"arith.cmpf olt, {value.name}, {low.name} : {ftype}", shape, np.bool_)
         clipped = self.emit.op(f"arith.select {above.name}, {top.name}, {converted.name} : {above.type}, {out_type}",
                                shape, dtype)
         return self.emit.op(f"arith.select {below.name}, {bottom.name}, {clipped.name} : {below.type}, {out_type}",
                             shape, dtype)
+
+    def fit_sub_byte(self, value: Value) -> Value:
+        """A sub-byte integer computed in its 8-bit container, brought back
+        into its type's range: its low bits, sign-extended for a signed type
+        (the two's-complement wrap-around XLA's narrow arithmetic has)."""
+        return self.sub_byte_bits(value, extend_sign=sub_byte(value.dtype)[1])
+
+    def sub_byte_bits(self, value: Value, extend_sign: bool) -> Value:
+        """The low bits of a sub-byte value's container (the type's own
+        bits), zero- or sign-extended across the container."""
+        bits, _ = sub_byte(value.dtype)
+        if extend_sign:
+            shift = self.const_like(8 - bits, value)
+            return self.arith("arith.shrsi", self.arith("arith.shli", value, shift), shift)
+        return self.arith("arith.andi", value, self.const_like((1 << bits) - 1, value))
 
     # ----- the walk -----------------------------------------------------
     def jaxpr(self, jaxpr: core.Jaxpr, env: dict) -> list[Value]:
@@ -291,9 +317,15 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
                     f"{self.emit.where}: Tessel does not support the JAX primitive '{name}' in Pallas kernels"
                 )
             for var, value in zip(eqn.outvars, outs):
-                if not isinstance(var, core.DropVar):
-                    env[var] = Value(value.name, tuple(var.aval.shape), np.dtype(var.aval.dtype)) \
-                        if not value.ref else value
+                if isinstance(var, core.DropVar):
+                    continue
+                if value.ref:
+                    env[var] = value
+                    continue
+                value = Value(value.name, tuple(var.aval.shape), np.dtype(var.aval.dtype))
+                if sub_byte(value.dtype) and name not in KEEPS_SUB_BYTE_RANGE:
+                    value = self.fit_sub_byte(value)
+                env[var] = value
         return [self.read(env, v) for v in jaxpr.outvars]
 
     def inline(self, closed, args: list[Value]) -> list[Value]:
@@ -332,6 +364,10 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
             # bases exactly (LLVM's powi needs a compiler runtime).
             b = self.convert(b, dtype)
         b = Value(b.name, b.shape, dtype)
+        if eqn.primitive.name.startswith("shift_right") and sub_byte(dtype):
+            # The narrow type's bits, its top bit as the sign for an
+            # arithmetic shift (of unsigned types too, as XLA shifts them).
+            a = self.sub_byte_bits(a, extend_sign=eqn.primitive.name == "shift_right_arithmetic")
         # Integer division by zero, INT_MIN / -1 and shifts by the width or
         # more get XLA's results from every pipeline (tessel-total-division,
         # tessel-saturating-shifts): the plain arith op is enough here.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tessel.jax._emit import Value, element, is_float
+from tessel.jax._emit import Value, bit_width, element, is_float, sub_byte
 
 # XLA's single-precision erf_inv polynomial (Giles, "Approximating the
 # erfinv function"): coefficients for w < 5 and for w >= 5.
@@ -203,14 +203,23 @@ class MathRules:
     def rule_bitcast_convert_type(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
         dtype = np.dtype(eqn.params["new_dtype"])
-        if x.dtype.itemsize != dtype.itemsize or x.dtype == np.bool_ or dtype == np.bool_:
+        if bit_width(x.dtype) != bit_width(dtype) or x.dtype == np.bool_ or dtype == np.bool_:
             self.fail(f"bitcast_convert_type from {x.dtype} to {dtype} (only between types of one width)")
         return [self.bitcast(x, dtype)]
 
     def rule_population_count(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
+        if sub_byte(x.dtype):
+            # The narrow type's own bits. (XLA's CPU code counts an int4's
+            # sign-extended byte, 5 for -8, but an int2's own two bits.)
+            return [self.arith("math.ctpop", self.sub_byte_bits(x, extend_sign=False))]
         return [self.arith("math.ctpop", x)]
 
     def rule_clz(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
+        if sub_byte(x.dtype):
+            # Leading zeros of the narrow type's bits, not of its container.
+            bits, _ = sub_byte(x.dtype)
+            leading = self.arith("math.ctlz", self.sub_byte_bits(x, extend_sign=False))
+            return [self.arith("arith.subi", leading, self.const_like(8 - bits, x))]
         return [self.arith("math.ctlz", x)]

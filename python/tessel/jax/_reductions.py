@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tessel.jax._emit import Value, element, is_float, is_unsigned, tensor_type
+from tessel.jax._emit import Value, element, integer_range, is_float, is_unsigned, tensor_type
 
 # Cumulative primitives: (float op, signed op, unsigned op, identity kind).
 CUMULATIVE = {
@@ -24,8 +24,8 @@ def identity(kind: str, dtype):
         return 0 if kind == "zero" else 1
     if is_float(dtype):
         return float("-inf") if kind == "lowest" else float("inf")
-    info = np.iinfo(dtype)
-    return int(info.min) if kind == "lowest" else int(info.max)
+    smallest, largest = integer_range(dtype)
+    return smallest if kind == "lowest" else largest
 
 
 class ReductionRules:
