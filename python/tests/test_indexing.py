@@ -4,7 +4,8 @@ non-affine index maps, under jax.jit through Tessel, against numpy.
 `test_random_index_arrays` is a differential generator: random mixes of
 `pl.ds` slices, scalar indices and broadcasting index arrays on refs of
 rank 2 and 3, loaded and stored, compared with numpy's advanced indexing
-(whose placement rules Pallas' NDIndexer follows). `test_random_gathers_of_values`
+(whose placement rules Pallas' NDIndexer follows); `test_random_strided_indexers`
+adds strided slices and `test_random_chains_of_ref_indexers` chains of `.at[]`. `test_random_gathers_of_values`
 applies the same indexers, `jnp.take` and `take_along_axis` to loaded
 values (`lax.gather`), against jax.jit."""
 
@@ -23,21 +24,22 @@ import tessel.jax
 CASES = 60
 
 
-def _random_indexer(rng, shape):
+def _random_indexer(rng, shape, strides=(1,), arrays_required=True):
     """(kinds, numpy indexer) for a ref of `shape`: per dim a slice
-    ("slice", start, size), a scalar ("scalar", i) or an index array
-    ("array", values) whose shapes broadcast together."""
+    ("slice", start, size, stride), a scalar ("scalar", i) or an index
+    array ("array", values) whose shapes broadcast together."""
     while True:
         kinds = [rng.choice(["slice", "scalar", "array"], p=[0.35, 0.2, 0.45]) for _ in shape]
-        if "array" in kinds:
+        if "array" in kinds or not arrays_required:
             break
     arrays = [d for d, kind in enumerate(kinds) if kind == "array"]
     broadcast = tuple(int(rng.integers(2, 5)) for _ in range(int(rng.integers(1, 3))))
     out = []
     for d, (kind, n) in enumerate(zip(kinds, shape)):
         if kind == "slice":
-            size = int(rng.integers(1, n + 1))
-            out.append(("slice", int(rng.integers(0, n - size + 1)), size))
+            stride = int(rng.choice(strides)) if len(strides) > 1 else 1
+            size = int(rng.integers(1, (n - 1) // stride + 2))
+            out.append(("slice", int(rng.integers(0, n - stride * (size - 1))), size, stride))
         elif kind == "scalar":
             out.append(("scalar", int(rng.integers(0, n))))
         else:
@@ -45,16 +47,19 @@ def _random_indexer(rng, shape):
             if len(arrays) > 1:
                 array_shape = [s if rng.random() < 0.6 else 1 for s in array_shape]
             out.append(("array", rng.integers(0, n, size=tuple(array_shape)).astype(np.int32)))
-    numpy_indexer = tuple(
-        slice(k[1], k[1] + k[2]) if k[0] == "slice" else k[1] for k in out
-    )
+    numpy_indexer = tuple(_numpy_slice(k) if k[0] == "slice" else k[1] for k in out)
     return out, numpy_indexer
+
+
+def _numpy_slice(kind):
+    _, start, size, stride = kind
+    return slice(start, start + stride * (size - 1) + 1, stride)
 
 
 def _pallas_indexer(kinds, index_refs):
     arrays = iter(index_refs)
     return tuple(
-        pl.ds(k[1], k[2]) if k[0] == "slice" else k[1] if k[0] == "scalar" else next(arrays)[...]
+        pl.ds(*k[1:]) if k[0] == "slice" else k[1] if k[0] == "scalar" else next(arrays)[...]
         for k in kinds
     )
 
@@ -80,8 +85,22 @@ def _scatter_call(kinds, x, values, arrays):
 def test_random_index_arrays(seed):
     rng = np.random.default_rng(seed)
     shape = tuple(int(n) for n in rng.integers(3, 7, size=int(rng.integers(2, 4))))
+    _check_indexer(rng, shape, *_random_indexer(rng, shape))
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+def test_random_strided_indexers(seed):
+    # Strided `pl.ds` slices mixed with scalars, index arrays and other
+    # strided slices: slice dims stay where NumPy puts them. (Once 'cannot
+    # translate a strided slice together with scalar indices'.)
+    rng = np.random.default_rng(9000 + seed)
+    shape = tuple(int(n) for n in rng.integers(3, 10, size=int(rng.integers(2, 5))))
+    _check_indexer(rng, shape, *_random_indexer(rng, shape, strides=(1, 2, 3), arrays_required=False))
+
+
+def _check_indexer(rng, shape, kinds, indexer):
+    """Loads and stores `x_ref[indexer]` through Tessel against numpy."""
     x = rng.standard_normal(shape).astype(np.float32)
-    kinds, indexer = _random_indexer(rng, shape)
     arrays = [k[1] for k in kinds if k[0] == "array"]
     expected = x[indexer]
     gathered = jax.jit(functools.partial(_gather_call, kinds, result_shape=expected.shape))(x, arrays)
@@ -97,6 +116,53 @@ def test_random_index_arrays(seed):
     reference = x.copy()
     reference[indexer] = values
     np.testing.assert_array_equal(np.asarray(stored), reference, err_msg=f"store x[{indexer}]")
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_chains_of_ref_indexers(seed):
+    # `x_ref.at[...].at[...]...[...]`: each indexer (static or dynamic
+    # slices, strided or not, and scalars) applies to the view the ones
+    # before it select; numpy's views compose the same way.
+    rng = np.random.default_rng(12000 + seed)
+    shape = tuple(int(n) for n in rng.integers(4, 12, size=int(rng.integers(2, 4))))
+    chain, view_shape = [], shape
+    for _ in range(int(rng.integers(2, 4))):
+        kinds, _ = _random_indexer(rng, view_shape, strides=(1, 2, 3), arrays_required=False)
+        kinds = [k if k[0] != "array" else ("scalar", int(k[1].flat[0])) for k in kinds]
+        if all(k[0] == "scalar" for k in kinds):
+            kinds[-1] = ("slice", 0, view_shape[-1], 1)
+        chain.append(kinds)
+        view_shape = tuple(k[2] for k in kinds if k[0] == "slice")
+    dynamic = bool(seed % 2)
+    starts = np.array([k[1] for kinds in chain for k in kinds], np.int32)
+
+    def indexers(s_ref):
+        read = iter(range(len(starts)))
+        for kinds in chain:
+            yield tuple(pl.ds(s_ref[next(read)] if dynamic else k[1], *k[2:]) if k[0] == "slice" else
+                        (s_ref[next(read)] if dynamic else k[1]) for k in kinds)
+
+    def kernel(s_ref, x_ref, y_ref, z_ref):
+        view, out = x_ref, z_ref
+        z_ref[...] = jnp.zeros_like(z_ref)
+        for indexer in indexers(s_ref):
+            view, out = view.at[indexer], out.at[indexer]
+        y_ref[...] = view[...]
+        out[...] = view[...] + 1
+
+    x = rng.standard_normal(shape).astype(np.float32)
+    expected_view, expected_z = x, np.zeros_like(x)
+    z_view = expected_z
+    for kinds in chain:
+        indexer = tuple(_numpy_slice(k) if k[0] == "slice" else k[1] for k in kinds)
+        expected_view, z_view = expected_view[indexer], z_view[indexer]
+    z_view[...] = expected_view + 1
+    y, z = jax.jit(pl.pallas_call(
+        kernel, out_shape=(jax.ShapeDtypeStruct(expected_view.shape, jnp.float32),
+                           jax.ShapeDtypeStruct(shape, jnp.float32)),
+        in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec()]))(starts, x)
+    np.testing.assert_array_equal(np.asarray(y), expected_view, err_msg=str(chain))
+    np.testing.assert_array_equal(np.asarray(z), expected_z, err_msg=str(chain))
 
 
 @pytest.mark.parametrize("seed", range(CASES))
@@ -116,7 +182,7 @@ def test_random_gathers_of_values(seed):
 
     def compute(value, arrays, wild, along):
         given = iter(arrays)
-        indexer = tuple(slice(k[1], k[1] + k[2]) if k[0] == "slice" else k[1] if k[0] == "scalar" else next(given)
+        indexer = tuple(_numpy_slice(k) if k[0] == "slice" else k[1] if k[0] == "scalar" else next(given)
                         for k in kinds)
         return (value[indexer], jnp.take(value, wild, axis=axis, mode=mode),
                 jnp.take_along_axis(value, along, axis=axis))

@@ -29,8 +29,8 @@ from tessel.jax._emit import Value, element, integer_range, is_unsigned, tensor_
 class IndexArrays:
     """An access with index arrays, dim by dim of the ref."""
 
-    # Per ref dim: ("slice", start index name, size), ("array", Value) or
-    # ("scalar", index name).
+    # Per ref dim: ("slice", start index name, size[, stride]), ("array",
+    # Value) or ("scalar", index name).
     dims: list
     # The index arrays' broadcast shape.
     broadcast: tuple
@@ -39,12 +39,15 @@ class IndexArrays:
 
     def arrays_at(self) -> int:
         """The result dim where the broadcast index arrays' dims start."""
-        return next(p for k, p in zip(self.dims, self.result_dims()) if k[0] != "slice")
+        return next((p for k, p in zip(self.dims, self.result_dims()) if k[0] != "slice"), 0)
 
     def result_dims(self):
         """Per ref dim: the result dim a slice runs along, or the first
         result dim of the broadcast index arrays (None for scalars)."""
         indexed = [d for d, kind in enumerate(self.dims) if kind[0] != "slice"]
+        if not indexed:
+            # Only (strided) slices: each runs along its own dim.
+            return list(range(len(self.dims)))
         contiguous = all(b - a == 1 for a, b in zip(indexed, indexed[1:]))
         first = indexed[0] if contiguous else 0
         slices_before = sum(1 for d in range(first) if self.dims[d][0] == "slice") if contiguous else 0
@@ -100,8 +103,12 @@ def _positions(tr, access: IndexArrays, ref: Value, indices: dict, clamp: bool):
     zero = emit.index(0)
     for d, (kind, result_dim) in enumerate(zip(access.dims, result_dims)):
         if kind[0] == "slice":
+            step = indices[result_dim]
+            if len(kind) > 3 and kind[3] != 1:
+                stride, step = emit.index(kind[3]), emit.fresh()
+                emit.line(f"{step} = arith.muli {indices[result_dim]}, {stride} : index")
             position = emit.fresh()
-            emit.line(f"{position} = arith.addi {kind[1]}, {indices[result_dim]} : index")
+            emit.line(f"{position} = arith.addi {kind[1]}, {step} : index")
         elif kind[0] == "scalar":
             position = kind[1]
         else:

@@ -37,24 +37,31 @@ class RefRules:
     def access(self, env, ref: Value, transforms):
         if not transforms:
             return None
-        if len(transforms) > 1 or not isinstance(transforms[0], indexing.NDIndexer):
-            self.fail("ref transforms other than one indexer (nested .at[] or bitcasts)")
-        indices = transforms[0].indices
-        dims = [self.index_kind(env, index) for index in indices]
+        if not all(isinstance(transform, indexing.NDIndexer) for transform in transforms):
+            self.fail("ref transforms other than indexers (bitcasts, reshapes)")
+        dims = [self.index_kind(env, index) for index in transforms[0].indices]
+        for inner in transforms[1:]:
+            # `.at[...].at[...]`: the chain as one indexer of the ref.
+            dims = self.compose(dims, [self.index_kind(env, index) for index in inner.indices])
         # Negative entries of index arrays count from the end (NumPy's and
         # the interpreter's rule), before any clamping.
         dims = [(kind[0], self.wrapped(kind[1], ref.shape[d]), *kind[2:])
                 if kind[0] == "array" and len(kind) == 2 else kind for d, kind in enumerate(dims)]
+        strided = [kind for kind in dims if kind[0] == "strided"]
+        scalars = any(kind[0] == "scalar" for kind in dims)
         arrays = [kind for kind in dims if kind[0] == "array"]
-        if any(len(kind) > 2 for kind in arrays) and (len(arrays) > 1 or any(k[0] == "scalar" for k in dims)):
-            # A strided slice is a gather along its dim; next to other
-            # index arrays or scalars NumPy's rules would move its dim.
-            self.fail("a strided slice (pl.ds with a stride) together with scalar indices or other strided "
-                      "slices or index arrays")
-        if len(arrays) > 1 or any(len(kind[1].shape) != 1 for kind in arrays) or \
-                (arrays and any(kind[0] == "scalar" for kind in dims)):
-            # Offsets as index names alone from here on.
-            return _gather.index_arrays([(k[0], k[1] if k[0] == "array" else k[1][0], *k[2:]) for k in dims])
+        if len(strided) == 1 and not arrays and not scalars:
+            # One strided slice among plain ones: a gather along its dim.
+            dims = [("array", self.strided_positions(*kind[1:]), "strided") if kind[0] == "strided" else kind
+                    for kind in dims]
+            arrays = [kind for kind in dims if kind[0] == "array"]
+        elif strided or len(arrays) > 1 or any(len(kind[1].shape) != 1 for kind in arrays) or (arrays and scalars):
+            # Offsets as index names alone from here on; strided slices stay
+            # slice dims (where NumPy's rules put them), stepping by their
+            # stride.
+            return _gather.index_arrays([
+                ("slice", k[1][0], k[2], k[3]) if k[0] == "strided" else
+                (k[0], k[1] if k[0] == "array" else k[1][0], *k[2:]) for k in dims])
         offsets, sizes, squeezed = [], [], []
         self.gather = None
         for dim, kind in enumerate(dims):
@@ -76,11 +83,12 @@ class RefRules:
         return [o[0] for o in offsets], sizes, squeezed, self.gather
 
     def index_kind(self, env, index):
-        """One indexer entry: ("slice", offset, size), ("scalar", offset) or
-        ("array", i32 Value); offsets are (index name, static value or None)."""
+        """One indexer entry: ("slice", offset, size), ("strided", offset,
+        size, stride), ("scalar", offset) or ("array", i32 Value); offsets
+        are (index name, static value or None)."""
         if isinstance(index, indexing.Slice):
             if index.stride != 1:
-                return ("array", self.strided_positions(env, index), "strided")
+                return ("strided", self.offset(env, index.start), int(index.size), int(index.stride))
             return ("slice", self.offset(env, index.start), int(index.size))
         shape = tuple(index.aval.shape) if hasattr(index, "aval") else tuple(np.shape(index))
         if shape == ():
@@ -102,19 +110,52 @@ class RefRules:
         negative = self.cmp("cmpi", "slt", indices, self.const_like(0, indices))
         return self.pick(negative, self.arith("arith.addi", indices, self.const_like(size, indices)), indices)
 
-    def strided_positions(self, env, index) -> Value:
+    def strided_positions(self, start, size: int, stride: int) -> Value:
         """The i32 positions start + stride * i (i < size) of a strided
-        `pl.ds`, read as a gather along its dim."""
-        size, stride = int(index.size), int(index.stride)
-        start = index.start
-        if isinstance(start, core.Literal):
-            start = start.val
-        if isinstance(start, (int, np.integer)):
-            return self.emit.dense(np.arange(size, dtype=np.int32) * stride + int(start))
-        steps = self.emit.dense(np.arange(size, dtype=np.int32) * stride)
-        first = self.convert(self.read(env, start), np.int32)
+        `pl.ds` (start an offset), read as a gather along its dim."""
+        steps = np.arange(size, dtype=np.int32) * stride
+        if start[1] is not None:
+            return self.emit.dense(steps + start[1])
+        first = self.emit.op(f"arith.index_cast {start[0]} : index to i32", (), np.int32)
+        steps = self.emit.dense(steps)
         return self.emit.op(f"arith.addi {steps.name}, {self.splat(first, (size,)).name} : {steps.type}",
                             (size,), np.int32)
+
+    def compose(self, outer: list, inner: list) -> list:
+        """The index kinds of `inner` applied to the view `outer` selects
+        (its dims those `outer` does not index with a scalar), as kinds of
+        the underlying ref: starts add up (scaled by the outer stride),
+        strides multiply."""
+        if any(kind[0] == "array" for kind in outer + inner):
+            self.fail("index arrays in a chain of ref indexers (.at[...].at[...])")
+        view = iter(inner)
+        composed = []
+        for kind in outer:
+            if kind[0] == "scalar":
+                composed.append(kind)
+                continue
+            nested = next(view)
+            stride = kind[3] if kind[0] == "strided" else 1
+            start = self.offset_plus(kind[1], nested[1], stride)
+            if nested[0] == "scalar":
+                composed.append(("scalar", start))
+                continue
+            stride *= nested[3] if nested[0] == "strided" else 1
+            composed.append(("strided", start, nested[2], stride) if stride != 1 else ("slice", start, nested[2]))
+        return composed
+
+    def offset_plus(self, base, offset, scale: int):
+        """The offset base + scale * offset (offsets as `offset` gives)."""
+        if base[1] is not None and offset[1] is not None:
+            total = base[1] + scale * offset[1]
+            return self.emit.index(total), total
+        scaled = offset[0]
+        if scale != 1:
+            factor, scaled = self.emit.index(scale), self.emit.fresh()
+            self.emit.line(f"{scaled} = arith.muli {offset[0]}, {factor} : index")
+        total = self.emit.fresh()
+        self.emit.line(f"{total} = arith.addi {base[0]}, {scaled} : index")
+        return total, None
 
     def offset(self, env, start):
         """(index SSA name, static value or None) of an offset."""
