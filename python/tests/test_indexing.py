@@ -5,7 +5,9 @@ non-affine index maps, under jax.jit through Tessel, against numpy.
 `pl.ds` slices, scalar indices and broadcasting index arrays on refs of
 rank 2 and 3, loaded and stored, compared with numpy's advanced indexing
 (whose placement rules Pallas' NDIndexer follows); `test_random_strided_indexers`
-adds strided slices and `test_random_chains_of_ref_indexers` chains of `.at[]`. `test_random_gathers_of_values`
+adds strided slices and `test_random_chains_of_ref_indexers` chains of `.at[]`;
+`test_random_scatters_into_values` uses the indexers in `x.at[...].set/add/...`
+on loaded values (`lax.scatter`). `test_random_gathers_of_values`
 applies the same indexers, `jnp.take` and `take_along_axis` to loaded
 values (`lax.gather`), against jax.jit."""
 
@@ -197,6 +199,64 @@ def test_random_gathers_of_values(seed):
     out = pl.pallas_call(kernel, out_shape=shapes)(x, wild, along, *arrays)
     for what, got, want in zip(["x[...][indexer]", f"take mode={mode}", "take_along_axis"], out, expected):
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=f"{what} of {shape}")
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+def test_random_scatters_into_values(seed):
+    # `x.at[indexer].set/add/mul/min/max(v)` on a loaded value (lax.scatter
+    # and its combining forms) with the random indexers above, strided
+    # slices included, and `x.at[wild].add(v, mode=...)` with out-of-range
+    # entries, against jax.jit. Small integers in floats keep duplicate
+    # positions' sums and products exact in any order. Once 'unsupported
+    # primitive scatter'.
+    rng = np.random.default_rng(15000 + seed)
+    shape = tuple(int(n) for n in rng.integers(3, 7, size=int(rng.integers(2, 4))))
+    x = rng.integers(-4, 5, shape).astype(np.float32)
+    kinds, indexer = _random_indexer(rng, shape, strides=(1, 2), arrays_required=False)
+    arrays = [k[1] for k in kinds if k[0] == "array"]
+    op = ["set", "add", "mul", "min", "max"][seed % 5]
+    positions = np.arange(x.size).reshape(shape)[indexer]
+    if op == "set" and np.unique(positions).size != positions.size:
+        op = "add"  # which duplicate wins a set is unspecified
+    updates = rng.integers(-3, 4, positions.shape).astype(np.float32)
+    wild = rng.integers(-2 * shape[0], 2 * shape[0], int(rng.integers(1, 9))).astype(np.int32)
+    wild_updates = rng.integers(-3, 4, (wild.size,) + shape[1:]).astype(np.float32)
+    mode = ["clip", "drop", None][seed % 3]
+
+    def compute(value, arrays, updates, wild, wild_updates):
+        given = iter(arrays)
+        index = tuple(_numpy_slice(k) if k[0] == "slice" else k[1] if k[0] == "scalar" else next(given) for k in kinds)
+        return getattr(value.at[index], op)(updates), value.at[wild].add(wild_updates, mode=mode)
+
+    def kernel(x_ref, u_ref, w_ref, wu_ref, *refs):
+        index_refs, outs = refs[:len(arrays)], refs[len(arrays):]
+        results = compute(x_ref[...], [r[...] for r in index_refs], u_ref[...], w_ref[...], wu_ref[...])
+        for o_ref, result in zip(outs, results):
+            o_ref[...] = result
+
+    expected = jax.jit(compute)(x, arrays, updates, wild, wild_updates)
+    shapes = [jax.ShapeDtypeStruct(e.shape, e.dtype) for e in expected]
+    out = pl.pallas_call(kernel, out_shape=shapes)(x, updates, wild, wild_updates, *arrays)
+    for what, got, want in zip([f"x.at[{indexer}].{op}", f"x.at[{wild}].add mode={mode}"], out, expected):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=f"{what} of {shape}")
+
+
+def test_scatters_into_integer_values_combine_with_integer_ops():
+    x = jnp.asarray(np.arange(-6, 6, dtype=np.int32).reshape(3, 4))
+    rows = jnp.asarray(np.array([2, 0, 2], np.int32))
+
+    def compute(value, rows):
+        return (value.at[rows].add(7), value.at[rows, 1].min(-9), value.at[:, ::2].max(3),
+                value.astype(jnp.uint8).at[rows].min(jnp.uint8(200)))
+
+    def kernel(x_ref, r_ref, *outs):
+        for o_ref, result in zip(outs, compute(x_ref[...], r_ref[...])):
+            o_ref[...] = result
+
+    expected = jax.jit(compute)(x, rows)
+    out = pl.pallas_call(kernel, out_shape=[jax.ShapeDtypeStruct(e.shape, e.dtype) for e in expected])(x, rows)
+    for got, want in zip(out, expected):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
 def test_diagonal_of_a_value():

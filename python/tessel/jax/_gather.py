@@ -326,3 +326,93 @@ def generic_by_position(emit, shape, dtype, element_at) -> Value:
     emit.depth -= 1
     emit.lines.append("  " * emit.depth + f"}} -> {out_type} " + loc)
     return Value(result, tuple(shape), dtype)
+
+
+def scatter_values(tr, operand: Value, indices: Value, updates: Value, params, combine: str | None) -> Value:
+    """`lax.scatter` (and scatter-add, -mul, -min, -max) into a value
+    (`x.at[i].set(v)` on a loaded block): a loop nest over the updates
+    carrying the operand tensor, each element inserted (or combined with
+    the element there by the arith op `combine`) at its position. An
+    update's window starts where the index vector says along
+    `scatter_dims_to_operand_dims`, walking the operand's dims outside
+    `inserted_window_dims` along `update_window_dims`; in `clip` mode the
+    start is clamped as XLA clamps, otherwise a window that does not fit
+    in the operand is dropped whole (XLA's rule). Duplicate positions
+    apply in row-major order of the updates."""
+    numbers = params["dimension_numbers"]
+    emit, dtype = tr.emit, operand.dtype
+    window_dims = [int(d) for d in numbers.update_window_dims]
+    inserted = {int(d) for d in numbers.inserted_window_dims}
+    to_operand = [int(d) for d in numbers.scatter_dims_to_operand_dims]
+    batching = [int(d) for d in numbers.operand_batching_dims]
+    clip = "CLIP" in str(params["mode"])
+    window_operand_dims = [d for d in range(len(operand.shape)) if d not in inserted and d not in batching]
+    window_size = {d: updates.shape[u] for d, u in zip(window_operand_dims, window_dims)}
+
+    def line(text):
+        name = emit.fresh()
+        emit.line(f"{name} = {text}")
+        return name
+
+    zero, one, loc = emit.index(0), emit.index(1), emit.loc
+    carried, positions, results = operand.name, [], []
+    for size in updates.shape:
+        position, inner = emit.fresh(), emit.fresh()
+        results.append(emit.fresh())
+        emit.line(f"{results[-1]} = scf.for {position} = {zero} to {emit.index(size)} step {one} "
+                  f"iter_args({inner} = {carried}) -> ({operand.type}) {{", located=False)
+        emit.depth += 1
+        positions.append(position)
+        carried = inner
+    batch = [positions[d] for d in range(len(positions)) if d not in window_dims]
+    cast = "arith.index_castui" if is_unsigned(indices.dtype) else "arith.index_cast"
+    paired = dict(zip(batching, (batch[int(d)] for d in numbers.scatter_indices_batching_dims)))
+    valid, at = None, []
+    windows = iter(positions[u] for u in window_dims)
+    for d, size in enumerate(operand.shape):
+        if d in paired:
+            at.append(paired[d])
+            continue
+        start = None
+        if d in to_operand:
+            raw = line(f"tensor.extract {indices.name}[{', '.join(batch + [emit.index(to_operand.index(d))])}] : "
+                       f"{indices.type}")
+            start = line(f"{cast} {raw} : {element(indices.dtype)} to index")
+            last = emit.index(size - window_size.get(d, 1))
+            if clip:
+                start = line(f"arith.minsi {line(f'arith.maxsi {start}, {zero} : index')}, {last} : index")
+            else:
+                fits = line(f"arith.andi {line(f'arith.cmpi sge, {start}, {zero} : index')}, "
+                            f"{line(f'arith.cmpi sle, {start}, {last} : index')} : i1")
+                valid = fits if valid is None else line(f"arith.andi {valid}, {fits} : i1")
+        if d in inserted:
+            at.append(start or zero)
+        else:
+            offset = next(windows)
+            at.append(line(f"arith.addi {start}, {offset} : index") if start else offset)
+    item = line(f"tensor.extract {updates.name}[{', '.join(positions)}] : {updates.type}") if positions \
+        else updates.name
+    if valid is not None:
+        # Positions of a dropped window may lie outside the operand: the
+        # access happens only under the check.
+        updated = emit.fresh()
+        emit.line(f"{updated} = scf.if {valid} -> ({operand.type}) {{", located=False)
+        emit.depth += 1
+    place = ", ".join(at)
+    if combine is not None:
+        old = line(f"tensor.extract {carried}[{place}] : {operand.type}")
+        item = line(f"{combine} {old}, {item} : {element(dtype)}")
+    result = line(f"tensor.insert {item} into {carried}[{place}] : {operand.type}")
+    if valid is not None:
+        emit.line(f"scf.yield {result} : {operand.type}", located=False)
+        emit.lines.append("  " * (emit.depth - 1) + "} else {")
+        emit.line(f"scf.yield {carried} : {operand.type}", located=False)
+        emit.depth -= 1
+        emit.lines.append("  " * emit.depth + "} " + loc)
+        result = updated
+    for loop in reversed(results):
+        emit.line(f"scf.yield {result} : {operand.type}", located=False)
+        emit.depth -= 1
+        emit.lines.append("  " * emit.depth + "} " + loc)
+        result = loop
+    return Value(result, operand.shape, dtype)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from jax._src import core, source_info_util
 
+from tessel.jax import _gather
 from tessel.jax._control import ControlFlowRules
 from tessel.jax._math import MathRules
 from tessel.jax._reductions import ReductionRules
@@ -81,6 +82,11 @@ FLUSHES_SUBNORMAL_INPUT = {"math.log"}
 CALLS = {"pjit": "jaxpr", "jit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr", "remat": "jaxpr",
          "checkpoint": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
          "custom_vjp_call_jaxpr": "fun_jaxpr"}
+
+# Scatters into values: the op combining the element there with the update
+# (None: replace it), as in BINARY.
+SCATTERS = {"scatter": None, "scatter-add": "add", "scatter-sub": "sub", "scatter-mul": "mul", "scatter-min": "min",
+            "scatter-max": "max"}
 
 # Primitives that return their operand.
 IDENTITY = {"multiple_of", "copy", "copy_p", "optimization_barrier", "pvary", "stop_gradient"}
@@ -310,6 +316,8 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
                 outs = [self.reduce(eqn, env)]
             elif name in CALLS:
                 outs = self.call(eqn, env, CALLS[name])
+            elif name in SCATTERS:
+                outs = [self.scatter(eqn, env, SCATTERS[name])]
             elif name in IDENTITY:
                 outs = [self.read(env, a) for a in eqn.invars]
             else:
@@ -375,6 +383,17 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         if eqn.primitive.name == "add" and len(shape) == 1 and not is_float(dtype):
             self.track_contiguous(result, a, b)
         return result
+
+    def scatter(self, eqn, env, combine: str | None) -> Value:
+        operand, indices, updates = [self.read(env, a) for a in eqn.invars]
+        op = None
+        if combine is not None:
+            ops = BINARY[combine]
+            dtype = operand.dtype
+            op = ops[0] if is_float(dtype) else ops[2] if is_unsigned(dtype) else ops[1]
+            if op is None or dtype == np.bool_:
+                self.fail(f"'{eqn.primitive.name}' on {dtype}")
+        return _gather.scatter_values(self, operand, indices, updates, eqn.params, op)
 
     def track_contiguous(self, result: Value, a: Value, b: Value) -> None:
         """Records `result` = offset + iota when one operand is such a block
