@@ -115,13 +115,14 @@ class _NotAffine(Unsupported):
     index function."""
 
 
-def _index_function(closed, grid_rank: int, scalars: list[Value], symbol: str) -> str:
+def _index_function(closed, grid, scalars: list[Value], symbol: str) -> str:
     """A non-affine index map as `func.func @symbol(ids.., scalars..) ->
     (index, ..)`, its body translated like a kernel's (scalar arithmetic,
     selects, table lookups in the scalar-prefetch refs)."""
     jaxpr = closed.jaxpr if isinstance(closed, core.ClosedJaxpr) else closed
     consts = closed.consts if isinstance(closed, core.ClosedJaxpr) else []
-    translator = KernelTranslator([])
+    grid_rank = len(grid)
+    translator = KernelTranslator([], index_map_grid=grid)
     emit = translator.emit
     env = {}
     ids = [f"%id{axis}" for axis in range(grid_rank)]
@@ -172,7 +173,7 @@ def _spec(mapping, grid, scalars: list[Value], where: str, functions: list[str])
             raise Unsupported(f"{where}: Tessel does not support non-affine index maps of "
                               "element-indexed (pl.Element) blocks") from None
         symbol = f"index_map_{len(functions)}"
-        functions.append(_index_function(mapping.index_map_jaxpr, grid_rank, scalars, symbol))
+        functions.append(_index_function(mapping.index_map_jaxpr, grid, scalars, symbol))
         return f"#grid.block<[{shape}], @{symbol}>"
     if unblocked:
         # Element offsets in every dim: blocked dims' block indices scaled.

@@ -112,8 +112,11 @@ def _frame(source_info):
 class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, ReductionRules):
     """Translates one kernel jaxpr into a `func.func` body."""
 
-    def __init__(self, program_axes: list[int]):
+    def __init__(self, program_axes: list[int], index_map_grid=None):
         self.emit = Emitter()
+        # Translating an index map: the grid's sizes (ints, or the traced
+        # sizes of a dynamic grid).
+        self.index_map_grid = index_map_grid
         # Kernel program_id(axis) -> grid axis (vmap prepends grid axes the
         # kernel does not see).
         self.program_axes = program_axes
@@ -560,6 +563,11 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         return [self.emit.op(f"arith.index_cast {index} : index to i32", (), np.int32)]
 
     def rule_num_programs(self, eqn, env):
+        if self.index_map_grid is not None:
+            size = self.index_map_grid[int(eqn.params["axis"])]
+            if not isinstance(size, (int, np.integer)):
+                self.fail("pl.num_programs of a dynamic grid axis in an index map")
+            return [self.emit.constant(int(size), np.int32)]
         axis = self.program_axes[int(eqn.params["axis"])]
         index = self.emit.fresh()
         self.emit.line(f"{index} = grid.num_programs {axis}")
