@@ -79,6 +79,41 @@ def test_bitcast_convert_type(source, target):
                                   lax.bitcast_convert_type(x, target))
 
 
+def random_bits(rng, shape, dtype):
+    """An array of `dtype` whose elements have random bit patterns."""
+    size = jnp.dtype(dtype).itemsize
+    data = jnp.asarray(rng.integers(0, 256, shape + ((size,) if size > 1 else ()), dtype=np.uint8))
+    return lax.bitcast_convert_type(data, dtype)
+
+
+@pytest.mark.parametrize("source,target", [(jnp.float32, jnp.uint8), (jnp.uint8, jnp.float32),
+                                           (jnp.float32, jnp.bfloat16), (jnp.bfloat16, jnp.uint32),
+                                           (jnp.int32, jnp.int16), (jnp.int8, jnp.uint32), (jnp.float16, jnp.int8),
+                                           (jnp.uint16, jnp.int32)])
+def test_bitcast_convert_type_between_widths(source, target):
+    # A wider element becomes a new last dim of narrower ones, least
+    # significant first, and back (NaN payloads and signs kept bit for bit).
+    width = jnp.dtype(target).itemsize // jnp.dtype(source).itemsize
+    shape = (4, 8, width) if width > 1 else (4, 8)
+    x = random_bits(np.random.default_rng(11), shape, source)
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[jnp.dtype(target).itemsize]
+    out = elementwise(lambda v: lax.bitcast_convert_type(v, target), x)
+    expected = lax.bitcast_convert_type(x, target)
+    np.testing.assert_array_equal(np.asarray(out).view(bits), np.asarray(expected).view(bits))
+
+
+@pytest.mark.parametrize("source,target", [(jnp.bfloat16, jnp.uint32), (jnp.uint32, jnp.bfloat16),
+                                           (jnp.int8, jnp.int32), (jnp.float32, jnp.float32)])
+def test_tpu_bitcast_packs_the_second_minor_dim(source, target):
+    # pltpu.bitcast (JAX's test_bfloat16_to_uint32_bitcast), against
+    # jax.jit of the same primitive.
+    x = random_bits(np.random.default_rng(12), (16, 128), source)
+    out = elementwise(lambda v: pltpu.bitcast(v, target), x)
+    expected = jax.jit(lambda v: pltpu.bitcast(v, target))(x)
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[jnp.dtype(target).itemsize]
+    np.testing.assert_array_equal(np.asarray(out).view(bits), np.asarray(expected).view(bits))
+
+
 @pytest.mark.parametrize("fn", [lax.population_count, lax.clz], ids=lambda f: f.__name__)
 def test_bit_counts(fn):
     x = jnp.asarray(np.array([0, 1, -1, 7, 1 << 30, -(1 << 31), 12345, 65535], np.int32))

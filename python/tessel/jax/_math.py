@@ -7,9 +7,12 @@ A mixin of `KernelTranslator`."""
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
-from tessel.jax._emit import Value, bit_width, element, is_float, sub_byte
+from tessel.jax._emit import Value, bit_width, element, is_float, sub_byte, tensor_type
 
 # XLA's single-precision erf_inv polynomial (Giles, "Approximating the
 # erfinv function"): coefficients for w < 5 and for w >= 5.
@@ -203,9 +206,66 @@ class MathRules:
     def rule_bitcast_convert_type(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
         dtype = np.dtype(eqn.params["new_dtype"])
-        if bit_width(x.dtype) != bit_width(dtype) or x.dtype == np.bool_ or dtype == np.bool_:
-            self.fail(f"bitcast_convert_type from {x.dtype} to {dtype} (only between types of one width)")
-        return [self.bitcast(x, dtype)]
+        source, target = bit_width(x.dtype), bit_width(dtype)
+        if source == target and np.bool_ not in (x.dtype, dtype):
+            return [self.bitcast(x, dtype)]
+        if np.bool_ in (x.dtype, dtype) or sub_byte(x.dtype) or sub_byte(dtype):
+            self.fail(f"bitcast_convert_type from {x.dtype} to {dtype}")
+        if source > target:
+            return [self.bitcast_to_narrower(x, dtype)]
+        return [self.bitcast_to_wider(x, dtype)]
+
+    def bitcast_to_narrower(self, x: Value, dtype) -> Value:
+        """Each element's bits as a new last dim of narrower elements, the
+        least significant first (XLA's order)."""
+        source, target = bit_width(x.dtype), bit_width(dtype)
+        count, narrow = source // target, np.dtype(f"uint{target}")
+        bits = self.bitcast(x, np.dtype(f"uint{source}"))
+        parts = []
+        for k in range(count):
+            shifted = self.arith("arith.shrui", bits, self.const_like(k * target, bits)) if k else bits
+            part = self.emit.op(f"arith.trunci {shifted.name} : {shifted.type} to {tensor_type(x.shape, narrow)}",
+                                x.shape, narrow)
+            parts.append(self.reshape(part, x.shape + (1,)))
+        packed = self.concatenate(parts, len(x.shape), x.shape + (count,), narrow)
+        return self.bitcast(packed, dtype)
+
+    def bitcast_to_wider(self, x: Value, dtype) -> Value:
+        """The last dim's narrow elements joined into one wider element
+        each, the first the least significant."""
+        source, target = bit_width(x.dtype), bit_width(dtype)
+        count, wide = target // source, np.dtype(f"uint{target}")
+        shape = x.shape[:-1]
+        joined = None
+        for k in range(count):
+            part = self.reshape(self.extract_slice(x, [0] * (len(shape)) + [k], shape + (1,)), shape)
+            part = self.bitcast(part, np.dtype(f"uint{source}"))
+            part = self.emit.op(f"arith.extui {part.name} : {part.type} to {tensor_type(shape, wide)}", shape, wide)
+            if k:
+                part = self.arith("arith.shli", part, self.const_like(k * source, part))
+            joined = part if joined is None else self.arith("arith.ori", joined, part)
+        return self.bitcast(joined, dtype)
+
+    def rule_bitcast(self, eqn, env):
+        """`pltpu.bitcast`: Mosaic's bitcast packs and unpacks along the
+        second-minor dim; translated as JAX's own lowering spells it."""
+        (x,) = [self.read(env, a) for a in eqn.invars]
+        dtype = np.dtype(eqn.params["ty"])
+        source, target = bit_width(x.dtype), bit_width(dtype)
+
+        def spelled(v):
+            if source < target:
+                *leading, m, n = v.shape
+                packing = target // source
+                packed = jnp.swapaxes(v.reshape(*leading, m // packing, packing, n), -1, -2)
+                return lax.bitcast_convert_type(packed, dtype)
+            if source > target:
+                unpacked = lax.bitcast_convert_type(v, dtype)
+                *leading, m, n, packing = unpacked.shape
+                return jnp.swapaxes(unpacked, -1, -2).reshape(*leading, m * packing, n)
+            return lax.bitcast_convert_type(v, dtype)
+
+        return self.inline(jax.make_jaxpr(spelled)(jax.ShapeDtypeStruct(x.shape, x.dtype)), [x])
 
     def rule_population_count(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
