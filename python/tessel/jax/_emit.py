@@ -167,6 +167,25 @@ class Emitter:
         self.line(f"{name} = arith.constant {int(value)} : index")
         return name
 
+    def clamp_index(self, position: str, last: int) -> str:
+        """The index `position` clamped into [0, last]."""
+        low, high = self.fresh(), self.fresh()
+        self.line(f"{low} = arith.maxsi {position}, {self.index(0)} : index")
+        self.line(f"{high} = arith.minsi {low}, {self.index(last)} : index")
+        return high
+
+    def index_within(self, position: str, last: int, also: str | None = None) -> str:
+        """The i1 0 <= position <= last (and `also`, an i1, when given)."""
+        above, below, both = self.fresh(), self.fresh(), self.fresh()
+        self.line(f"{above} = arith.cmpi sge, {position}, {self.index(0)} : index")
+        self.line(f"{below} = arith.cmpi sle, {position}, {self.index(last)} : index")
+        self.line(f"{both} = arith.andi {above}, {below} : i1")
+        if also is None:
+            return both
+        joined = self.fresh()
+        self.line(f"{joined} = arith.andi {also}, {both} : i1")
+        return joined
+
     def dense(self, array: np.ndarray) -> Value:
         array = np.asarray(array)
         if array.ndim == 0:

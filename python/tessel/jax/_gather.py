@@ -100,7 +100,6 @@ def _positions(tr, access: IndexArrays, ref: Value, indices: dict, clamp: bool):
     emit = tr.emit
     positions, in_bounds = [], None
     result_dims = access.result_dims()
-    zero = emit.index(0)
     for d, (kind, result_dim) in enumerate(zip(access.dims, result_dims)):
         if kind[0] == "slice":
             step = indices[result_dim]
@@ -117,23 +116,9 @@ def _positions(tr, access: IndexArrays, ref: Value, indices: dict, clamp: bool):
             cast = "arith.index_castui" if is_unsigned(kind[1].dtype) else "arith.index_cast"
             emit.line(f"{position} = {cast} {element_name} : {element(kind[1].dtype)} to index")
         if clamp:
-            last = emit.index(ref.shape[d] - 1)
-            low, high = emit.fresh(), emit.fresh()
-            emit.line(f"{low} = arith.maxsi {position}, {zero} : index")
-            emit.line(f"{high} = arith.minsi {low}, {last} : index")
-            position = high
+            position = emit.clamp_index(position, ref.shape[d] - 1)
         else:
-            size = emit.index(ref.shape[d])
-            above, below, both = emit.fresh(), emit.fresh(), emit.fresh()
-            emit.line(f"{above} = arith.cmpi sge, {position}, {zero} : index")
-            emit.line(f"{below} = arith.cmpi slt, {position}, {size} : index")
-            emit.line(f"{both} = arith.andi {above}, {below} : i1")
-            if in_bounds is None:
-                in_bounds = both
-            else:
-                joined = emit.fresh()
-                emit.line(f"{joined} = arith.andi {in_bounds}, {both} : i1")
-                in_bounds = joined
+            in_bounds = emit.index_within(position, ref.shape[d] - 1, in_bounds)
         positions.append(position)
     return positions, in_bounds
 
@@ -285,12 +270,9 @@ def gather_values(tr, operand: Value, indices: Value, params, shape) -> Value:
                 continue
             start = starts.get(d)
             if start is not None:
-                last = emit.index(size - sizes[d])
                 if fill:
-                    ok = line(f"arith.andi {line(f'arith.cmpi sge, {start}, {zero} : index')}, "
-                              f"{line(f'arith.cmpi sle, {start}, {last} : index')} : i1")
-                    in_range = ok if in_range is None else line(f"arith.andi {in_range}, {ok} : i1")
-                start = line(f"arith.minsi {line(f'arith.maxsi {start}, {zero} : index')}, {last} : index")
+                    in_range = emit.index_within(start, size - sizes[d], in_range)
+                start = emit.clamp_index(start, size - sizes[d])
             if d in collapsed:
                 at.append(start or zero)
             else:
@@ -378,13 +360,10 @@ def scatter_values(tr, operand: Value, indices: Value, updates: Value, params, c
             raw = line(f"tensor.extract {indices.name}[{', '.join(batch + [emit.index(to_operand.index(d))])}] : "
                        f"{indices.type}")
             start = line(f"{cast} {raw} : {element(indices.dtype)} to index")
-            last = emit.index(size - window_size.get(d, 1))
             if clip:
-                start = line(f"arith.minsi {line(f'arith.maxsi {start}, {zero} : index')}, {last} : index")
+                start = emit.clamp_index(start, size - window_size.get(d, 1))
             else:
-                fits = line(f"arith.andi {line(f'arith.cmpi sge, {start}, {zero} : index')}, "
-                            f"{line(f'arith.cmpi sle, {start}, {last} : index')} : i1")
-                valid = fits if valid is None else line(f"arith.andi {valid}, {fits} : i1")
+                valid = emit.index_within(start, size - window_size.get(d, 1), valid)
         if d in inserted:
             at.append(start or zero)
         else:

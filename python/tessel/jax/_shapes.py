@@ -106,15 +106,8 @@ class ShapeRules:
     def clamped_starts(self, starts, sizes, full) -> list[str]:
         """`dynamic_slice`'s start indices clamped as JAX's: into
         [0, dim - size] so the window lies inside the operand."""
-        names = []
-        for start, size, dim in zip(starts, sizes, full):
-            position = self.as_index(start)
-            zero, last = self.emit.index(0), self.emit.index(dim - size)
-            low, high = self.emit.fresh(), self.emit.fresh()
-            self.emit.line(f"{low} = arith.maxsi {position}, {zero} : index")
-            self.emit.line(f"{high} = arith.minsi {low}, {last} : index")
-            names.append(high)
-        return names
+        return [self.emit.clamp_index(self.as_index(start), dim - size)
+                for start, size, dim in zip(starts, sizes, full)]
 
     def rule_dynamic_slice(self, eqn, env):
         x, *starts = [self.read(env, a) for a in eqn.invars]
