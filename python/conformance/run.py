@@ -28,7 +28,8 @@ import jax
 
 FILES = [
     "pallas_test", "ops_test", "indexing_test", "pallas_vmap_test", "gpu_ops_test",
-    "gpu_attention_test", "gpu_paged_attention_test", "tpu_pallas_test",
+    "gpu_attention_test", "gpu_paged_attention_test", "tpu_pallas_test", "tpu_paged_attention_kernel_test",
+    "pallas_shape_poly_test",
 ]
 HERE = Path(__file__).resolve().parent
 # Modules of JAX's repository the tests import and its wheel lacks; the
