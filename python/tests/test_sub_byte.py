@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from jax import lax
 from jax.experimental import pallas as pl
+from kernel_calls import in_kernel
 
 SUB_BYTE = [jnp.int4, jnp.uint4, jnp.int2, jnp.uint2]
 ids = lambda dtype: jnp.dtype(dtype).name  # noqa: E731
@@ -22,16 +23,6 @@ def every_pair(dtype):
     """(a, b): every pair of the type's values, as two (n, n) arrays."""
     a, b = np.meshgrid(every_value(dtype), every_value(dtype))
     return jnp.asarray(a.astype(np.int32)).astype(dtype), jnp.asarray(b.astype(np.int32)).astype(dtype)
-
-
-def in_kernel(fn, *args):
-    """`fn` applied to whole loaded blocks inside a pallas_call."""
-    out = jax.eval_shape(fn, *args)
-
-    def kernel(*refs):
-        refs[-1][...] = fn(*(ref[...] for ref in refs[:-1]))
-
-    return jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(out.shape, out.dtype)))(*args)
 
 
 def assert_same(got, want, what):

@@ -49,7 +49,7 @@ from jax.interpreters import mlir  # noqa: E402
 
 from tessel import _tessel  # noqa: E402
 from tessel.jax._call import translate  # noqa: E402
-from tessel.jax._emit import Unsupported, sub_byte  # noqa: E402
+from tessel.jax._emit import Unsupported, is_float8, sub_byte  # noqa: E402
 
 __all__ = ["CompilerParams", "install", "installed", "uninstall", "is_installed", "translate_call", "TARGET"]
 
@@ -133,18 +133,22 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
     # Compile now: diagnostics surface while tracing, at the user's lines.
     _tessel.prepare_kernel(kernel_id, translated.text, name or "kernel", translated.entry)
     call = jax.ffi.ffi_lowering(TARGET, operand_output_aliases=dict(input_output_aliases or ()))
-    # Sub-byte integers cross the call in 8-bit containers (kernels compute
-    # on them so): XLA widens them before the call and narrows the results.
-    avals_in, avals_out = [_byte_sized(a) for a in ctx.avals_in], [_byte_sized(a) for a in ctx.avals_out]
+    # Sub-byte integers cross the call in 8-bit containers, 8-bit floats in
+    # f32 ones (kernels compute on them so): XLA widens them before the call
+    # and narrows the results.
+    avals_in, avals_out = [_container(a) for a in ctx.avals_in], [_container(a) for a in ctx.avals_out]
     args = [_convert(ctx, x, a, b) for x, a, b in zip(args, ctx.avals_in, avals_in)]
     results = call(ctx.replace(avals_in=avals_in, avals_out=avals_out), *args, kernel=kernel_id,
                    module=translated.text, entry=translated.entry)
     return [_convert(ctx, r, b, a) for r, a, b in zip(results, ctx.avals_out, avals_out)]
 
 
-def _byte_sized(aval):
-    """`aval` with a sub-byte integer type replaced by the byte-sized one."""
+def _container(aval):
+    """`aval` with a sub-byte integer type replaced by the byte-sized one,
+    an 8-bit float type by f32."""
     dtype = getattr(aval, "dtype", None)
+    if dtype is not None and is_float8(dtype):
+        return aval.update(dtype=np.dtype(np.float32))
     if dtype is None or sub_byte(dtype) is None:
         return aval
     return aval.update(dtype=np.dtype(np.int8 if sub_byte(dtype)[1] else np.uint8))

@@ -15,6 +15,13 @@ import numpy as np
 SUB_BYTE = {"int4": (4, True), "uint4": (4, False), "int2": (2, True), "uint2": (2, False)}
 
 
+# 8-bit floats kernels compute on in f32 containers, each result rounded
+# to its type (`KernelTranslator.fit_float8`); the call widens them to f32
+# and narrows the results (exactly) in XLA.
+FLOAT8 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3",
+          "float8_e3m4")
+
+
 class Unsupported(NotImplementedError):
     """A JAX construct Tessel cannot translate (raised with the user's line)."""
 
@@ -30,6 +37,8 @@ def element(dtype) -> str:
         return {2: "f16", 4: "f32", 8: "f64"}[dtype.itemsize]
     if dtype.name in SUB_BYTE:
         return "i8"
+    if dtype.name in FLOAT8:
+        return "f32"
     if dtype.kind in "iu" and dtype.name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                                               "uint64"):
         return f"i{8 * dtype.itemsize}"
@@ -46,7 +55,11 @@ def entry_element(dtype) -> str:
 
 def is_float(dtype) -> bool:
     dtype = np.dtype(dtype)
-    return dtype.kind == "f" or dtype.name == "bfloat16"
+    return dtype.kind == "f" or dtype.name == "bfloat16" or dtype.name in FLOAT8
+
+
+def is_float8(dtype) -> bool:
+    return np.dtype(dtype).name in FLOAT8
 
 
 def is_unsigned(dtype) -> bool:

@@ -8,6 +8,7 @@ the line.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from jax._src import core, source_info_util
 
@@ -17,8 +18,8 @@ from tessel.jax._math import MathRules
 from tessel.jax._reductions import ReductionRules
 from tessel.jax._refs import RefRules
 from tessel.jax._shapes import REDUCE, ShapeRules
-from tessel.jax._emit import (Emitter, Unsupported, Value, element, integer_range, is_float, is_unsigned, location,
-                              sub_byte, tensor_type)
+from tessel.jax._emit import (Emitter, Unsupported, Value, element, integer_range, is_float, is_float8, is_unsigned,
+                              location, sub_byte, tensor_type)
 
 # Element-wise binary primitives: (float op, signed op, unsigned op).
 BINARY = {
@@ -100,6 +101,12 @@ KEEPS_SUB_BYTE_RANGE = IDENTITY | set(CALLS) | {
     "broadcast_in_dim", "reshape", "squeeze", "expand_dims", "transpose", "concatenate",
     "slice", "dynamic_slice", "dynamic_update_slice", "pad", "rev", "gather", "reduce_max", "reduce_min", "cond",
     "while", "scan", "run_scoped"}
+
+# Primitives whose 8-bit float results are operands' values (bits and all).
+KEEPS_FLOAT8_VALUES = IDENTITY | set(CALLS) | {
+    "get", "swap", "load", "masked_load", "select_n", "max", "min", "clamp", "broadcast_in_dim", "reshape", "squeeze",
+    "expand_dims", "transpose", "concatenate", "slice", "dynamic_slice", "dynamic_update_slice", "pad", "rev",
+    "gather", "reduce_max", "reduce_min", "cond", "while", "scan", "run_scoped", "scatter"}
 
 
 def _frame(source_info):
@@ -276,6 +283,35 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         (the two's-complement wrap-around XLA's narrow arithmetic has)."""
         return self.sub_byte_bits(value, extend_sign=sub_byte(value.dtype)[1])
 
+    def fit_float8(self, value: Value) -> Value:
+        """An 8-bit float computed in its f32 container, rounded to its type
+        as XLA (and ml_dtypes) convert f32: to nearest, ties to even, on the
+        type's precision at the value's binade (its subnormals' below the
+        smallest normal); past the largest finite value infinity, or NaN
+        for types without one; the fnuz types' zero has no sign."""
+        dtype = value.dtype
+        info = ml_dtypes.finfo(dtype)
+        has_infinity = bool(np.isinf(np.array(np.inf, np.float32).astype(dtype).astype(np.float32)))
+        x = Value(value.name, value.shape, np.dtype(np.float32))
+        magnitude = self.arith("math.absf", x)
+        bits = self.bitcast(magnitude, np.uint32)
+        exponent_bits = self.arith("arith.andi", bits, self.const_like(0x7F800000, bits))
+        binade = self.arith("arith.maximumf", self.bitcast(exponent_bits, np.float32),
+                            self.const_like(2.0 ** int(info.minexp), x))
+        quantum = self.arith("arith.mulf", binade, self.const_like(2.0 ** -int(info.nmant), x))
+        rounded = self.arith("arith.mulf", self.arith("math.roundeven", self.arith("arith.divf", magnitude, quantum)),
+                             quantum)
+        special = self.const_like(float("inf") if has_infinity else float("nan"), x)
+        # (An infinite input's quotient by its quantum is NaN.)
+        infinite = self.cmp("cmpf", "oeq", magnitude, self.const_like(float("inf"), x))
+        overflow = self.cmp("cmpf", "ogt", rounded, self.const_like(float(info.max), x))
+        rounded = self.pick(self.arith("arith.ori", infinite, overflow), special, rounded)
+        result = self.arith("math.copysign", rounded, x)
+        if dtype.name.endswith("fnuz"):
+            zero = self.const_like(0.0, x)
+            result = self.pick(self.cmp("cmpf", "oeq", result, zero), zero, result)
+        return Value(result.name, value.shape, dtype)
+
     def sub_byte_bits(self, value: Value, extend_sign: bool) -> Value:
         """The low bits of a sub-byte value's container (the type's own
         bits), zero- or sign-extended across the container."""
@@ -336,6 +372,8 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
                 value = Value(value.name, tuple(var.aval.shape), np.dtype(var.aval.dtype))
                 if sub_byte(value.dtype) and name not in KEEPS_SUB_BYTE_RANGE:
                     value = self.fit_sub_byte(value)
+                if is_float8(value.dtype) and name not in KEEPS_FLOAT8_VALUES:
+                    value = self.fit_float8(value)
                 env[var] = value
         return [self.read(env, v) for v in jaxpr.outvars]
 

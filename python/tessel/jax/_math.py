@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from tessel.jax._emit import Value, bit_width, element, is_float, sub_byte, tensor_type
+from tessel.jax._emit import Value, bit_width, element, is_float, is_float8, sub_byte, tensor_type
 
 # XLA's single-precision erf_inv polynomial (Giles, "Approximating the
 # erfinv function"): coefficients for w < 5 and for w >= 5.
@@ -207,8 +207,10 @@ class MathRules:
         (x,) = [self.read(env, a) for a in eqn.invars]
         dtype = np.dtype(eqn.params["new_dtype"])
         source, target = bit_width(x.dtype), bit_width(dtype)
-        if source == target and np.bool_ not in (x.dtype, dtype):
+        if source == target and np.bool_ not in (x.dtype, dtype) and not (is_float8(x.dtype) or is_float8(dtype)):
             return [self.bitcast(x, dtype)]
+        if is_float8(x.dtype) or is_float8(dtype):
+            self.fail(f"bitcast_convert_type from {x.dtype} to {dtype} (8-bit floats compute in f32)")
         if np.bool_ in (x.dtype, dtype) or sub_byte(x.dtype) or sub_byte(dtype):
             self.fail(f"bitcast_convert_type from {x.dtype} to {dtype}")
         if source > target:

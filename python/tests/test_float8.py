@@ -1,0 +1,88 @@
+"""8-bit floats (float8_e4m3fn, e5m2, their fnuz forms, e4m3b11fnuz, e4m3,
+e3m4) as kernel inputs, outputs and values: rounding from f32 against
+ml_dtypes (which jax.jit's conversions match) and arithmetic against
+jax.jit."""
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+from jax import lax
+from jax.experimental import pallas as pl
+from kernel_calls import in_kernel
+
+FLOAT8 = [jnp.float8_e4m3fn, jnp.float8_e5m2, jnp.float8_e4m3fnuz, jnp.float8_e5m2fnuz, jnp.float8_e4m3b11fnuz,
+          jnp.float8_e4m3, jnp.float8_e3m4]
+ids = lambda dtype: jnp.dtype(dtype).name  # noqa: E731
+
+
+def assert_same_values(got, want, what):
+    # Same value, or both NaN; zeros' signs must match too.
+    assert got.dtype == want.dtype, what
+    got, want = np.asarray(got).astype(np.float32), np.asarray(want).astype(np.float32)
+    both_nan = np.isnan(got) & np.isnan(want)
+    np.testing.assert_array_equal(np.where(both_nan, 0, got), np.where(both_nan, 0, want), err_msg=what)
+    np.testing.assert_array_equal(np.signbit(got) | both_nan, np.signbit(want) | both_nan, err_msg=f"{what}: signs")
+
+
+def float8_edges(dtype):
+    """Values around every rounding decision of `dtype`: each of its values,
+    the midpoints between neighbours and a hair either side of them, the
+    overflow edge, and f32 specials."""
+    values = np.sort(np.unique(np.arange(256, dtype=np.uint8).view(dtype).astype(np.float32)))
+    values = values[np.isfinite(values)]
+    middles = (values[1:].astype(np.float64) + values[:-1]) / 2
+    largest = float(ml_dtypes.finfo(dtype).max)
+    top = [largest * (1 + f) for f in (2.0 ** -5, 2.0 ** -4, 0.0624, 0.0626, 0.124, 0.125, 0.126, 1.0)]
+    near = np.concatenate([middles, np.nextafter(middles.astype(np.float32), np.float32(np.inf)),
+                           np.nextafter(middles.astype(np.float32), np.float32(-np.inf)), top, np.negative(top)])
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 3e38, -3e38]
+    return np.concatenate([values, near.astype(np.float32), np.float32(special)]).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=ids)
+def test_rounding_from_f32_matches_ml_dtypes_and_xla(dtype):
+    rng = np.random.default_rng(1)
+    noise = (rng.standard_normal(4096) * np.float32(2.0) ** rng.integers(-20, 20, 4096)).astype(np.float32)
+    x = jnp.asarray(np.concatenate([float8_edges(dtype), noise]))
+    cast = lambda v: v.astype(dtype)  # noqa: E731
+    out = in_kernel(cast, x)
+    # (XLA flushes f32 subnormal inputs; ml_dtypes rounds them to zeros too.)
+    assert_same_values(out, jnp.asarray(np.asarray(x).astype(dtype)), f"f32 to {ids(dtype)}")
+    assert_same_values(out, jax.jit(cast)(x), f"f32 to {ids(dtype)}, against jax.jit")
+    for source in (jnp.bfloat16, jnp.float16, jnp.int32):
+        narrow = x.astype(source) if source != jnp.int32 else jnp.asarray(rng.integers(-600, 600, 512), jnp.int32)
+        assert_same_values(in_kernel(cast, narrow), jax.jit(cast)(narrow), f"{ids(source)} to {ids(dtype)}")
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=ids)
+def test_arithmetic_on_every_pair_of_values_matches_xla(dtype):
+    values = np.arange(256, dtype=np.uint8).view(dtype)
+    a, b = np.meshgrid(values, values)
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    for name, fn in {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "max": lax.max, "lt": lax.lt}.items():
+        assert_same_values(in_kernel(fn, a, b), jax.jit(fn)(a, b), f"{name} on {ids(dtype)}")
+    for name, fn in {"neg": lax.neg, "abs": lax.abs, "to_f32": lambda v: v.astype(jnp.float32),
+                     "to_bf16": lambda v: v.astype(jnp.bfloat16), "to_int8": lambda v: v.astype(jnp.int8),
+                     "to_e5m2": lambda v: v.astype(jnp.float8_e5m2)}.items():
+        assert_same_values(in_kernel(fn, a), jax.jit(fn)(a), f"{name} on {ids(dtype)}")
+
+
+def test_fp8_cache_dequantized_in_attention_scores():
+    # An fp8 KV-cache idiom: keys stored as float8_e4m3fn with a per-row
+    # scale, widened in the kernel, scores accumulated in f32.
+    rng = np.random.default_rng(2)
+    q = rng.standard_normal((16, 64)).astype(np.float32)
+    k = rng.standard_normal((128, 64)).astype(np.float32)
+    scale = np.abs(k).max(axis=1, keepdims=True) / 448
+    k8 = jnp.asarray((k / scale).astype(jnp.float8_e4m3fn))
+
+    def kernel(q_ref, k_ref, s_ref, o_ref):
+        keys = k_ref[...].astype(jnp.float32) * s_ref[...]
+        o_ref[...] = lax.dot_general(q_ref[...], keys, (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+
+    out = jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32)))(
+        jnp.asarray(q), k8, jnp.asarray(scale))
+    expected = q.astype(np.float64) @ (np.asarray(k8).astype(np.float64) * scale).T
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5, atol=1e-4)
