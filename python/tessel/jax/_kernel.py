@@ -92,22 +92,16 @@ SCATTERS = {"scatter": None, "scatter-add": "add", "scatter-sub": "sub", "scatte
 # Primitives that return their operand.
 IDENTITY = {"multiple_of", "copy", "copy_p", "optimization_barrier", "pvary", "stop_gradient"}
 
-# Primitives whose results are made of their operands' values (or of the
-# operands' bits combined bit by bit): a sub-byte integer result is already
-# in its type's range when the operands are. Every other primitive's
-# sub-byte result is brought back into range (`fit_sub_byte`).
-KEEPS_SUB_BYTE_RANGE = IDENTITY | set(CALLS) | {
-    "get", "swap", "load", "masked_load", "select_n", "max", "min", "clamp", "and", "or", "xor", "rem",
-    "broadcast_in_dim", "reshape", "squeeze", "expand_dims", "transpose", "concatenate",
-    "slice", "dynamic_slice", "dynamic_update_slice", "pad", "rev", "gather", "reduce_max", "reduce_min", "cond",
-    "while", "scan", "run_scoped"}
-
-# Primitives whose 8-bit float results are operands' values (bits and all).
-KEEPS_FLOAT8_VALUES = IDENTITY | set(CALLS) | {
+# Primitives whose results are their operands' values, moved or selected:
+# a sub-byte integer or 8-bit float result is already of its type when the
+# operands are. Every other primitive's result of those types is brought
+# back to its type (`fit_sub_byte`, `fit_float8`).
+MOVES_VALUES = IDENTITY | set(CALLS) | {
     "get", "swap", "load", "masked_load", "select_n", "max", "min", "clamp", "broadcast_in_dim", "reshape", "squeeze",
     "expand_dims", "transpose", "concatenate", "slice", "dynamic_slice", "dynamic_update_slice", "pad", "rev",
-    "gather", "reduce_max", "reduce_min", "cond", "while", "scan", "run_scoped", "scatter"}
-
+    "gather", "scatter", "reduce_max", "reduce_min", "cond", "while", "scan", "run_scoped"}
+# Bit by bit combinations and remainders of integers in range stay in range.
+KEEPS_SUB_BYTE_RANGE = MOVES_VALUES | {"and", "or", "xor", "rem"}
 
 def _frame(source_info):
     try:
@@ -372,7 +366,7 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
                 value = Value(value.name, tuple(var.aval.shape), np.dtype(var.aval.dtype))
                 if sub_byte(value.dtype) and name not in KEEPS_SUB_BYTE_RANGE:
                     value = self.fit_sub_byte(value)
-                if is_float8(value.dtype) and name not in KEEPS_FLOAT8_VALUES:
+                if is_float8(value.dtype) and name not in MOVES_VALUES:
                     value = self.fit_float8(value)
                 env[var] = value
         return [self.read(env, v) for v in jaxpr.outvars]
