@@ -206,13 +206,13 @@ class MathRules:
     def rule_bitcast_convert_type(self, eqn, env):
         (x,) = [self.read(env, a) for a in eqn.invars]
         dtype = np.dtype(eqn.params["new_dtype"])
-        source, target = bit_width(x.dtype), bit_width(dtype)
-        if source == target and np.bool_ not in (x.dtype, dtype) and not (is_float8(x.dtype) or is_float8(dtype)):
-            return [self.bitcast(x, dtype)]
         if is_float8(x.dtype) or is_float8(dtype):
             self.fail(f"bitcast_convert_type from {x.dtype} to {dtype} (8-bit floats compute in f32)")
-        if np.bool_ in (x.dtype, dtype) or sub_byte(x.dtype) or sub_byte(dtype):
+        source, target = bit_width(x.dtype), bit_width(dtype)
+        if np.bool_ in (x.dtype, dtype) or (source != target and (sub_byte(x.dtype) or sub_byte(dtype))):
             self.fail(f"bitcast_convert_type from {x.dtype} to {dtype}")
+        if source == target:
+            return [self.bitcast(x, dtype)]
         if source > target:
             return [self.bitcast_to_narrower(x, dtype)]
         return [self.bitcast_to_wider(x, dtype)]
