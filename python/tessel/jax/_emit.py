@@ -164,6 +164,12 @@ class Emitter:
         suffix = f" {self.loc}" if located else ""
         self.lines.append("  " * self.depth + text + suffix)
 
+    def assign(self, text: str) -> str:
+        """A fresh SSA name bound to the op `text` (its name alone)."""
+        name = self.fresh()
+        self.line(f"{name} = {text}")
+        return name
+
     def op(self, text: str, shape, dtype) -> Value:
         name = self.fresh()
         self.line(f"{name} = {text}")

@@ -247,18 +247,13 @@ def gather_values(tr, operand: Value, indices: Value, params, shape) -> Value:
                      if dtype == np.bool_ else integer_range(dtype)[1 if is_unsigned(dtype) else 0])
         fill_value = emit.constant(value, dtype)
 
-    def line(text):
-        name = emit.fresh()
-        emit.line(f"{name} = {text}")
-        return name
-
     def element_at(positions):
         batch = [positions[d] for d in range(len(positions)) if d not in offset_dims]
         cast = "arith.index_castui" if is_unsigned(indices.dtype) else "arith.index_cast"
         starts = {}
         for k, d in enumerate(start_map):
-            raw = line(f"tensor.extract {indices.name}[{', '.join(batch + [emit.index(k)])}] : {indices.type}")
-            starts[d] = line(f"{cast} {raw} : {element(indices.dtype)} to index")
+            raw = emit.assign(f"tensor.extract {indices.name}[{', '.join(batch + [emit.index(k)])}] : {indices.type}")
+            starts[d] = emit.assign(f"{cast} {raw} : {element(indices.dtype)} to index")
         zero, in_range, within = emit.index(0), None, iter(positions[d] for d in offset_dims)
         # Batching dims (`take_along_axis`): the operand's follows the indices'.
         paired = dict(zip((int(d) for d in numbers.operand_batching_dims),
@@ -277,10 +272,10 @@ def gather_values(tr, operand: Value, indices: Value, params, shape) -> Value:
                 at.append(start or zero)
             else:
                 offset = next(within)
-                at.append(line(f"arith.addi {start}, {offset} : index") if start else offset)
-        value = line(f"tensor.extract {operand.name}[{', '.join(at)}] : {operand.type}")
+                at.append(emit.assign(f"arith.addi {start}, {offset} : index") if start else offset)
+        value = emit.assign(f"tensor.extract {operand.name}[{', '.join(at)}] : {operand.type}")
         if fill and in_range is not None:
-            value = line(f"arith.select {in_range}, {value}, {fill_value.name} : {element(dtype)}")
+            value = emit.assign(f"arith.select {in_range}, {value}, {fill_value.name} : {element(dtype)}")
         return value
 
     return generic_by_position(emit, shape, dtype, element_at)
@@ -331,11 +326,6 @@ def scatter_values(tr, operand: Value, indices: Value, updates: Value, params, c
     window_operand_dims = [d for d in range(len(operand.shape)) if d not in inserted and d not in batching]
     window_size = {d: updates.shape[u] for d, u in zip(window_operand_dims, window_dims)}
 
-    def line(text):
-        name = emit.fresh()
-        emit.line(f"{name} = {text}")
-        return name
-
     zero, one, loc = emit.index(0), emit.index(1), emit.loc
     carried, positions, results = operand.name, [], []
     for size in updates.shape:
@@ -357,9 +347,9 @@ def scatter_values(tr, operand: Value, indices: Value, updates: Value, params, c
             continue
         start = None
         if d in to_operand:
-            raw = line(f"tensor.extract {indices.name}[{', '.join(batch + [emit.index(to_operand.index(d))])}] : "
-                       f"{indices.type}")
-            start = line(f"{cast} {raw} : {element(indices.dtype)} to index")
+            vector_entry = emit.index(to_operand.index(d))
+            raw = emit.assign(f"tensor.extract {indices.name}[{', '.join(batch + [vector_entry])}] : {indices.type}")
+            start = emit.assign(f"{cast} {raw} : {element(indices.dtype)} to index")
             if clip:
                 start = emit.clamp_index(start, size - window_size.get(d, 1))
             else:
@@ -368,8 +358,8 @@ def scatter_values(tr, operand: Value, indices: Value, updates: Value, params, c
             at.append(start or zero)
         else:
             offset = next(windows)
-            at.append(line(f"arith.addi {start}, {offset} : index") if start else offset)
-    item = line(f"tensor.extract {updates.name}[{', '.join(positions)}] : {updates.type}") if positions \
+            at.append(emit.assign(f"arith.addi {start}, {offset} : index") if start else offset)
+    item = emit.assign(f"tensor.extract {updates.name}[{', '.join(positions)}] : {updates.type}") if positions \
         else updates.name
     if valid is not None:
         # Positions of a dropped window may lie outside the operand: the
@@ -379,9 +369,9 @@ def scatter_values(tr, operand: Value, indices: Value, updates: Value, params, c
         emit.depth += 1
     place = ", ".join(at)
     if combine is not None:
-        old = line(f"tensor.extract {carried}[{place}] : {operand.type}")
-        item = line(f"{combine} {old}, {item} : {element(dtype)}")
-    result = line(f"tensor.insert {item} into {carried}[{place}] : {operand.type}")
+        old = emit.assign(f"tensor.extract {carried}[{place}] : {operand.type}")
+        item = emit.assign(f"{combine} {old}, {item} : {element(dtype)}")
+    result = emit.assign(f"tensor.insert {item} into {carried}[{place}] : {operand.type}")
     if valid is not None:
         emit.line(f"scf.yield {result} : {operand.type}", located=False)
         emit.lines.append("  " * (emit.depth - 1) + "} else {")
