@@ -46,25 +46,6 @@ def test_dma_semaphores_in_scopes_are_unsupported_not_a_type_error():
     assert f"test_errors.py:{line_of('# DMA')}" in str(raised.value)
 
 
-def test_num_programs_of_a_dynamic_grid_in_an_index_map_is_located():
-    # JAX's test_num_programs_block_spec: an IndexError from the
-    # translator's internals, before.
-    def kernel(x_ref, o_ref):
-        o_ref[...] = x_ref[...]
-
-    def call(steps, x):
-        return pl.pallas_call(
-            kernel, grid=(steps * 2,),
-            in_specs=[pl.BlockSpec((8, 128), lambda i: (9 - pl.num_programs(0), 0))],  # DYNAMIC
-            out_specs=pl.BlockSpec((8, 128), lambda i: (0, 0)),
-            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x)
-
-    with pytest.raises(NotImplementedError) as raised:
-        jax.jit(call).lower(4, jnp.ones((32, 128)))
-    assert "num_programs of a dynamic grid axis" in str(raised.value)
-    assert f"test_errors.py:{line_of('# DYNAMIC')}" in str(raised.value)
-
-
 def test_num_programs_of_a_static_grid_in_a_non_affine_index_map():
     # The select makes the map an index function; num_programs is the
     # grid's size there.

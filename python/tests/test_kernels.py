@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
 from jax.experimental.pallas import triton as plgpu
 
 import tessel.jax
@@ -240,6 +241,32 @@ def test_dynamic_grid_sizes_are_read_at_run_time():
     for steps in (1, 4, 2):
         programs = 2 * steps * (steps + 1) * 3
         np.testing.assert_array_equal(run(jnp.int32(steps), x), x + programs * 2 * steps)
+
+
+def test_index_maps_read_dynamic_grid_sizes():
+    # pl.num_programs of a traced grid axis in index maps (blocks visited
+    # last to first on both axes), next to a scalar-prefetch operand: the
+    # sizes reach the index functions as scalar arrays after the user's.
+    def kernel(s_ref, x_ref, o_ref):
+        o_ref[...] = x_ref[...] * 2.0 + s_ref[0].astype(jnp.float32)
+
+    @jax.jit
+    def run(steps, shift, x):
+        spec = pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1, grid=(steps, 2),
+            in_specs=[pl.BlockSpec((8, 64), lambda i, j, s: (pl.num_programs(0) - 1 - i + s[0],
+                                                             pl.num_programs(1) - 1 - j))],
+            out_specs=pl.BlockSpec((8, 64), lambda i, j, s: (i, j)))
+        return pl.pallas_call(kernel, grid_spec=spec,
+                              out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32))(shift, x)
+
+    x = np.arange(32 * 128, dtype=np.float32).reshape(32, 128)
+    blocks = x.reshape(4, 8, 2, 64)
+    for steps in (4, 1, 3):
+        shift = 4 - steps
+        out = np.asarray(run(jnp.int32(steps), jnp.array([shift], jnp.int32), x))
+        expected = blocks[::-1, :, ::-1, :][:steps].reshape(steps * 8, 128) * 2.0 + shift
+        np.testing.assert_array_equal(out[:steps * 8], expected)
 
 
 def test_masked_swap_returns_the_stored_value_where_masked_off():

@@ -278,7 +278,12 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
         translator.scoped[id(scope)] = buffers
     translator.jaxpr(jaxpr, env)
     body = "\n".join(translator.emit.lines)
-    kernel_args = ", ".join(f"{r.name}: {r.type}" for r in refs)
+    # The dynamic grid sizes also go to the call as scalar arrays after the
+    # kernel's own, for index functions to read `pl.num_programs` from;
+    # the kernel takes them as refs it does not read.
+    bound_refs = [Value(f"%rb{i}", tuple(a.shape), np.dtype(a.dtype), ref=True) for i, a in enumerate(dynamic_bounds)]
+    kernel_refs = refs[:num_scalars] + bound_refs + refs[num_scalars:]
+    kernel_args = ", ".join(f"{r.name}: {r.type}" for r in kernel_refs)
     kernel = f"  func.func private @{symbol}_kernel({kernel_args}) {{\n{body}\n    return\n  }}"
 
     mappings = grid_mapping.block_mappings
@@ -299,16 +304,20 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
     outs = array_names[num_inputs:]
     in_types = entry_args[num_scalars:num_scalars + num_inputs]
     out_types = entry_args[num_scalars + num_inputs:]
-    scalars = [Value(f"%s{i}", r.shape, r.dtype, ref=True) for i, r in enumerate(refs[:num_scalars])]
+    scalar_refs = kernel_refs[:num_scalars + len(bound_refs)]
+    scalars = [Value(f"%s{i}", r.shape, r.dtype, ref=True) for i, r in enumerate(scalar_refs)]
     functions: list[str] = []
-    static_grid = [g if isinstance(g, (int, np.integer)) else None for g in grid_mapping.grid]
-    in_specs = [_spec(m, static_grid, scalars, where, functions) for m in mappings[:num_inputs]]
-    out_specs = [_spec(m, static_grid, scalars, where, functions)
+    # Each grid axis's size for index maps: an int, or the scalar array
+    # holding a dynamic size.
+    bounds = iter(scalars[num_scalars:])
+    index_map_grid = [int(g) if isinstance(g, (int, np.integer)) else next(bounds) for g in grid_mapping.grid]
+    in_specs = [_spec(m, index_map_grid, scalars, where, functions) for m in mappings[:num_inputs]]
+    out_specs = [_spec(m, index_map_grid, scalars, where, functions)
                  for m in mappings[num_inputs:num_inputs + num_outputs]]
     scalars_text = ""
-    if num_scalars:
-        scalars_text = (f" scalars({', '.join(scalar_names)} : "
-                        f"{', '.join(entry_args[:num_scalars])})")
+    if scalars:
+        scalars_text = (f" scalars({', '.join(scalar_names + bound_names)} : "
+                        f"{', '.join(entry_args[:num_scalars] + bound_types)})")
     scratch = ""
     if grid_mapping.scratch_avals or scoped_avals:
         types = []

@@ -115,8 +115,8 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
 
     def __init__(self, program_axes: list[int], index_map_grid=None):
         self.emit = Emitter()
-        # Translating an index map: the grid's sizes (ints, or the traced
-        # sizes of a dynamic grid).
+        # Translating an index map: the grid's sizes (ints, or for a
+        # dynamic size the scalar array ref holding it).
         self.index_map_grid = index_map_grid
         # Kernel program_id(axis) -> grid axis (vmap prepends grid axes the
         # kernel does not see).
@@ -597,8 +597,11 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
     def rule_num_programs(self, eqn, env):
         if self.index_map_grid is not None:
             size = self.index_map_grid[int(eqn.params["axis"])]
-            if not isinstance(size, (int, np.integer)):
-                self.fail("pl.num_programs of a dynamic grid axis in an index map")
+            if isinstance(size, Value):
+                # A dynamic size, read from the scalar array holding it.
+                zeros = ", ".join([self.emit.index(0)] * len(size.shape)) if size.shape else ""
+                loaded = self.emit.op(f"memref.load {size.name}[{zeros}] : {size.type}", (), size.dtype)
+                return [self.convert(loaded, np.int32)]
             return [self.emit.constant(int(size), np.int32)]
         axis = self.program_axes[int(eqn.params["axis"])]
         index = self.emit.fresh()
