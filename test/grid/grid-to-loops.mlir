@@ -139,8 +139,13 @@ module attributes {tessel.chip = "gfx942"} {
 // -----
 
 // Squeezed dimensions give rank-reduced subviews; poison mode pads with the
-// integer minimum; an arbitrary axis before a parallel one stays outermost
-// and scratch lives inside the forall.
+// integer minimum; an arbitrary axis before a parallel one stays outermost.
+// Scratch persists from program to program along ordered axes (a TPU
+// core's VMEM): it is allocated outside every ordered loop, and a parallel
+// axis after an ordered one runs in order too (its threads would share
+// the scratch). Allocated inside the ordered loop, each step got a fresh
+// buffer, and a kernel reading what the previous step left (JAX's paged
+// attention prefetches the next pages into it) computed wrong numbers.
 // CHECK-LABEL: func.func @squeezed(
 // CHECK: memref.subview %arg0[%{{.*}}, %{{.*}}] [1, 2] [1, 1] : memref<3x4xi32> to memref<2xi32, strided<[1], offset: ?>>
 func.func @k(%o: memref<2xi32>) { return }
@@ -149,13 +154,29 @@ func.func @squeezed(%o: memref<3x4xi32>) {
   return
 }
 // CHECK-LABEL: func.func @order(
-// CHECK: scf.for %[[A:.*]] = %{{.*}} to %{{.*}} step
-// CHECK-NEXT: scf.forall (%[[B:.*]]) in (3) {
-// CHECK-NEXT: memref.alloc() : memref<4xf32>
+// CHECK: memref.alloc() : memref<4xf32>
+// CHECK-NEXT: scf.for %[[A:.*]] = %{{.*}} to %c2 step
+// CHECK-NEXT: scf.for %[[B:.*]] = %{{.*}} to %c3 step
 func.func @k2(%x: memref<2xf32>, %o: memref<2xf32>, %s: memref<4xf32>) { return }
 func.func @order(%x: memref<4x6xf32>, %o: memref<6xf32>) {
   grid.call @k2 grid [2, 3] ins(%x : memref<4x6xf32>) outs(%o : memref<6xf32>) scratch(memref<4xf32>)
       in_specs [#grid.block<[squeezed, 2], (i, j) -> (i, j)>] out_specs [#grid.block<[2], (i, j) -> (j)>]
+  return
+}
+// One scratch per point of the leading parallel axes, then the ordered
+// nest, a single-program axis after it a loop of one trip.
+// CHECK-LABEL: func.func @carried(
+// CHECK: scf.forall (%{{.*}}) in (1) {
+// CHECK-NEXT: memref.alloc() : memref<4xf32>
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %c2 step
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %c3 step
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %c1 step
+func.func @k3(%x: memref<2xf32>, %o: memref<2xf32>, %s: memref<4xf32>) { return }
+func.func @carried(%x: memref<4x6xf32>, %o: memref<4x6xf32>) {
+  grid.call @k3 grid [1, 2, 3, 1] ins(%x : memref<4x6xf32>) outs(%o : memref<4x6xf32>) scratch(memref<4xf32>)
+      in_specs [#grid.block<[squeezed, 2], (c, i, j, h) -> (c + i, j)>]
+      out_specs [#grid.block<[squeezed, 2], (c, i, j, h) -> (c + i, j)>]
+      semantics [parallel, arbitrary, parallel, arbitrary]
   return
 }
 

@@ -142,7 +142,7 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     // one. (An ordered loop of one iteration would be folded away by
     // canonicalization, and on the GPU path the program with it, leaving
     // nothing to launch.)
-    let semantics: Vec<AxisSemantics> = call
+    let mut semantics: Vec<AxisSemantics> = call
         .semantics()
         .unwrap_or_else(|| infer_semantics(&outputs, rank))
         .into_iter()
@@ -180,6 +180,18 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     arguments.extend(dynamic_axes.iter().map(|a| format!("%dgv{a}: index")));
     let extent = |axis: usize| if grid[axis] == DYNAMIC { format!("%dg{axis}") } else { grid[axis].to_string() };
     let scratch = call.scratch_types();
+    // Scratch persists from one program to the next along the ordered
+    // axes (the TPU core's VMEM: paged attention prefetches the next
+    // program's pages into it): one scratch per point of the leading
+    // parallel axes, allocated outside every ordered loop. A parallel
+    // axis after an ordered one would share it between threads, so with
+    // scratch it runs in order too (one of a single program as a loop of
+    // one trip, not a forall inside the ordered loop, which the GPU path
+    // cannot share among work-items).
+    let first_ordered = semantics.iter().position(|s| *s == AxisSemantics::Arbitrary).unwrap_or(rank);
+    if !scratch.is_empty() {
+        semantics[first_ordered..].fill(AxisSemantics::Arbitrary);
+    }
 
     // Constants the loop nest and the clamping of partial blocks use.
     let mut constants: Vec<i64> = vec![0, 1];
@@ -200,8 +212,9 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
         emit_line!(body, "%dg{a} = arith.maxsi %dgv{a}, %c0 : index");
     }
 
-    // The loop nest, in axis order; scratch lives inside the last forall.
-    let last_parallel = semantics.iter().rposition(|s| *s == AxisSemantics::Parallel);
+    // The loop nest, in axis order; scratch lives inside the forall of the
+    // leading parallel axes (before the nest when the first is ordered).
+    let last_parallel = first_ordered.checked_sub(1);
     let allocate_scratch = |body: &mut String| {
         for (k, r#type) in scratch.iter().enumerate() {
             emit_line!(body, "%scratch{k} = memref.alloc() : {type}");
