@@ -87,6 +87,9 @@ pub const LOOPS: &[&str] = &[
     // (which rejects such regions) is done.
     "tessel-expand-atomics",
     "tessel-copies-to-linalg",
+    // Copies of contiguous windows (DMA pages, whole-row blocks) as one
+    // memcpy each, not loops LLVM unrolls.
+    "tessel-contiguous-copies",
     "convert-linalg-to-loops",
     "func.func(convert-vector-to-scf{full-unroll=true})",
     // exp/tanh as polynomials, so loops calling them vectorize.

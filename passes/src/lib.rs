@@ -50,6 +50,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_hoist_packing::PASS,
     &transforms::tessel_expand_atomics::PASS,
     &transforms::tessel_copies_to_linalg::PASS,
+    &cpu::tessel_contiguous_copies::PASS,
     &cpu::tessel_fast_math::PASS,
     &cpu::tessel_libm_calls::PASS,
     &cpu::tessel_widen_bf16::PASS,

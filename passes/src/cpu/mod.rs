@@ -6,6 +6,7 @@ pub mod contraction_epilogue;
 pub mod cpu_model;
 pub mod filled_tiles;
 pub mod tessel_check_bounds;
+pub mod tessel_contiguous_copies;
 pub mod tessel_cpu_target;
 pub mod tessel_elementwise_in_place;
 pub mod tessel_fast_math;
