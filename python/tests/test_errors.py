@@ -26,24 +26,46 @@ def test_unsupported_primitive_names_it_and_the_users_line():
     assert f"test_errors.py:{line_of('# DIGAMMA')}" in str(raised.value)
 
 
-def test_dma_semaphores_in_scopes_are_unsupported_not_a_type_error():
-    # A DMA semaphore allocated by run_scoped (JAX's test_async_copy_slice)
-    # raised numpy's TypeError on its dtype; the DMA is what Tessel lacks.
+def test_semaphore_signals_are_unsupported_and_located():
+    # Local DMAs are done at their start, so their semaphores are never
+    # counted: reading or signalling one is what Tessel lacks.
     from jax.experimental.pallas import tpu as pltpu
 
     def kernel(o_ref):
-        def scope(semaphore, x_ref, y_ref):
+        def scope(copied, signalled, x_ref):
             x_ref[...] = jnp.ones_like(x_ref)
-            pltpu.async_copy(x_ref, y_ref, semaphore).wait()  # DMA
-            o_ref[...] = y_ref[...]
+            pltpu.async_copy(x_ref, o_ref, copied).wait()
+            pl.semaphore_signal(signalled)  # SIGNAL
 
-        pl.run_scoped(scope, pltpu.SemaphoreType.DMA, pltpu.VMEM((8,), jnp.float32), pltpu.VMEM((8,), jnp.float32))
+        pl.run_scoped(scope, pltpu.SemaphoreType.DMA, pltpu.SemaphoreType.REGULAR, pltpu.VMEM((8,), jnp.float32))
 
     call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32))
     with pytest.raises(NotImplementedError) as raised:
         jax.jit(call).lower()
-    assert "'dma_start'" in str(raised.value)
-    assert f"test_errors.py:{line_of('# DMA')}" in str(raised.value)
+    assert "'semaphore_signal'" in str(raised.value)
+    assert f"test_errors.py:{line_of('# SIGNAL')}" in str(raised.value)
+
+
+def test_writes_to_scalar_prefetch_arrays_are_refused_and_located():
+    # TPU kernels may keep state in their SMEM scalars (JAX's paged
+    # attention keeps its DMA buffer index there); Tessel's lowering
+    # treats the arrays as read-only, and such a kernel computed wrong
+    # numbers, so the write is refused where the kernel makes it.
+    from jax.experimental.pallas import tpu as pltpu
+
+    def kernel(s_ref, x_ref, o_ref):
+        o_ref[...] = x_ref[...] + s_ref[0].astype(jnp.float32)
+        s_ref[0] = s_ref[0] + 1  # WRITE
+
+    spec = pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=1, grid=(4,),
+        in_specs=[pl.BlockSpec((8, 128), lambda i, s: (i, 0))],
+        out_specs=pl.BlockSpec((8, 128), lambda i, s: (i, 0)))
+    call = pl.pallas_call(kernel, grid_spec=spec, out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32))
+    with pytest.raises(NotImplementedError) as raised:
+        jax.jit(call).lower(jnp.zeros((1,), jnp.int32), jnp.zeros((32, 128), jnp.float32))
+    assert "a write to a scalar-prefetch array" in str(raised.value)
+    assert f"test_errors.py:{line_of('# WRITE')}" in str(raised.value)
 
 
 def test_num_programs_of_a_static_grid_in_a_non_affine_index_map():

@@ -109,9 +109,21 @@ def _knobs_of(compiler_params) -> dict:
     return {}
 
 
+def _dimension_semantics(compiler_params):
+    """The TPU compiler params' `dimension_semantics` (parallel/arbitrary
+    per grid axis), if a call gives them."""
+    params = compiler_params.values() if isinstance(compiler_params, dict) else [compiler_params]
+    for param in params:
+        semantics = getattr(param, "dimension_semantics", None)
+        if semantics is not None:
+            return tuple(semantics)
+    return None
+
+
 def translate_call(jaxpr, grid_mapping, input_output_aliases=(), name="kernel", compiler_params=None):
     """The Tessel module (text) and entry name for a pallas_call's parts."""
-    return translate(jaxpr, grid_mapping, input_output_aliases, name, _knobs_of(compiler_params))
+    return translate(jaxpr, grid_mapping, input_output_aliases, name, _knobs_of(compiler_params),
+                     dimension_semantics=_dimension_semantics(compiler_params))
 
 
 def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, compiler_params, name=None,
@@ -128,7 +140,8 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
             input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
     knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {})
     dynamic_bounds = ctx.avals_in[:grid_mapping.num_dynamic_grid_bounds]
-    translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs, dynamic_bounds)
+    translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs, dynamic_bounds,
+                           _dimension_semantics(compiler_params))
     kernel_id = hashlib.sha256(translated.text.encode()).hexdigest()
     # Compile now: diagnostics surface while tracing, at the user's lines.
     _tessel.prepare_kernel(kernel_id, translated.text, name or "kernel", translated.entry)

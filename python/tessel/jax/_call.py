@@ -190,6 +190,26 @@ def _spec(mapping, grid, scalars: list[Value], where: str, functions: list[str])
     return f"#grid.block<[{shape}], {affine}{tail}>"
 
 
+def _semantics(dimension_semantics, rank: int, vmapped: set, has_scratch: bool, where: str) -> str:
+    """The call's `semantics [...]`, or "" to let Tessel infer them from the
+    output specs. Scratch persists from one program to the next, as on a
+    TPU core (the accumulator idiom), so a program may read what an earlier
+    one left there: where the params do not say which axes are parallel,
+    a call with scratch runs its grid in order, as Mosaic does by default
+    and the interpreter always does. Axes vmap added are parallel."""
+    if dimension_semantics is None:
+        if not has_scratch:
+            return ""
+        kernel_axes = ["arbitrary"] * (rank - len(vmapped))
+    else:
+        kernel_axes = ["arbitrary" if "arbitrary" in str(s).lower() else "parallel" for s in dimension_semantics]
+        if len(kernel_axes) != rank - len(vmapped):
+            raise Unsupported(f"{where}: {len(kernel_axes)} dimension semantics for a grid of "
+                              f"{rank - len(vmapped)} axes")
+    own = iter(kernel_axes)
+    return f"\n        semantics [{', '.join('parallel' if axis in vmapped else next(own) for axis in range(rank))}]"
+
+
 def _knob_attributes(knobs: dict) -> str:
     if not knobs:
         return ""
@@ -221,10 +241,11 @@ def _scopes(jaxpr) -> list:
     return found
 
 
-def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict, dynamic_bounds=()) -> Translated:
+def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict, dynamic_bounds=(),
+              dimension_semantics=None) -> Translated:
     """The Tessel module of one `pallas_call`. `dynamic_bounds` are the
     avals of the operands holding the dynamic grid sizes (XLA passes them
-    first)."""
+    first); `dimension_semantics` the TPU compiler params' list, if any."""
     kernel_frame = None
     for eqn in jaxpr.eqns:
         kernel_frame = _frame(eqn.source_info)
@@ -262,6 +283,7 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
         aval = var.aval
         refs.append(Value(f"%r{index}", tuple(aval.shape), _ref_dtype(aval.inner_aval.dtype), ref=True))
     env = dict(zip(jaxpr.invars, refs))
+    translator.read_only = {ref.name for ref in refs[:num_scalars]}
     # `pl.run_scoped` buffers become more scratch of the call: one buffer
     # per scope, private to each program like the call's own scratch, and
     # uninitialized on entry as the scope's are.
@@ -327,12 +349,13 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")
             types.append(memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
         scratch = f" scratch({', '.join(types)})"
+    semantics = _semantics(dimension_semantics, len(grid), vmapped, bool(grid_mapping.scratch_avals), where)
     call = (
         f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{scalars_text}\n"
         f"        ins({', '.join(ins)}{' : ' if ins else ''}{', '.join(in_types)})\n"
         f"        outs({', '.join(outs)}{' : ' if outs else ''}{', '.join(out_types)}){scratch}\n"
         f"        in_specs [{', '.join(in_specs)}]\n"
-        f"        out_specs [{', '.join(out_specs)}]"
+        f"        out_specs [{', '.join(out_specs)}]{semantics}"
     )
     entry_params = ", ".join(f"{n}: {t}" for n, t in zip(bound_names + names, bound_types + entry_args))
     prologue = "".join(f"{line}\n" for line in loads)

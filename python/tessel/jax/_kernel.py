@@ -130,6 +130,8 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         self.splat_of: dict[str, Value] = {}
         # id(run_scoped equation) -> the scratch refs of its allocations.
         self.scoped: dict[int, list[Value]] = {}
+        # Names of refs kernels may not write (the scalar-prefetch arrays).
+        self.read_only: set[str] = set()
 
     # ----- values -------------------------------------------------------
     def read(self, env, atom) -> Value:

@@ -1,13 +1,13 @@
 """Kernel rules that read and write refs: `get`/`swap`/`addupdate`, masked
 loads and stores, with `pl.ds` windows, scalar indices and index arrays
-(one 1-D array: `block.load ... gather`; anything else: `_gather`). A
-mixin of `KernelTranslator`."""
+(one 1-D array: `block.load ... gather`; anything else: `_gather`), and
+TPU local DMAs between refs. A mixin of `KernelTranslator`."""
 
 from __future__ import annotations
 
 import numpy as np
 from jax import tree_util
-from jax._src import core
+from jax._src import core, state
 from jax._src.state import indexing
 
 from tessel.jax import _gather
@@ -212,6 +212,11 @@ class RefRules:
         return self.reshape(window, tuple(shape))
 
     def store(self, ref: Value, access, value: Value, mask=None) -> None:
+        if ref.name in self.read_only:
+            # TPU kernels may keep state in SMEM scalars (paged attention's
+            # buffer index); the CPU lowering treats them as read-only and
+            # gave such a kernel wrong numbers.
+            self.fail("a write to a scalar-prefetch array (Tessel passes them read-only)")
         if access is None:
             if not ref.shape:
                 self.emit.line(f"memref.store {value.name}, {ref.name}[] : {ref.type}")
@@ -290,6 +295,36 @@ class RefRules:
         self.store(ref, access, value)
         return [old] if old is not None else [value]
 
+    def rule_dma_start(self, eqn, env):
+        """A TPU local async copy (`pltpu.async_copy`, `make_async_copy`):
+        done at its start, as JAX's interpreter does; `add=True` adds into
+        the destination. The semaphores are not counted: nothing Tessel
+        translates reads them (`semaphore_read`/`semaphore_wait` are
+        unsupported), and a kernel may only read the destination after
+        its wait."""
+        src, dst, _, _, device_id = eqn.params["tree"].unflatten(eqn.invars)
+        if device_id is not None:
+            self.fail("a remote DMA (device_id)")
+        (src, src_transforms), (dst, dst_transforms) = _ref_and_transforms(src), _ref_and_transforms(dst)
+        src, dst = self.read(env, src), self.read(env, dst)
+        shape = transformed_shape(src, src_transforms)
+        if shape != transformed_shape(dst, dst_transforms):
+            self.fail(f"a DMA from a {shape} window to a {transformed_shape(dst, dst_transforms)} one")
+        value = self.load(src, self.access(env, src, src_transforms), shape, src.dtype)
+        dst_access = self.access(env, dst, dst_transforms)
+        if eqn.params.get("add"):
+            old = self.load(dst, dst_access, shape, dst.dtype)
+            op = "arith.addf" if is_float(dst.dtype) else "arith.addi"
+            value = self.emit.op(f"{op} {old.name}, {value.name} : {old.type}", shape, dst.dtype)
+        self.store(dst, dst_access, value)
+        return []
+
+    def rule_dma_wait(self, eqn, env):
+        # The copy is done at its start.
+        if eqn.params["tree"].unflatten(eqn.invars)[4] is not None:
+            self.fail("a remote DMA (device_id)")
+        return []
+
     def rule_addupdate(self, eqn, env):
         ref = self.read(env, eqn.invars[0])
         value = self.read(env, eqn.invars[1])
@@ -300,3 +335,15 @@ class RefRules:
         self.store(ref, access, total)
         return []
 
+
+def _ref_and_transforms(ref) -> tuple:
+    if isinstance(ref, state.TransformedRef):
+        return ref.ref, ref.transforms
+    return ref, ()
+
+
+def transformed_shape(ref: Value, transforms) -> tuple[int, ...]:
+    """The shape of `ref` seen through its indexers (the last one's)."""
+    if not transforms:
+        return ref.shape
+    return tuple(int(d) for d in transforms[-1].get_indexer_shape())
