@@ -48,9 +48,10 @@ def test_semaphore_signals_are_unsupported_and_located():
 
 def test_writes_to_scalar_prefetch_arrays_are_refused_and_located():
     # TPU kernels may keep state in their SMEM scalars (JAX's paged
-    # attention keeps its DMA buffer index there); Tessel's lowering
-    # treats the arrays as read-only, and such a kernel computed wrong
-    # numbers, so the write is refused where the kernel makes it.
+    # attention keeps its DMA buffer index there); in Tessel the refs are
+    # the caller's XLA buffers, shared by parallel workers (a write leaked
+    # into the next call of the jitted function), so the write is refused
+    # where the kernel makes it.
     from jax.experimental.pallas import tpu as pltpu
 
     def kernel(s_ref, x_ref, o_ref):

@@ -214,8 +214,9 @@ class RefRules:
     def store(self, ref: Value, access, value: Value, mask=None) -> None:
         if ref.name in self.read_only:
             # TPU kernels may keep state in SMEM scalars (paged attention's
-            # buffer index); the CPU lowering treats them as read-only and
-            # gave such a kernel wrong numbers.
+            # buffer index). Here the refs are the caller's XLA buffers,
+            # shared by parallel workers: a write leaked into the next
+            # call and would race between threads.
             self.fail("a write to a scalar-prefetch array (Tessel passes them read-only)")
         if access is None:
             if not ref.shape:
