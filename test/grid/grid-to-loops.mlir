@@ -441,3 +441,42 @@ module attributes {tessel.chip = "gfx942", tessel.poison} {
     return
   }
 }
+
+// -----
+
+// A partial output block revisited along the trailing arbitrary axis: one
+// staged buffer outside the revisiting loop, padded and filled on the
+// block's first visit only, so what a visit leaves past the array's end
+// is there at the next (as in a TPU's VMEM).
+// CHECK-LABEL: func.func @kept(
+// CHECK: %[[KEPT:.*]] = memref.alloc() : memref<8x128xi32>
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c2 step %c1 {
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K]], %c0 : index
+// CHECK: } else {
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: %[[FRESH:.*]] = memref.alloc() : memref<8x128xi32>
+// CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[FRESH]] : memref<8x128xi32>)
+// CHECK: memref.copy %[[FRESH]], %[[KEPT]] : memref<8x128xi32> to memref<8x128xi32>
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.cast %[[KEPT]]
+func.func @kept_kernel(%o: memref<8x128xi32>) {
+  %k = grid.program_id 0
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %k, %c0 : index
+  scf.if %first {
+    %iota = block.iota dim 1 : tensor<8x128xi32>
+    block.store %iota, %o : tensor<8x128xi32>, memref<8x128xi32>
+  } else {
+    %v = block.load %o : memref<8x128xi32> -> tensor<8x128xi32>
+    %s = block.reduce sum %v dims [1] : tensor<8x128xi32> -> tensor<8xi32>
+    %b = block.broadcast %s dims [1] : tensor<8xi32> -> tensor<8x128xi32>
+    block.store %b, %o : tensor<8x128xi32>, memref<8x128xi32>
+  }
+  return
+}
+
+func.func @kept(%o: memref<8x1xi32>) {
+  grid.call @kept_kernel grid [2] ins() outs(%o : memref<8x1xi32>)
+      in_specs [] out_specs [#grid.block<[8, 128], (k) -> (0, 0)>]
+  return
+}

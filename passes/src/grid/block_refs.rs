@@ -72,6 +72,29 @@ pub(super) struct RefText {
     /// block is whole after all (the caller runs a second version of the
     /// kernel for them).
     pub(super) whole: Option<WholeRef>,
+    /// A staged output block kept across its revisits.
+    pub(super) kept: Option<KeptBlock>,
+}
+
+/// The staged buffer of an output block that consecutive programs revisit
+/// (a TPU keeps such a block in VMEM from one visit to the next, the part
+/// past the array's end included: paged attention's row maximum and sum
+/// are 128-lane blocks of a one-column array). It is allocated outside the
+/// revisiting loops, padded and filled on the first visit only.
+pub(super) struct KeptBlock {
+    /// The revisiting axis whose loop the allocation goes before.
+    pub(super) outermost_axis: usize,
+    pub(super) allocation: String,
+}
+
+/// Where an operand's blocks go: the grid, its scalar arrays, whether the
+/// operand is an output and the axes along which programs revisit its
+/// block (`grid_to_loops::revisit_axes`).
+pub(super) struct BlockTarget<'a> {
+    pub(super) grid: &'a [i64],
+    pub(super) scalars: &'a Scalars,
+    pub(super) is_output: bool,
+    pub(super) revisits: &'a [usize],
 }
 
 /// A whole block's ref where the block may also be partial: the view the
@@ -92,18 +115,16 @@ pub(super) struct WholeRef {
 /// The call's scalar arrays as template arguments: (`%q<k>`, type).
 pub(super) type Scalars = [(String, String)];
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn operand_ref(
     index: usize,
     operand: &Operand,
     array_type: &str,
     element: &str,
-    grid: &[i64],
-    scalars: &Scalars,
-    is_output: bool,
+    target: BlockTarget,
     options: Options,
 ) -> RefText {
     let Options { poison, versioned, .. } = options;
+    let BlockTarget { grid, scalars, is_output, revisits } = target;
     let grid_rank = grid.len();
     let spec: &BlockSpec = &operand.spec;
     let array = format!("%a{index}");
@@ -116,6 +137,7 @@ pub(super) fn operand_ref(
             value: array,
             r#type: array_type.to_string(),
             whole: None,
+            kept: None,
         };
     }
     let dims = join((0..grid_rank).map(|d| format!("d{d}")));
@@ -207,6 +229,7 @@ pub(super) fn operand_ref(
             value: format!("%r{index}"),
             r#type: view_type,
             whole: None,
+            kept: None,
         };
     }
 
@@ -277,6 +300,35 @@ pub(super) fn operand_ref(
         parts(&format!("in{index}"), buffer, &buffer_type, dst_type)
             + &format!("memref.copy %in{index}_src, %in{index}_dst : {src_type} to {dst_type}\n")
     };
+    // An output revisited by consecutive programs: one buffer outside the
+    // revisiting loops, padded and filled where they are all at 0 (the
+    // block's first visit); later visits find what the last one left.
+    let kept = (is_output && !revisits.is_empty()).then(|| {
+        let firsts: Vec<String> = revisits
+            .iter()
+            .map(|axis| {
+                emit_line!(offsets, "%first{index}_{axis} = arith.cmpi eq, %g{axis}, %c0 : index");
+                format!("%first{index}_{axis}")
+            })
+            .collect();
+        let first = emit_conjunction(&mut offsets, &firsts, &format!("%first{index}_all")).unwrap_or_default();
+        let outermost_axis = revisits.iter().copied().min().unwrap_or_default();
+        (KeptBlock { outermost_axis, allocation: format!("%kept{index} = memref.alloc() : {buffer_type}\n") }, first)
+    });
+    // The staged block in `buffer`: a fresh one, or the kept one
+    // (`buffer` then names it).
+    let (kept, first_visit) = kept.unzip();
+    let stage = |buffer: &str, dst_type: &str| match &first_visit {
+        None => allocate(buffer) + &fill_in(buffer, dst_type),
+        Some(first) => {
+            let fresh = format!("%fresh{index}");
+            let filled = allocate(&fresh) + &fill_in(&fresh, dst_type);
+            format!(
+                "scf.if {first} {{\n{filled}memref.copy {fresh}, %kept{index} : {buffer_type} to {buffer_type}\n}}\n\
+                 {buffer} = memref.cast %kept{index} : {buffer_type} to {buffer_type}\n"
+            )
+        }
+    };
     // Staged: every block (no block can be whole), or on a GPU the
     // kernel version for partial blocks, beside the whole blocks' view.
     let is_whole = match is_whole {
@@ -284,10 +336,17 @@ pub(super) fn operand_ref(
         is_whole => {
             let dst_type = memref_text(&dynamic, element, Some(&buffer_strides));
             let buffer = format!("%r{index}");
-            before.push_str(&(allocate(&buffer) + &fill_in(&buffer, &dst_type)));
+            before.push_str(&stage(&buffer, &dst_type));
             let mut after = String::new();
-            if is_output {
+            if is_output && first_visit.is_none() {
                 emit_line!(after, "memref.copy %in{index}_dst, %in{index}_src : {dst_type} to {src_type}");
+            } else if is_output {
+                // The fill's views are inside its `scf.if`.
+                emit!(
+                    after,
+                    "{}memref.copy %back{index}_dst, %back{index}_src : {dst_type} to {src_type}\n",
+                    parts(&format!("back{index}"), &buffer, &buffer_type, &dst_type)
+                );
             }
             let past_end = !poison
                 && !spec.unblocked
@@ -309,6 +368,7 @@ pub(super) fn operand_ref(
                 value: format!("%r{index}"),
                 r#type: buffer_type,
                 whole,
+                kept,
             };
         }
     };
@@ -329,8 +389,7 @@ pub(super) fn operand_ref(
          %staged{index}_ref = memref.cast %staged{index} : {buffer_type} to {ref_type}\n\
          scf.yield %staged{index}_ref : {ref_type}\n}}\n",
         view(&format!("%view{index}")),
-        allocate(&format!("%staged{index}"))
-            + &fill_in(&format!("%staged{index}"), &memref_text(&dynamic, element, Some(&buffer_strides))),
+        stage(&format!("%staged{index}"), &memref_text(&dynamic, element, Some(&buffer_strides))),
     );
     let mut after = String::new();
     if is_output {
@@ -341,5 +400,5 @@ pub(super) fn operand_ref(
             parts(&format!("back{index}"), &format!("%r{index}"), &ref_type, &dst_type)
         );
     }
-    RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: ref_type, whole: None }
+    RefText { offsets, in_bounds, before, after, value: format!("%r{index}"), r#type: ref_type, whole: None, kept }
 }

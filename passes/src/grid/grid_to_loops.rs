@@ -10,7 +10,11 @@
 //! on a local buffer of the block shape: padded (zeros, or NaN / the integer
 //! minimum when the module carries `tessel.poison`), filled with the
 //! in-bounds part, and for outputs written back to the in-bounds part
-//! afterwards. The programs with whole blocks of such an array still get
+//! afterwards; an output block revisited along the trailing arbitrary axes
+//! keeps one such buffer across its visits, allocated outside their loops
+//! and filled on the first visit (`block_refs::KeptBlock`: what a visit
+//! leaves past the array's end is there at the next, as in a TPU's VMEM).
+//! The programs with whole blocks of such an array still get
 //! views of it (an `scf.if` per program picks; the kernel takes both as
 //! one type with dynamic strides), so an array one element longer than a
 //! multiple of the block costs one staged block, not a copy of everything:
@@ -43,7 +47,7 @@ use crate::support::handles::{context_of, operation_ref, raw_op, shaped_element,
 use crate::support::template::{emit, emit_conjunction, emit_line};
 use crate::{
     PassDefinition, PassError,
-    grid::block_refs::{memref_text, operand_ref},
+    grid::block_refs::{BlockTarget, memref_text, operand_ref},
     grid::grid_verify_specs::infer_semantics,
     grid::{
         in_place::{self, Aliasing},
@@ -61,7 +65,7 @@ use melior::{
 };
 use mlir_sys::*;
 use tessel_dialects::knobs;
-use tessel_dialects::{AxisSemantics, DYNAMIC, GridCall, OUT_OF_BOUNDS_FLAG, Operand, find_symbol};
+use tessel_dialects::{AxisSemantics, BlockSpec, DYNAMIC, GridCall, OUT_OF_BOUNDS_FLAG, Operand, find_symbol};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-loops",
@@ -159,26 +163,6 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     let scalar_values: Vec<MlirValue> = call.scalars().iter().map(|value| value.to_raw()).collect();
     let scalars: Vec<(String, String)> =
         scalar_values.iter().enumerate().map(|(k, &value)| (format!("%q{k}"), print_type(value_type(value)))).collect();
-    let mut refs = Vec::new();
-    let mut arguments = Vec::new();
-    for (i, (operand, is_output)) in operands.iter().enumerate() {
-        let raw_type = value_type(operand.value.to_raw());
-        let array_type = print_type(raw_type);
-        let element = print_type(shaped_element(raw_type));
-        let identity = memref_text(&operand.shape.iter().map(i64::to_string).collect::<Vec<_>>(), &element, None);
-        if array_type != identity {
-            return Err(format!("arrays need the identity layout, got {array_type}"));
-        }
-        arguments.push(format!("%a{i}: {array_type}"));
-        refs.push(operand_ref(i, operand, &array_type, &element, &grid, &scalars, *is_output, options));
-    }
-    arguments.extend(scalars.iter().map(|(name, r#type)| format!("{name}: {type}")));
-    // Sizes given as values: `%dgv<axis>`, template arguments after the
-    // scalars (`%dg<axis>` once clamped at 0).
-    let dynamic_axes: Vec<usize> = (0..rank).filter(|&a| grid[a] == DYNAMIC).collect();
-    let dynamic_values: Vec<MlirValue> = call.dynamic_grid().iter().map(|value| value.to_raw()).collect();
-    arguments.extend(dynamic_axes.iter().map(|a| format!("%dgv{a}: index")));
-    let extent = |axis: usize| if grid[axis] == DYNAMIC { format!("%dg{axis}") } else { grid[axis].to_string() };
     let scratch = call.scratch_types();
     // Scratch persists from one program to the next along the ordered
     // axes (the TPU core's VMEM: paged attention prefetches the next
@@ -192,6 +176,30 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     if !scratch.is_empty() {
         semantics[first_ordered..].fill(AxisSemantics::Arbitrary);
     }
+    let mut refs = Vec::new();
+    let mut arguments = Vec::new();
+    for (i, (operand, is_output)) in operands.iter().enumerate() {
+        let raw_type = value_type(operand.value.to_raw());
+        let array_type = print_type(raw_type);
+        let element = print_type(shaped_element(raw_type));
+        let identity = memref_text(&operand.shape.iter().map(i64::to_string).collect::<Vec<_>>(), &element, None);
+        if array_type != identity {
+            return Err(format!("arrays need the identity layout, got {array_type}"));
+        }
+        arguments.push(format!("%a{i}: {array_type}"));
+        // An output block revisited by consecutive programs keeps the
+        // whole of its staged buffer from one visit to the next.
+        let revisits = if *is_output { revisit_axes(&operand.spec, &semantics) } else { Vec::new() };
+        let target = BlockTarget { grid: &grid, scalars: &scalars, is_output: *is_output, revisits: &revisits };
+        refs.push(operand_ref(i, operand, &array_type, &element, target, options));
+    }
+    arguments.extend(scalars.iter().map(|(name, r#type)| format!("{name}: {type}")));
+    // Sizes given as values: `%dgv<axis>`, template arguments after the
+    // scalars (`%dg<axis>` once clamped at 0).
+    let dynamic_axes: Vec<usize> = (0..rank).filter(|&a| grid[a] == DYNAMIC).collect();
+    let dynamic_values: Vec<MlirValue> = call.dynamic_grid().iter().map(|value| value.to_raw()).collect();
+    arguments.extend(dynamic_axes.iter().map(|a| format!("%dgv{a}: index")));
+    let extent = |axis: usize| if grid[axis] == DYNAMIC { format!("%dg{axis}") } else { grid[axis].to_string() };
 
     // Constants the loop nest and the clamping of partial blocks use.
     let mut constants: Vec<i64> = vec![0, 1];
@@ -262,6 +270,9 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
             }
             axis = end;
         } else {
+            for kept in refs.iter().filter_map(|r| r.kept.as_ref()).filter(|kept| kept.outermost_axis == axis) {
+                body.push_str(&kept.allocation);
+            }
             let upper = if grid[axis] == DYNAMIC { format!("%dg{axis}") } else { format!("%c{}", grid[axis]) };
             emit_line!(body, "scf.for %g{axis} = %c0 to {upper} step %c1 {{");
             closers.push(format!("}} {{{ARBITRARY_AXIS} = {axis} : i64}}\n"));
@@ -397,18 +408,10 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
         .filter(|&(index, _)| refs[first_output + index].exclusive)
         .map(|(index, output)| last_visit::Revisit {
             argument: first_output + index,
-            axes: if output.spec.index_function.is_some() {
-                Vec::new()
-            } else {
-                (0..rank)
-                    .rev()
-                    .take_while(|&axis| {
-                        semantics[axis] == AxisSemantics::Arbitrary
-                            && (output.spec.full || !output.spec.uses_grid_axis(axis))
-                    })
-                    .map(|axis| (first_program_id + axis, extent_argument(axis)))
-                    .collect()
-            },
+            axes: revisit_axes(&output.spec, &semantics)
+                .into_iter()
+                .map(|axis| (first_program_id + axis, extent_argument(axis)))
+                .collect(),
         })
         .collect();
     for (name, types) in &versions {
@@ -423,6 +426,19 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
         .chain(dynamic_values)
         .collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
+}
+
+/// The trailing arbitrary axes along which consecutive programs visit the
+/// same block of an output (its index map does not use them), innermost
+/// first; none where an index function gives its blocks.
+fn revisit_axes(spec: &BlockSpec, semantics: &[AxisSemantics]) -> Vec<usize> {
+    if spec.index_function.is_some() {
+        return Vec::new();
+    }
+    (0..semantics.len())
+        .rev()
+        .take_while(|&axis| semantics[axis] == AxisSemantics::Arbitrary && (spec.full || !spec.uses_grid_axis(axis)))
+        .collect()
 }
 
 fn set_private(context: MlirContext, function: MlirOperation) {

@@ -2,8 +2,10 @@
 //! Pallas' semantics spelled out as plainly as possible — the grid in
 //! row-major order, one program at a time, every block a padded copy
 //! (NaN / the integer minimum) of the array's slice, output blocks written
-//! back to their in-bounds part after each program. Compiled code is
-//! checked against it (`tessel run --check`).
+//! back to their in-bounds part after each program and, where the next
+//! program has the same output block, handed to it whole (a TPU keeps a
+//! revisited block in VMEM). Compiled code is checked against it
+//! (`tessel run --check`).
 
 mod block_ops;
 mod elementwise;
@@ -409,6 +411,8 @@ impl Interpreter {
         }
         let sizes: Vec<usize> = grid.iter().map(|&g| g as usize).collect();
         let mut outcome = Ok(());
+        // Each output's block of the last program, where it starts.
+        let mut kept: Vec<Option<(Vec<i64>, HostArray)>> = vec![None; specs.len()];
         for_each_index(&sizes, |point| {
             if outcome.is_err() {
                 return;
@@ -416,14 +420,25 @@ impl Interpreter {
             let point: Vec<i64> = point.iter().map(|&p| p as i64).collect();
             let program =
                 Program { arrays: &arrays, specs: &specs, outputs_from, scalars: &scalars, scratch: &scratch };
-            outcome = self.program(kernel, &program, &point, &grid);
+            outcome = self.program(kernel, &program, &point, &grid, &mut kept);
         });
         self.buffers.truncate(base);
         outcome
     }
 
     /// One program: copy blocks in, run the kernel, copy output blocks back.
-    fn program(&mut self, kernel: MlirOperation, call: &Program, point: &[i64], grid: &[i64]) -> Result<()> {
+    /// An output block the previous program had too is that program's
+    /// block, whole: a TPU keeps it in VMEM between consecutive visits,
+    /// the part past the array's end included (`kept`: each output's last
+    /// block and where it starts).
+    fn program(
+        &mut self,
+        kernel: MlirOperation,
+        call: &Program,
+        point: &[i64],
+        grid: &[i64],
+        kept: &mut [Option<(Vec<i64>, HostArray)>],
+    ) -> Result<()> {
         let Program { arrays, specs, outputs_from, scalars, scratch } = *call;
         let mark = self.buffers.len();
         let mut windows = Vec::new();
@@ -441,10 +456,17 @@ impl Interpreter {
             // The buffer has the kernel's shape (squeezed dims removed), which
             // linearizes like the full block shape.
             let kernel_shape: Vec<usize> = spec.block_shape.iter().flatten().map(|&s| s as usize).collect();
-            let source = &self.buffers[array];
-            let mut block =
-                HostArray::zeros(source.element, &kernel_shape).map_err(|e| InterpretError(format!("block: {e}")))?;
-            copy_block(source, &mut block, spec, &starts, true);
+            let k = windows.len();
+            let block = match kept[k].take() {
+                Some((kept_starts, block)) if k >= outputs_from && kept_starts == starts => block,
+                _ => {
+                    let source = &self.buffers[array];
+                    let mut block = HostArray::zeros(source.element, &kernel_shape)
+                        .map_err(|e| InterpretError(format!("block: {e}")))?;
+                    copy_block(source, &mut block, spec, &starts, true);
+                    block
+                }
+            };
             windows.push(Some(starts));
             arguments.push(Val::Ref(self.buffers.len()));
             self.buffers.push(block);
@@ -457,6 +479,7 @@ impl Interpreter {
             if let Some(starts) = window {
                 let block = self.buffers[mark + windows[..k].iter().filter(|w| w.is_some()).count()].clone();
                 copy_block(&block, &mut self.buffers[arrays[k]], &specs[k], starts, false);
+                kept[k] = Some((starts.clone(), block));
             }
         }
         self.buffers.truncate(mark);
