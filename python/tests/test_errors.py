@@ -46,27 +46,25 @@ def test_semaphore_signals_are_unsupported_and_located():
     assert f"test_errors.py:{line_of('# SIGNAL')}" in str(raised.value)
 
 
-def test_writes_to_scalar_prefetch_arrays_are_refused_and_located():
-    # TPU kernels may keep state in their SMEM scalars (JAX's paged
-    # attention keeps its DMA buffer index there); in Tessel the refs are
-    # the caller's XLA buffers, shared by parallel workers (a write leaked
-    # into the next call of the jitted function), so the write is refused
-    # where the kernel makes it.
+def test_index_maps_of_written_scalar_prefetch_arrays_are_refused_and_located():
+    # A kernel that writes a scalar-prefetch array works on its own copy
+    # (test_scalar_state.py); index maps see the caller's values, which a
+    # TPU's would not once the kernel wrote them: refused, at the kernel.
     from jax.experimental.pallas import tpu as pltpu
 
     def kernel(s_ref, x_ref, o_ref):
-        o_ref[...] = x_ref[...] + s_ref[0].astype(jnp.float32)
-        s_ref[0] = s_ref[0] + 1  # WRITE
+        o_ref[...] = x_ref[...] + s_ref[0].astype(jnp.float32)  # KERNEL
+        s_ref[0] = s_ref[0] + 1
 
     spec = pltpu.PrefetchScalarGridSpec(
         num_scalar_prefetch=1, grid=(4,),
-        in_specs=[pl.BlockSpec((8, 128), lambda i, s: (i, 0))],
+        in_specs=[pl.BlockSpec((8, 128), lambda i, s: (s[0] % 4, 0))],
         out_specs=pl.BlockSpec((8, 128), lambda i, s: (i, 0)))
     call = pl.pallas_call(kernel, grid_spec=spec, out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32))
     with pytest.raises(NotImplementedError) as raised:
         jax.jit(call).lower(jnp.zeros((1,), jnp.int32), jnp.zeros((32, 128), jnp.float32))
-    assert "a write to a scalar-prefetch array" in str(raised.value)
-    assert f"test_errors.py:{line_of('# WRITE')}" in str(raised.value)
+    assert "an index map reads a scalar-prefetch array the kernel writes" in str(raised.value)
+    assert f"test_errors.py:{line_of('# KERNEL')}" in str(raised.value)
 
 
 def test_num_programs_of_a_static_grid_in_a_non_affine_index_map():

@@ -12,7 +12,7 @@ import numpy as np
 from jax._src import core
 from jax._src.pallas import core as pallas_core
 
-from tessel.jax._emit import Unsupported, Value, element, memref_type
+from tessel.jax._emit import ScalarWrite, Unsupported, Value, element, memref_type
 from tessel.jax._kernel import KernelTranslator, _frame
 
 
@@ -241,6 +241,84 @@ def _scopes(jaxpr) -> list:
     return found
 
 
+def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where: str):
+    """The kernel's body: its translator, its refs (the jaxpr's, then the
+    scoped buffers' and the copies'), the avals of the scratch it adds
+    and the copies as (scalar-prefetch ref, its copy). Raises
+    `ScalarWrite` at a write to a scalar-prefetch ref not in `written`."""
+    translator = KernelTranslator(program_axes)
+    refs = []
+    for index, var in enumerate(jaxpr.invars):
+        aval = var.aval
+        refs.append(Value(f"%r{index}", tuple(aval.shape), _ref_dtype(aval.inner_aval.dtype), ref=True))
+    env = dict(zip(jaxpr.invars, refs))
+    translator.read_only = {refs[i].name: i for i in range(num_scalars) if i not in written}
+    # `pl.run_scoped` buffers become more scratch of the call: one buffer
+    # per scope, private to each program like the call's own scratch, and
+    # uninitialized on entry as the scope's are.
+    scoped_avals = []
+    for scope in _scopes(jaxpr):
+        buffers = []
+        for var in scope.params["jaxpr"].invars:
+            inner = var.aval.inner_aval
+            if not hasattr(inner, "shape"):
+                raise Unsupported(f"{where}: Tessel does not support the scoped allocation {var.aval}")
+            buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
+            refs.append(buffers[-1])
+            scoped_avals.append(inner)
+        translator.scoped[id(scope)] = buffers
+    # A written scalar-prefetch ref is read and written as scratch of the
+    # same type, filled from the caller's array where the scratch starts
+    # (`_copy_in`): the caller's buffer stays as it was, and parallel
+    # workers each have their own copy, as TPU cores have their own SMEM.
+    copies = []
+    for index in sorted(written):
+        scalar = refs[index]
+        copy = Value(f"%r{len(refs)}", scalar.shape, scalar.dtype, ref=True)
+        refs.append(copy)
+        scoped_avals.append(jaxpr.invars[index].aval.inner_aval)
+        env[jaxpr.invars[index]] = copy
+        copies.append((scalar, copy))
+    translator.jaxpr(jaxpr, env)
+    return translator, refs, scoped_avals, copies
+
+
+def _copy_in(copies, semantics: str, rank: int) -> list[str]:
+    """Kernel lines filling each copy of a written scalar-prefetch ref from
+    the caller's array at the first program of the copy's lifetime.
+    Scratch lives across the programs of the axes after the leading
+    parallel ones (grid-to-loops makes every later axis ordered), so a
+    scope starts where their program ids are all 0."""
+    if not copies:
+        return []
+    kinds = semantics.split("[", 1)[1].rstrip("]").split(", ") if semantics else ["parallel"] * rank
+    leading = next((axis for axis, kind in enumerate(kinds) if kind.strip() != "parallel"), rank)
+    lines = ["    %copy_in = arith.constant true"]
+    if leading < rank:
+        lines.append("    %copy_zero = arith.constant 0 : index")
+    for axis in range(leading, rank):
+        lines += [f"    %copy_id{axis} = grid.program_id {axis}",
+                  f"    %copy_first{axis} = arith.cmpi eq, %copy_id{axis}, %copy_zero : index",
+                  f"    %copy_in{axis} = arith.andi %copy_in{'' if axis == leading else axis - 1}, "
+                  f"%copy_first{axis} : i1"]
+    condition = f"%copy_in{rank - 1}" if leading < rank else "%copy_in"
+    lines.append(f"    scf.if {condition} {{")
+    lines += [f"      memref.copy {scalar.name}, {copy.name} : {scalar.type} to {copy.type}"
+              for scalar, copy in copies]
+    lines.append("    }")
+    return lines
+
+
+def _reads_scalars(closed, grid_rank: int, written: set) -> bool:
+    """Whether an index map reads one of the `written` scalar-prefetch
+    operands (they follow the grid indices among its inputs)."""
+    jaxpr = getattr(closed, "jaxpr", closed)
+    scalars = {var for i, var in enumerate(jaxpr.invars[grid_rank:]) if i in written}
+    used = {var for eqn in jaxpr.eqns for var in eqn.invars if isinstance(var, core.Var)}
+    used |= {var for var in jaxpr.outvars if isinstance(var, core.Var)}
+    return bool(scalars & used)
+
+
 def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict, dynamic_bounds=(),
               dimension_semantics=None) -> Translated:
     """The Tessel module of one `pallas_call`. `dynamic_bounds` are the
@@ -277,29 +355,25 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
     num_inputs, num_outputs = grid_mapping.num_inputs, grid_mapping.num_outputs
     symbol = _symbol(name)
 
-    translator = KernelTranslator(program_axes)
-    refs = []
-    for index, var in enumerate(jaxpr.invars):
-        aval = var.aval
-        refs.append(Value(f"%r{index}", tuple(aval.shape), _ref_dtype(aval.inner_aval.dtype), ref=True))
-    env = dict(zip(jaxpr.invars, refs))
-    translator.read_only = {ref.name for ref in refs[:num_scalars]}
-    # `pl.run_scoped` buffers become more scratch of the call: one buffer
-    # per scope, private to each program like the call's own scratch, and
-    # uninitialized on entry as the scope's are.
-    scoped_avals = []
-    for scope in _scopes(jaxpr):
-        buffers = []
-        for var in scope.params["jaxpr"].invars:
-            inner = var.aval.inner_aval
-            if not hasattr(inner, "shape"):
-                raise Unsupported(f"{where}: Tessel does not support the scoped allocation {var.aval}")
-            buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
-            refs.append(buffers[-1])
-            scoped_avals.append(inner)
-        translator.scoped[id(scope)] = buffers
-    translator.jaxpr(jaxpr, env)
-    body = "\n".join(translator.emit.lines)
+    # Scalar-prefetch refs the kernel writes (TPU kernels keep state in
+    # SMEM scalars: paged attention's buffer index) become copies, found by
+    # translating until no write to a read-only one is left.
+    written: set[int] = set()
+    while True:
+        try:
+            translator, refs, scoped_avals, copies = _translate_kernel(
+                jaxpr, program_axes, num_scalars, written, where)
+            break
+        except ScalarWrite as write:
+            written.add(write.index)
+    has_scratch = bool(grid_mapping.scratch_avals) or bool(copies)
+    semantics = _semantics(dimension_semantics, len(grid), vmapped, has_scratch, where)
+    if copies:
+        for mapping in grid_mapping.block_mappings:
+            if _reads_scalars(mapping.index_map_jaxpr, len(grid), written):
+                raise Unsupported(f"{where}: an index map reads a scalar-prefetch array the kernel writes "
+                                  "(Tessel's index maps see the values the call was given)")
+    body = "\n".join(_copy_in(copies, semantics, len(grid)) + translator.emit.lines)
     # The dynamic grid sizes also go to the call as scalar arrays after the
     # kernel's own, for index functions to read `pl.num_programs` from;
     # the kernel takes them as refs it does not read.
@@ -349,7 +423,6 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")
             types.append(memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
         scratch = f" scratch({', '.join(types)})"
-    semantics = _semantics(dimension_semantics, len(grid), vmapped, bool(grid_mapping.scratch_avals), where)
     call = (
         f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{scalars_text}\n"
         f"        ins({', '.join(ins)}{' : ' if ins else ''}{', '.join(in_types)})\n"

@@ -26,6 +26,15 @@ class Unsupported(NotImplementedError):
     """A JAX construct Tessel cannot translate (raised with the user's line)."""
 
 
+class ScalarWrite(Exception):
+    """A kernel writes the scalar-prefetch operand `index`: translated again
+    with that operand as a per-worker copy (never leaves `tessel.jax`)."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
+
+
 def element(dtype) -> str:
     """The signless MLIR element type kernels use for a numpy/JAX dtype."""
     dtype = np.dtype(dtype)

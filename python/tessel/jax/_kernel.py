@@ -130,8 +130,9 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
         self.splat_of: dict[str, Value] = {}
         # id(run_scoped equation) -> the scratch refs of its allocations.
         self.scoped: dict[int, list[Value]] = {}
-        # Names of refs kernels may not write (the scalar-prefetch arrays).
-        self.read_only: set[str] = set()
+        # Names of the caller's scalar-prefetch arrays -> their operand
+        # index: a write to one raises `ScalarWrite` (see `_call.translate`).
+        self.read_only: dict[str, int] = {}
 
     # ----- values -------------------------------------------------------
     def read(self, env, atom) -> Value:

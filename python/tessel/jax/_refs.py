@@ -11,7 +11,7 @@ from jax._src import core, state
 from jax._src.state import indexing
 
 from tessel.jax import _gather
-from tessel.jax._emit import Value, is_float, tensor_type
+from tessel.jax._emit import ScalarWrite, Value, is_float, tensor_type
 
 
 class RefRules:
@@ -214,10 +214,10 @@ class RefRules:
     def store(self, ref: Value, access, value: Value, mask=None) -> None:
         if ref.name in self.read_only:
             # TPU kernels may keep state in SMEM scalars (paged attention's
-            # buffer index). Here the refs are the caller's XLA buffers,
-            # shared by parallel workers: a write leaked into the next
-            # call and would race between threads.
-            self.fail("a write to a scalar-prefetch array (Tessel passes them read-only)")
+            # buffer index). The refs are the caller's XLA buffers, shared
+            # by parallel workers: the kernel is translated again with this
+            # one as a per-worker copy (`_call.translate`).
+            raise ScalarWrite(self.read_only[ref.name])
         if access is None:
             if not ref.shape:
                 self.emit.line(f"memref.store {value.name}, {ref.name}[] : {ref.type}")
