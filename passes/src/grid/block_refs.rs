@@ -321,11 +321,14 @@ pub(super) fn operand_ref(
     let stage = |buffer: &str, dst_type: &str| match &first_visit {
         None => allocate(buffer) + &fill_in(buffer, dst_type),
         Some(first) => {
-            let fresh = format!("%fresh{index}");
-            let filled = allocate(&fresh) + &fill_in(&fresh, dst_type);
+            let kept = format!("%kept{index}");
             format!(
-                "scf.if {first} {{\n{filled}memref.copy {fresh}, %kept{index} : {buffer_type} to {buffer_type}\n}}\n\
-                 {buffer} = memref.cast %kept{index} : {buffer_type} to {buffer_type}\n"
+                "scf.if {first} {{\n\
+                 %pad{index} = arith.constant {}\n\
+                 linalg.fill ins(%pad{index} : {element}) outs({kept} : {buffer_type})\n{}}}\n\
+                 {buffer} = memref.cast {kept} : {buffer_type} to {buffer_type}\n",
+                padding_constant(element, poison),
+                fill_in(&kept, dst_type)
             )
         }
     };
@@ -348,7 +351,9 @@ pub(super) fn operand_ref(
                     parts(&format!("back{index}"), &buffer, &buffer_type, &dst_type)
                 );
             }
+            // (Not for a kept block: views past the end keep nothing there.)
             let past_end = !poison
+                && first_visit.is_none()
                 && !spec.unblocked
                 && spec.index_function.is_none()
                 && spec.block_shape[0].is_some()
