@@ -190,16 +190,16 @@ def _spec(mapping, grid, scalars: list[Value], where: str, functions: list[str])
     return f"#grid.block<[{shape}], {affine}{tail}>"
 
 
-def _semantics(dimension_semantics, rank: int, vmapped: set, has_scratch: bool, where: str) -> str:
-    """The call's `semantics [...]`, or "" to let Tessel infer them from the
-    output specs. Scratch persists from one program to the next, as on a
+def _semantics(dimension_semantics, rank: int, vmapped: set, has_scratch: bool, where: str) -> list[str] | None:
+    """The call's axis semantics ("parallel" / "arbitrary" per grid axis),
+    or None to let Tessel infer them from the output specs. Scratch persists from one program to the next, as on a
     TPU core (the accumulator idiom), so a program may read what an earlier
     one left there: where the params do not say which axes are parallel,
     a call with scratch runs its grid in order, as Mosaic does by default
     and the interpreter always does. Axes vmap added are parallel."""
     if dimension_semantics is None:
         if not has_scratch:
-            return ""
+            return None
         kernel_axes = ["arbitrary"] * (rank - len(vmapped))
     else:
         kernel_axes = ["arbitrary" if "arbitrary" in str(s).lower() else "parallel" for s in dimension_semantics]
@@ -207,7 +207,7 @@ def _semantics(dimension_semantics, rank: int, vmapped: set, has_scratch: bool, 
             raise Unsupported(f"{where}: {len(kernel_axes)} dimension semantics for a grid of "
                               f"{rank - len(vmapped)} axes")
     own = iter(kernel_axes)
-    return f"\n        semantics [{', '.join('parallel' if axis in vmapped else next(own) for axis in range(rank))}]"
+    return ["parallel" if axis in vmapped else next(own) for axis in range(rank)]
 
 
 def _knob_attributes(knobs: dict) -> str:
@@ -283,7 +283,7 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
     return translator, refs, scoped_avals, copies
 
 
-def _copy_in(copies, semantics: str, rank: int) -> list[str]:
+def _copy_in(copies, semantics: list[str] | None, rank: int) -> list[str]:
     """Kernel lines filling each copy of a written scalar-prefetch ref from
     the caller's array at the first program of the copy's lifetime.
     Scratch lives across the programs of the axes after the leading
@@ -291,8 +291,7 @@ def _copy_in(copies, semantics: str, rank: int) -> list[str]:
     scope starts where their program ids are all 0."""
     if not copies:
         return []
-    kinds = semantics.split("[", 1)[1].rstrip("]").split(", ") if semantics else ["parallel"] * rank
-    leading = next((axis for axis, kind in enumerate(kinds) if kind.strip() != "parallel"), rank)
+    leading = next((axis for axis, kind in enumerate(semantics or []) if kind != "parallel"), rank)
     lines = ["    %copy_in = arith.constant true"]
     if leading < rank:
         lines.append("    %copy_zero = arith.constant 0 : index")
@@ -423,12 +422,13 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")
             types.append(memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
         scratch = f" scratch({', '.join(types)})"
+    semantics_text = f"\n        semantics [{', '.join(semantics)}]" if semantics is not None else ""
     call = (
         f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{scalars_text}\n"
         f"        ins({', '.join(ins)}{' : ' if ins else ''}{', '.join(in_types)})\n"
         f"        outs({', '.join(outs)}{' : ' if outs else ''}{', '.join(out_types)}){scratch}\n"
         f"        in_specs [{', '.join(in_specs)}]\n"
-        f"        out_specs [{', '.join(out_specs)}]{semantics}"
+        f"        out_specs [{', '.join(out_specs)}]{semantics_text}"
     )
     entry_params = ", ".join(f"{n}: {t}" for n, t in zip(bound_names + names, bound_types + entry_args))
     prologue = "".join(f"{line}\n" for line in loads)
