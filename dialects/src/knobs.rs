@@ -154,9 +154,10 @@ pub const K_CHUNK: Knob = Knob {
     value_name: "N",
     attribute: "tessel.k_chunk",
     kind: Kind::Integer { min: 1, max: i64::MAX },
-    default: "all of k",
+    default: "from the CPU's caches",
     target: Target::Cpu,
-    help: "k steps per cache block of contractions (default: all of k at once)",
+    help: "k steps per cache block of contractions (default: from the CPU's caches: all of k where a register \
+           tile's B panel fits half the L2 and the block's A half the core's L3; a value >= k keeps k whole)",
 };
 
 pub const K_UNROLL: Knob = Knob {
@@ -260,6 +261,30 @@ pub const FMA_IN_FLIGHT: Knob = Knob {
     target: Target::Cpu,
     help: "FMAs the CPU the code is for needs in flight (latency x throughput; from --cpu): register tiles have at \
            least as many accumulators where they can",
+};
+
+pub const L2_BYTES: Knob = Knob {
+    flag: None,
+    cli: Cli::Derived,
+    value_name: "",
+    attribute: "tessel.l2_bytes",
+    kind: Kind::Integer { min: 1024, max: i64::MAX },
+    default: "the host's",
+    target: Target::Cpu,
+    help: "L2 bytes per core of the CPU the code is for (from --cpu): contractions' k blocks keep a B panel in half \
+           of it",
+};
+
+pub const L3_BYTES: Knob = Knob {
+    flag: None,
+    cli: Cli::Derived,
+    value_name: "",
+    attribute: "tessel.l3_bytes",
+    kind: Kind::Integer { min: 1024, max: i64::MAX },
+    default: "the host's",
+    target: Target::Cpu,
+    help: "L3 bytes per core of the CPU the code is for (from --cpu): contractions' k blocks keep a block of A in \
+           half of it",
 };
 
 pub const GROUP: Knob = Knob {
@@ -380,6 +405,8 @@ pub static ALL: &[&Knob] = &[
     &VNNI,
     &PMADDWD,
     &FMA_IN_FLIGHT,
+    &L2_BYTES,
+    &L3_BYTES,
     &GROUP,
     &GROUP_TOP,
     &POISON,

@@ -131,8 +131,8 @@ fn compile_checked(options: &CompileOptions, model: Option<CpuModel>) -> Result<
 
 /// Register tiles for the named CPU: its vector registers, its vector
 /// width (or `--vector-bits`' or the module's, never wider than the CPU
-/// runs), whether it has VNNI or vpmaddwd and the FMAs it needs in flight
-/// at that width.
+/// runs), whether it has VNNI or vpmaddwd, the FMAs it needs in flight
+/// at that width and its caches.
 fn record_model(context: &melior::Context, module: &mut melior::ir::Module, model: CpuModel) {
     // The module's width (a schedule's), at most the CPU's widest.
     let bits =
@@ -142,4 +142,6 @@ fn record_model(context: &melior::Context, module: &mut melior::ir::Module, mode
     knobs::VNNI.set_integer_on(context, module, i64::from(model.vnni));
     knobs::PMADDWD.set_integer_on(context, module, i64::from(model.pmaddwd));
     knobs::FMA_IN_FLIGHT.set_integer_on(context, module, model.fma_in_flight_at(bits));
+    knobs::L2_BYTES.set_integer_on(context, module, model.caches.l2);
+    knobs::L3_BYTES.set_integer_on(context, module, model.caches.l3);
 }

@@ -394,3 +394,47 @@ module attributes {tessel.register_tile = array<i64: 4, 32>, tessel.k_chunk = 8 
     return %dot : tensor<8x128xf32>
   }
 }
+
+// -----
+
+// Without tessel.k_chunk the CPU's caches decide k's blocks (as tessel
+// compile --cpu records them): a 4 x 32 f32 tile's B panel takes 128 bytes
+// per k step, so with 4 KiB of L2 (half for the panel) k is split into
+// chunks of 16 — the packed panel is 16 x 32 — and with 1 MiB k stays whole.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 4, 32>, tessel.l2_bytes = 4096 : i64, tessel.l3_bytes = 1048576 : i64} {
+  // CHECK-LABEL: func.func @chunked_by_the_caches(
+  // CHECK: linalg.copy {tessel.packing} ins(%{{.*}} : tensor<16x32xf32>)
+  func.func @chunked_by_the_caches(%a: tensor<8x64xf32>, %b: tensor<64x64xf32>, %c: tensor<8x64xf32>) -> tensor<8x64xf32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x64xf32>, tensor<64x64xf32>) outs(%c : tensor<8x64xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x64xf32>
+    return %r : tensor<8x64xf32>
+  }
+}
+
+// -----
+
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 4, 32>, tessel.l2_bytes = 1048576 : i64, tessel.l3_bytes = 1048576 : i64} {
+  // CHECK-LABEL: func.func @whole_in_the_caches(
+  // CHECK: linalg.copy {tessel.packing} ins(%{{.*}} : tensor<64x32xf32>)
+  func.func @whole_in_the_caches(%a: tensor<8x64xf32>, %b: tensor<64x64xf32>, %c: tensor<8x64xf32>) -> tensor<8x64xf32> {
+    %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<8x64xf32>, tensor<64x64xf32>) outs(%c : tensor<8x64xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<8x64xf32>
+    return %r : tensor<8x64xf32>
+  }
+}

@@ -33,7 +33,8 @@ pub struct CpuSchedule {
     pub register_tile: [i64; 2],
     /// Blocks in flight along arbitrary axes (1: no pipelining).
     pub num_stages: i64,
-    /// k steps per cache block of a contraction (0: all of k).
+    /// k steps per cache block of a contraction (0: what the CPU's caches
+    /// give; as deep as k or deeper: k whole).
     pub k_chunk: i64,
     /// k steps per iteration of the k loop (tinygrad's UNROLL).
     pub k_unroll: i64,
@@ -61,15 +62,17 @@ pub struct CpuSchedule {
 
 /// Names the space (part of the cache key: a different space may find a
 /// different best).
-pub const SPACE: &str = "cpu-5: register_tile rows 1..16 x columns 1..8 vectors (accumulators in registers), \
-                         num_stages 1..4, k_chunk 0 or 16..1024 (powers of two), k_unroll 1..8 (powers of two), \
+pub const SPACE: &str = "cpu-6: register_tile rows 1..16 x columns 1..8 vectors (accumulators in registers), \
+                         num_stages 1..4, k_chunk 0 (the caches' choice) or 16..65536 (powers of two; >= k: whole), \
+                         k_unroll 1..8 (powers of two), \
                          num_threads 1..cores, vector_bits 256..host, pad_tiles, grid order, \
                          group 0 or 2..256, group_top";
 
 const MAX_ROWS: i64 = 16;
 const MAX_VECTORS_PER_ROW: i64 = 8;
 const MAX_STAGES: i64 = 4;
-const K_CHUNKS: [i64; 8] = [0, 16, 32, 64, 128, 256, 512, 1024];
+/// 0: the k blocks the CPU's caches give (`tessel_passes::Caches`).
+const K_CHUNKS: [i64; 13] = [0, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
 const K_UNROLLS: [i64; 4] = [1, 2, 4, 8];
 /// Largest split of a reduction (GROUP/GROUPTOP).
 const MAX_GROUP: i64 = 256;
@@ -175,8 +178,8 @@ impl CpuSchedule {
 
     /// The schedules one action away, before legality and normalization:
     /// a row more or fewer, rows doubled or halved, a vector more or fewer
-    /// per row, a stage more or fewer, k chunks doubled or halved (or
-    /// whole k), k unrolled twice as far or half, the vector width halved
+    /// per row, a stage more or fewer, k chunks doubled or halved (or the
+    /// caches' choice; from that, 256, 128 or whole k), k unrolled twice as far or half, the vector width halved
     /// or doubled (the tile keeping its columns, or its vectors), a thread
     /// fewer or more.
     fn actions(&self) -> Vec<Self> {
@@ -192,7 +195,11 @@ impl CpuSchedule {
         for s in [self.num_stages + 1, self.num_stages - 1] {
             next.push(CpuSchedule { num_stages: s, ..*self });
         }
-        let chunks: &[i64] = if self.k_chunk == 0 { &[256, 128] } else { &[self.k_chunk * 2, self.k_chunk / 2, 0] };
+        // From the caches' choice: two chunk depths, and k whole (the
+        // deepest chunk; normalization makes it the space's whole k).
+        let deepest = K_CHUNKS[K_CHUNKS.len() - 1];
+        let chunks: &[i64] =
+            if self.k_chunk == 0 { &[256, 128, deepest] } else { &[self.k_chunk * 2, self.k_chunk / 2, 0] };
         for &k in chunks {
             next.push(CpuSchedule { k_chunk: k, ..*self });
         }
@@ -230,6 +237,20 @@ impl CpuSchedule {
     }
 }
 
+/// The space's k chunk that keeps `k` whole: the smallest power of two at
+/// least as deep (the deepest chunk there is, past it).
+fn whole_k(k: i64) -> i64 {
+    (k.max(1) as u64).next_power_of_two().min(K_CHUNKS[K_CHUNKS.len() - 1] as u64) as i64
+}
+
+/// Bytes of an element type as MLIR prints it (`f32`, `i8`, `bf16`): its
+/// trailing bit count; 4 where there is none (`index`).
+fn element_bytes(element: &str) -> i64 {
+    let bits: String =
+        element.chars().rev().take_while(char::is_ascii_digit).collect::<Vec<_>>().into_iter().rev().collect();
+    bits.parse::<i64>().map_or(4, |bits| (bits / 8).max(1))
+}
+
 /// What the space knows of a kernel: the (rows, columns, depth) of its
 /// contractions, so that schedules the passes would make identical (the
 /// tile shrinks to divisors of the block, a chunk as deep as k is no
@@ -244,6 +265,9 @@ pub struct Space {
     pub multi_axis_grid: bool,
     /// Some grid has an arbitrary axis (so pipelining depth is a knob).
     pub arbitrary_axis: bool,
+    /// Bytes of the first contraction's operand elements (its k blocks
+    /// follow them).
+    pub operand_bytes: i64,
     /// The extent of the reduced dimension of each block reduction over
     /// one dimension (what GROUP/GROUPTOP split).
     pub reductions: Vec<i64>,
@@ -283,8 +307,16 @@ impl Space {
         let dots = Space::dots(module);
         let default_tile = dots.first().map(|dot| dot.default_tile);
         let (multi_axis_grid, arbitrary_axis) = grid_shapes(module);
+        let operand_bytes = dots.first().map_or(4, |dot| element_bytes(&dot.input));
         let contractions = dots.into_iter().map(|dot| dot.sizes).collect();
-        Space { contractions, default_tile, multi_axis_grid, arbitrary_axis, reductions: Space::reductions(module) }
+        Space {
+            contractions,
+            default_tile,
+            multi_axis_grid,
+            arbitrary_axis,
+            operand_bytes,
+            reductions: Space::reductions(module),
+        }
     }
 
     /// The reduced extent of each `block.reduce` of `module` over one
@@ -363,14 +395,25 @@ impl Space {
             };
         };
         let [rows, columns] = schedule.register_tile;
-        let chunk =
-            if schedule.k_chunk > 0 && fitting(k, schedule.k_chunk) < k { fitting(k, schedule.k_chunk) } else { 0 };
-        let unroll = fitting(if chunk > 0 { chunk } else { k }, schedule.k_unroll);
         // Padded tiles keep their size (up to the block's); where they
         // divide the block anyway, padding changes nothing.
         let (padded_rows, padded_columns) = (rows.min(m), columns.min(n));
         let pads = schedule.pad_tiles && (m % padded_rows != 0 || n % padded_columns != 0);
         let register_tile = if pads { [padded_rows, padded_columns] } else { [fitting(m, rows), fitting(n, columns)] };
+        // The chunk the passes apply (0: k whole), asked for or the
+        // caches' (as `tessel-tile` computes it, from the tile's width);
+        // the caches' choice is 0 in the space, whole k a power of two at
+        // least as deep.
+        let applied = |chunk: i64| if chunk > 0 && fitting(k, chunk) < k { fitting(k, chunk) } else { 0 };
+        let caches = tessel_passes::CpuModel::host().caches;
+        let cached = applied(caches.k_block(m, register_tile[1], self.operand_bytes, k));
+        let asked = if schedule.k_chunk == 0 { cached } else { applied(schedule.k_chunk) };
+        let chunk = match asked {
+            _ if asked == cached => 0,
+            0 => whole_k(k),
+            _ => asked,
+        };
+        let unroll = fitting(if asked > 0 { asked } else { k }, schedule.k_unroll);
         CpuSchedule { register_tile, k_chunk: chunk, k_unroll: unroll, pad_tiles: pads, ..schedule }
     }
 
@@ -418,6 +461,7 @@ mod tests {
             default_tile: None,
             multi_axis_grid: true,
             arbitrary_axis: true,
+            operand_bytes: 4,
             reductions: vec![],
         };
         let start = space.start();
@@ -437,6 +481,7 @@ mod tests {
             default_tile: None,
             multi_axis_grid: false,
             arbitrary_axis: true,
+            operand_bytes: 4,
             reductions: vec![],
         };
         let (lanes, _) = host_vectors();
@@ -457,6 +502,39 @@ mod tests {
         // No contraction: only the pipeline depth matters.
         let none = Space::default();
         assert_eq!(none.normalize(a), none.normalize(CpuSchedule { k_chunk: 64, ..b }));
+    }
+
+    #[test]
+    fn the_caches_k_blocks_are_the_space_default_and_whole_k_is_in_it() {
+        // 32768 deep: every CPU's caches split k (a B panel of at least 8
+        // floats per k step would need 2 MiB of L2 to stay whole).
+        let space = Space {
+            contractions: vec![[256, 256, 32768]],
+            default_tile: None,
+            multi_axis_grid: false,
+            arbitrary_axis: true,
+            operand_bytes: 4,
+            reductions: vec![],
+        };
+        let start = space.start();
+        assert_eq!(start.k_chunk, 0, "the caches' choice is the start");
+        let tile_columns = start.register_tile[1];
+        let cached = tessel_passes::CpuModel::host().caches.k_block(256, tile_columns, 4, 32768);
+        assert!(cached > 0 && cached < 32768, "{cached}");
+        // Asking for the caches' chunk is the same point.
+        assert_eq!(space.normalize(CpuSchedule { k_chunk: cached, ..start }), start);
+        // Whole k is another point, and legal (a cached best stays in the space).
+        let whole = space.normalize(CpuSchedule { k_chunk: 32768, ..start });
+        assert_eq!(whole.k_chunk, 32768);
+        assert!(whole.is_legal());
+        assert!(space.neighbours(&start).contains(&whole), "whole k is one action from the start");
+        // Where the caches keep k whole, asking for it is the default.
+        let shallow = Space { contractions: vec![[256, 256, 64]], ..space.clone() };
+        assert_eq!(shallow.normalize(CpuSchedule { k_chunk: 1024, ..start }).k_chunk, 0);
+        assert_eq!(element_bytes("f32"), 4);
+        assert_eq!(element_bytes("i8"), 1);
+        assert_eq!(element_bytes("bf16"), 2);
+        assert_eq!(element_bytes("index"), 4);
     }
 
     #[test]
@@ -503,6 +581,7 @@ mod tests {
             default_tile: None,
             multi_axis_grid: false,
             arbitrary_axis: true,
+            operand_bytes: 4,
             reductions: vec![],
         };
         assert_eq!(odd.normalize(tile).register_tile, [4, 2 * lanes]);
@@ -515,6 +594,7 @@ mod tests {
             default_tile: None,
             multi_axis_grid: false,
             arbitrary_axis: true,
+            operand_bytes: 4,
             reductions: vec![],
         };
         assert_eq!(even.normalize(tile), even.normalize(CpuSchedule { pad_tiles: false, ..tile }));
@@ -528,6 +608,7 @@ mod tests {
             default_tile: None,
             multi_axis_grid: true,
             arbitrary_axis: true,
+            operand_bytes: 4,
             reductions: vec![],
         };
         let start = space.start();

@@ -17,6 +17,10 @@
 //! it); among the tiles that fit the registers, and whose rows of B are
 //! whole cache lines, the one with the most FMAs per load (rows x vectors /
 //! (rows + vectors)) wins.
+//!
+//! Its caches (`caches.rs`) decide how deep a contraction's k blocks are.
+
+use crate::cpu::caches::{self, Caches};
 
 /// A CPU as register tiling sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +42,8 @@ pub struct CpuModel {
     /// over reciprocal throughput in LLVM's model), for 128-, 256- and
     /// 512-bit vectors.
     pub fma_in_flight: [i64; 3],
+    /// Data cache sizes: the k blocks of contractions (`Caches::k_block`).
+    pub caches: Caches,
 }
 
 /// FMAs in flight when LLVM has no scheduling model of the CPU (a latency
@@ -121,6 +127,7 @@ impl CpuModel {
         vnni: false,
         pmaddwd: false,
         fma_in_flight: [DEFAULT_IN_FLIGHT; 3],
+        caches: caches::DEFAULT,
     };
 
     /// The model of an x86 CPU with (or without) AVX-512 and AVX2 (SSE
@@ -132,7 +139,14 @@ impl CpuModel {
             (false, true) => (256, 16),
             (false, false) => (128, 16),
         };
-        CpuModel { vector_bits, vector_registers, vnni: false, pmaddwd: true, fma_in_flight: [DEFAULT_IN_FLIGHT; 3] }
+        CpuModel {
+            vector_bits,
+            vector_registers,
+            vnni: false,
+            pmaddwd: true,
+            fma_in_flight: [DEFAULT_IN_FLIGHT; 3],
+            caches: caches::DEFAULT,
+        }
     }
 
     /// This model with (or without) VNNI.
@@ -175,8 +189,9 @@ impl CpuModel {
     /// The CPU this process's JIT-compiled code runs as: the host's, or
     /// the CPU `TESSEL_CPU` names (see `tessel_dialects::jit_cpu`; an
     /// unusable value is reported when the JIT compiles): the host's
-    /// features as LLVM detects them, less those the named CPU lacks, and
-    /// LLVM's FMA timings for that CPU.
+    /// features as LLVM detects them, less those the named CPU lacks,
+    /// LLVM's FMA timings for that CPU, and the host's caches (the code
+    /// runs on the host).
     pub fn host() -> Self {
         use tessel_dialects::{jit_cpu, llvm_target};
         let (host_cpu, features) = llvm_target::host_cpu();
@@ -195,6 +210,7 @@ impl CpuModel {
         } else {
             CpuModel::NEON
         };
+        let model = CpuModel { caches: Caches::host(&host_cpu), ..model };
         match &requested {
             Some(cpu) => model.with_llvm_timings(&triple, cpu, ""),
             None => model.with_llvm_timings(&triple, &host_cpu, &features),
@@ -203,7 +219,8 @@ impl CpuModel {
 
     /// The model of the CPU LLVM calls `cpu` on `triple` (an x86-64 triple
     /// when `None`); `None` for a CPU this table does not know. AArch64
-    /// CPUs get NEON's 128-bit vectors and 32 registers.
+    /// CPUs get NEON's 128-bit vectors and 32 registers. Caches from the
+    /// table (`caches::DEFAULT` for a CPU it lacks).
     pub fn named(triple: Option<&str>, cpu: &str) -> Option<Self> {
         let triple = triple.unwrap_or("x86_64-unknown-linux-gnu");
         let arch = triple.split('-').next().unwrap_or("");
@@ -218,7 +235,8 @@ impl CpuModel {
             "aarch64" | "arm64" => Some(CpuModel::NEON),
             _ => None,
         };
-        model.map(|model| model.with_llvm_timings(triple, cpu, ""))
+        let caches = Caches::named(cpu).unwrap_or(caches::DEFAULT);
+        model.map(|model| CpuModel { caches, ..model.with_llvm_timings(triple, cpu, "") })
     }
 
     /// Whether `rows x vectors` accumulators, a row of B and a broadcast of

@@ -2,6 +2,7 @@
 //! model, reduction groups, fast math, C library calls and the thread/vector settings.
 
 pub mod accumulator_pieces;
+pub mod caches;
 pub mod contraction_epilogue;
 pub mod cpu_model;
 pub mod filled_tiles;

@@ -53,10 +53,13 @@
 //! registers too, and the block is not filled (`filled_tiles.rs`; again
 //! not with k chunks or padded tiles).
 //!
-//! `tessel.k_chunk = N : i64` (the tuner's cache-blocking knob) first
-//! splits k into chunks of N steps (shrunk to a divisor of k), outermost,
-//! so the packed B panel is N x tile_n and can stay in L1; each output
-//! still accumulates over k in order, chunk after chunk.
+//! k is split into chunks (shrunk to a divisor of k), outermost, where the
+//! CPU's caches ask for it (`caches.rs`: a B panel of `chunk x tile_n` in
+//! half the L2, the block's `rows x chunk` of A in half the core's L3;
+//! `tessel.l2_bytes`/`tessel.l3_bytes` give another CPU's) or
+//! `tessel.k_chunk = N : i64` (the tuner's cache-blocking knob) sets N
+//! steps (a value >= k keeps k whole); each output still accumulates over
+//! k in order, chunk after chunk.
 
 use crate::cpu::tessel_hoist_packing::PACKING;
 use crate::support::handles::{dim_size, rank_of, raw_op, shaped_element, value_type};
@@ -65,6 +68,7 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     cpu::{
+        caches::Caches,
         contraction_epilogue::{self, EPILOGUE_GROUP, INIT_GROUP},
         cpu_model::CpuModel,
         filled_tiles,
@@ -145,10 +149,16 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let host = CpuModel::host();
     let vector_bits = knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), host.vector_bits);
     let in_flight = knobs::FMA_IN_FLIGHT.integer_or(raw_op(module.to_raw()), host.fma_in_flight_at(vector_bits));
+    let settings = raw_op(module.to_raw());
     let model = CpuModel {
         vector_bits,
-        vector_registers: raw_op(module.to_raw()).integer_or(knobs::VECTOR_REGISTERS.attribute, host.vector_registers),
+        vector_registers: settings.integer_or(knobs::VECTOR_REGISTERS.attribute, host.vector_registers),
         fma_in_flight: [in_flight; 3],
+        caches: Caches {
+            l2: knobs::L2_BYTES.integer_or(settings, host.caches.l2),
+            l3: knobs::L3_BYTES.integer_or(settings, host.caches.l3),
+            ..host.caches
+        },
         ..host
     };
     if model.vector_registers < 2 {
@@ -207,8 +217,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let grouped = form.is_some();
         let step_k = form.map_or(1, Form::group);
         let depth = dim_size(lhs, (rank_of(lhs) - 1 - i64::from(grouped)) as usize);
-        // 0: k in one piece.
-        let chunk_steps = k_chunk / step_k;
+        // 0: k in one piece. Unset, the CPU's caches decide (`caches.rs`).
+        let k_steps = if k_chunk > 0 {
+            k_chunk
+        } else {
+            model.caches.k_block(rows, n, element_bits(element_type(lhs)) / 8, depth * step_k)
+        };
+        let chunk_steps = k_steps / step_k;
         let chunk =
             if chunk_steps > 0 && fitting(depth, chunk_steps) < depth { fitting(depth, chunk_steps) } else { 0 };
         // 16-bit operands keep single steps: their unrolled contractions
