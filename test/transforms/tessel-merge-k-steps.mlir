@@ -422,8 +422,7 @@ func.func @one_block_each_way(%x: memref<64x256xf32>, %y: memref<256x64xf32>, %z
 // Before bufferization (the CPU pipeline): the views are read through
 // to_tensor and the sum stored to the output view. Merged: tensors of the
 // whole-k views, the fill, then the output's tensor, the contraction and
-// one store (CPU code of 512-bit vectors; 256-bit code keeps the grid's k
-// blocks, below).
+// one store.
 // CHECK-LABEL: func.func @on_tensors(
 // CHECK: scf.forall
 // CHECK-NOT: scf.for
@@ -478,12 +477,14 @@ func.func @on_tensors(%x: memref<256x512xf32>, %y: memref<512x256xf32>, %z: memr
 
 // -----
 
-// The same for 256-bit CPU code: not merged (its 2 x 32 register tiles'
-// B panels of all of k would not stay in L1).
+// The same for 256-bit CPU code: merged too (tessel-tile then splits k
+// where the CPU's caches ask, cpu/caches.rs).
 // CHECK-LABEL: func.func @on_tensors_avx2
-// CHECK: scf.for
-// CHECK: tessel.contraction
-// CHECK: } {tessel.arbitrary_axis = 2 : i64}
+// CHECK: scf.forall
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x512xf32>, tensor<512x64xf32>) outs(%{{.*}} : tensor<64x64xf32>) attrs = {tessel.contraction}
+// CHECK-NOT: scf.for
+// CHECK: return
 #k_block = affine_map<(d0) -> (d0 * 64)>
 #lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
 #rhs = affine_map<(d0, d1, d2) -> (d2, d1)>

@@ -37,9 +37,11 @@
 //! holds, with what only it reads (the bias block's view, tensor and
 //! broadcast) moved out of the loop with it. It must not read the output
 //! (its tensor or its memory): at the last trip that held the sum of the
-//! trips before, which merged would be the fill. Loops on tensors merge
-//! only for CPU code of 512-bit vectors (`tessel.vector_bits`, else the
-//! host's; see `CPU_MERGE_VECTOR_BITS`).
+//! trips before, which merged would be the fill. Merged, k may be deep
+//! enough for `tessel-tile` to split it for the caches (`cpu/caches.rs`);
+//! AVX2 code merged measured 3-5% faster on Zen 4 (2048 matmul 91-98 ->
+//! 87-94 ms, with bias and relu 94-100 -> 90-91, 1024 matmul 11.7-12.2 ->
+//! 11.3-11.6; on Zen 5 it had measured 3-4% slower, on a noisier host).
 //!
 //! A and B must be other memory than the output (distinct function
 //! arguments do not alias, Tessel's rule throughout). The sums are the
@@ -60,7 +62,6 @@ use crate::{PassDefinition, PassError, block::block_to_linalg::CONTRACTION};
 use melior::ir::OperationRef;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use mlir_sys::*;
-use tessel_dialects::knobs;
 
 /// The CPU pipeline's views as tensors, and their stores.
 const TO_TENSOR: &str = "bufferization.to_tensor";
@@ -74,24 +75,9 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Vector bits from which CPU code merges (on tensors): measured on Zen 5,
-/// merged 2048 matmuls ran 3-4% faster as AVX-512 code (4 x 64 register
-/// tiles) but 3-4% slower as AVX2 code (2 x 32 tiles; `tessel.k_chunk`
-/// of the grid's k block brought them back to par: the whole-k B panels'
-/// cache traffic, likely). Until k is blocked for the caches by a model,
-/// narrower code keeps the grid's k blocks.
-const CPU_MERGE_VECTOR_BITS: i64 = 512;
-
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    // Asked of LLVM only where a loop on tensors (CPU code) matched.
-    let cpu_vector_bits = std::cell::OnceCell::new();
-    let wide_enough = || {
-        *cpu_vector_bits.get_or_init(|| {
-            knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), crate::cpu::cpu_model::CpuModel::host().vector_bits)
-        }) >= CPU_MERGE_VECTOR_BITS
-    };
     for (op, _) in collect_operations(module, |name| name == "scf.for") {
-        if let Some(merge) = matched(op).filter(|merge| merge.tensors.is_none() || wide_enough()) {
+        if let Some(merge) = matched(op) {
             merge.apply(op).map_err(|message| PassError::at(crate::support::handles::location_of(op), message))?;
         }
     }
