@@ -203,7 +203,7 @@ pub const PAD_TILES: Knob = Knob {
     default: "off",
     target: Target::Cpu,
     help: "Keep the register tile's size where it does not divide a block, padding the partial tiles (default: \
-           shrink the tile to a divisor)",
+           columns shrink to a divisor, rows leave a remainder strip)",
 };
 
 pub const VECTOR_BITS: Knob = Knob {

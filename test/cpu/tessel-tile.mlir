@@ -172,8 +172,9 @@ module attributes {tessel.register_tile = array<i64: 3, 16>, tessel.pad_tiles = 
 // given whole: AVX2's 256-bit vectors and 16 registers, Haswell's 10 FMAs
 // in flight, as tessel compile --cpu haswell records them): on a 96-row
 // block, 6 rows x 2 vectors, 12 accumulators covering the FMA latency
-// (BLIS's Haswell tile); on a 64-row block no tile with 10 accumulators
-// fits, and 2 x 4 vectors (8) has the widest rows of B among the rest.
+// (BLIS's Haswell tile); on a 64-row block too, over 60 rows of whole
+// strips, the 4 rows left one remainder strip of a 4 x 16 tile (no tile
+// dividing 64 rows has 10 accumulators and fits).
 #lhs = affine_map<(i, j, k) -> (i, k)>
 #rhs = affine_map<(i, j, k) -> (k, j)>
 #out = affine_map<(i, j, k) -> (i, j)>
@@ -181,8 +182,10 @@ module attributes {tessel.vector_bits = 256 : i64, tessel.vector_registers = 16 
   // CHECK-LABEL: func.func @modelled(
   // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x1xf32>, tensor<1x16xf32>) outs(%{{.*}} : tensor<6x16xf32>)
   // CHECK-SAME: tessel.register_tile = array<i64: 6, 16>
-  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x1xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<2x32xf32>)
-  // CHECK-SAME: tessel.register_tile = array<i64: 2, 32>
+  // CHECK: scf.for %{{.*}} = %{{.*}} to %c60 step %c6
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x1xf32>, tensor<1x16xf32>) outs(%{{.*}} : tensor<6x16xf32>)
+  // CHECK-SAME: tessel.register_tile = array<i64: 6, 16>
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<1x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
   func.func @modelled(%a: tensor<96x8xf32>, %b: tensor<8x64xf32>, %c: tensor<96x64xf32>,
                       %d: tensor<64x8xf32>, %e: tensor<64x64xf32>) -> (tensor<96x64xf32>, tensor<64x64xf32>) {
     %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}

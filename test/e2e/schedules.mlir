@@ -1,9 +1,11 @@
 // Every schedule computes the same bits: contractions run with the scalar
 // register tile (1x1), odd tiles, wide tiles and the host default, the
 // K loop software-pipelined (--num-stages), one thread, 256-bit vectors,
-// padded partial tiles (--pad-tiles), programs in column-major order, each
-// checked against the interpreter (--check) and byte-compared with the
-// others through --dump.
+// padded partial tiles (--pad-tiles), tiles whose rows leave a remainder
+// strip (5 rows of a 12-row block: 10 in whole strips, 2 in a strip of
+// their own), AVX2 code, programs in column-major order, each checked
+// against the interpreter (--check) and byte-compared with the others
+// through --dump.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --check | FileCheck %s
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --register-tile 1x1 --check | FileCheck %s
@@ -20,6 +22,9 @@
 // RUN: cmp %t/default/arg2.npy %t/unrolled/arg2.npy && cmp %t/default/arg2.npy %t/narrow/arg2.npy
 // RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --grid-order column-major --dump %t/columns > /dev/null
 // RUN: cmp %t/default/arg2.npy %t/padded/arg2.npy && cmp %t/default/arg2.npy %t/columns/arg2.npy
+// RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --register-tile 5x4 --check --dump %t/remainder | FileCheck %s
+// RUN: tessel run %s --entry matmul --arg 0=random:1 --arg 1=random:2 --cpu x86-64-v3 --dump %t/avx2 > /dev/null
+// RUN: cmp %t/default/arg2.npy %t/remainder/arg2.npy && cmp %t/default/arg2.npy %t/avx2/arg2.npy
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --register-tile 5x16 --pad-tiles --check | FileCheck %s
 // RUN: tessel run %s --entry batched --arg 0=random:7 --arg 1=random:8 --register-tile 4x3 --pad-tiles --check | FileCheck %s
 // RUN: tessel run %s --entry mixed --arg 0=random:3 --arg 1=random:4 --arg 2=random:5 --arg 3=random:6 --vector-bits 256 --num-threads 1 --check | FileCheck %s

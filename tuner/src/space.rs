@@ -237,6 +237,32 @@ impl CpuSchedule {
     }
 }
 
+/// The register tile `tessel-tile` gives the module's first contraction
+/// with no knobs set, read from a copy lowered up to it: the model's tile
+/// (`Dot::default_tile`), or its best dividing one where the tiles compute
+/// the contraction's epilogue, which only the pass sees (one strip loop).
+fn passes_default_tile(module: &Module) -> Option<[i64; 2]> {
+    use tessel_lowering::cpu::{GRID, KERNELS};
+    let context = tessel_dialects::create_context();
+    let mut copy = Module::parse(&context, &module.as_operation().to_string())?;
+    let tiling = KERNELS.iter().position(|&pass| pass == "tessel-tile")?;
+    let passes: Vec<&str> = GRID.iter().chain(&KERNELS[..=tiling]).copied().collect();
+    tessel_lowering::run_passes(&context, &mut copy, &passes.join(",")).ok()?;
+    let mut tile = None;
+    copy.as_operation().walk(WalkOrder::PreOrder, |op: OperationRef| {
+        if let (Ok(_), Ok(attribute)) =
+            (op.attribute("tessel.contraction"), op.attribute(knobs::REGISTER_TILE.attribute))
+            && let Ok(sizes) = melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute)
+            && let (Ok(rows), Ok(columns)) = (sizes.element(0), sizes.element(1))
+        {
+            tile = Some([rows, columns]);
+            return WalkResult::Interrupt;
+        }
+        WalkResult::Advance
+    });
+    tile
+}
+
 /// The space's k chunk that keeps `k` whole: the smallest power of two at
 /// least as deep (the deepest chunk there is, past it).
 fn whole_k(k: i64) -> i64 {
@@ -305,7 +331,7 @@ impl Space {
     /// The contractions (`block.dot`s) of `module`.
     pub fn of(module: &Module) -> Space {
         let dots = Space::dots(module);
-        let default_tile = dots.first().map(|dot| dot.default_tile);
+        let default_tile = passes_default_tile(module).or_else(|| dots.first().map(|dot| dot.default_tile));
         let (multi_axis_grid, arbitrary_axis) = grid_shapes(module);
         let operand_bytes = dots.first().map_or(4, |dot| element_bytes(&dot.input));
         let contractions = dots.into_iter().map(|dot| dot.sizes).collect();
@@ -399,7 +425,11 @@ impl Space {
         // divide the block anyway, padding changes nothing.
         let (padded_rows, padded_columns) = (rows.min(m), columns.min(n));
         let pads = schedule.pad_tiles && (m % padded_rows != 0 || n % padded_columns != 0);
-        let register_tile = if pads { [padded_rows, padded_columns] } else { [fitting(m, rows), fitting(n, columns)] };
+        // Unpadded, columns shrink to a divisor; rows stay (a remainder
+        // strip), except where the tiles compute an epilogue (the passes
+        // then shrink them too, which this does not see: such schedules
+        // may be measured twice).
+        let register_tile = if pads { [padded_rows, padded_columns] } else { [rows.min(m), fitting(n, columns)] };
         // The chunk the passes apply (0: k whole), asked for or the
         // caches' (as `tessel-tile` computes it, from the tile's width);
         // the caches' choice is 0 in the space, whole k a power of two at
@@ -535,6 +565,50 @@ mod tests {
         assert_eq!(element_bytes("i8"), 1);
         assert_eq!(element_bytes("bf16"), 2);
         assert_eq!(element_bytes("index"), 4);
+    }
+
+    /// A 64-row matmul kernel storing `stored`, after its dot `%c` and an
+    /// `epilogue` (MLIR lines).
+    fn kernel_64(epilogue: &str, stored: &str) -> String {
+        format!(
+            "func.func @k(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %z: memref<64x64xf32>) {{\n\
+             %a = block.load %x : memref<64x64xf32> -> tensor<64x64xf32>\n\
+             %b = block.load %y : memref<64x64xf32> -> tensor<64x64xf32>\n\
+             %c = block.dot %a, %b : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>\n\
+             {epilogue}\n\
+             block.store {stored}, %z : tensor<64x64xf32>, memref<64x64xf32>\n\
+             return\n}}\n\
+             func.func @f(%x: memref<128x64xf32>, %y: memref<64x64xf32>, %z: memref<128x64xf32>) {{\n\
+             grid.call @k grid [2] ins(%x, %y : memref<128x64xf32>, memref<64x64xf32>) outs(%z : memref<128x64xf32>)\n\
+             in_specs [#grid.block<[64, 64], (i) -> (i, 0)>, #grid.block<full>]\n\
+             out_specs [#grid.block<[64, 64], (i) -> (i, 0)>]\n\
+             return\n}}\n"
+        )
+    }
+
+    #[test]
+    fn the_start_is_the_tile_the_passes_give() {
+        tessel_lowering::register_everything();
+        let context = tessel_dialects::create_context();
+        let space_of = |text: &str| Space::of(&Module::parse(&context, text).expect("the kernel parses"));
+        // A dot stored as it is: the model's tile (on AVX2, 6 x 16 with a
+        // remainder strip of 4 rows).
+        let stored = kernel_64("", "%c");
+        let plain = space_of(&stored);
+        let model = Space::dots(&Module::parse(&context, &stored).unwrap());
+        assert_eq!(plain.default_tile, Some(model[0].default_tile), "the model's tile");
+        // Tiles computing the dot's epilogue (a relu) keep to rows that
+        // divide the block.
+        let relu = space_of(&kernel_64(
+            "%zero = arith.constant dense<0.0> : tensor<64x64xf32>\n\
+             %r = arith.maximumf %c, %zero : tensor<64x64xf32>",
+            "%r",
+        ));
+        let [rows, _] = relu.default_tile.expect("a tile");
+        assert_eq!(64 % rows, 0, "{:?}", relu.default_tile);
+        // The start requests it, and normalization keeps remainder rows.
+        assert_eq!(relu.start().register_tile, relu.default_tile.unwrap());
+        assert_eq!(plain.start().register_tile, plain.default_tile.unwrap());
     }
 
     #[test]

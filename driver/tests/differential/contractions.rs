@@ -18,7 +18,10 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
     let (gm, gn, gk) = (m.div_ceil(bm), n.div_ceil(bn), k / bk);
     // A random register tile (or the host default): every schedule must
     // give the reference's bits.
-    let tiles = [None, Some((1, 1)), Some((2, 3)), Some((3, 5)), Some((4, 64)), Some((8, 32)), Some((2, 16))];
+    // Rows that do not divide the block leave a remainder strip (or, with
+    // `pad`, a padded one).
+    let tiles =
+        [None, Some((1, 1)), Some((2, 3)), Some((3, 5)), Some((4, 64)), Some((8, 32)), Some((2, 16)), Some((6, 16))];
     let tile = tiles[rng.random_range(0..tiles.len())];
     let stages = rng.random_range(1..=3i64);
     let pad = rng.random_bool(0.5);

@@ -14,9 +14,11 @@
 //! accumulator is a chain of dependent FMAs, so the FMA units stay busy
 //! only with at least latency x throughput accumulators (the CPU's FMA
 //! latency and reciprocal throughput come from LLVM's scheduling model of
-//! it); among the tiles that fit the registers, and whose rows of B are
-//! whole cache lines, the one with the most FMAs per load (rows x vectors /
-//! (rows + vectors)) wins.
+//! it), and half as many again give the out-of-order core slack (measured:
+//! module docs of `register_tile_of`); among the tiles that fit the
+//! registers, and whose rows of B are whole cache lines, those whose rows
+//! divide the block (no remainder strip) and then the one with the most
+//! FMAs per load (rows x vectors / (rows + vectors)) win.
 //!
 //! Its caches (`caches.rs`) decide how deep a contraction's k blocks are.
 
@@ -264,24 +266,52 @@ impl CpuModel {
     /// The register tile of a contraction whose result block is `rows x
     /// columns` elements of `element_bits`, in vectors of `vector_bits`:
     /// (rows, columns) by the analytical model (module docs), among tiles
-    /// that divide the block; `default_tile` where none does.
+    /// whose columns divide the block and whose rows divide it or leave a
+    /// remainder strip of fewer rows (`tessel-tile` splits it off);
+    /// `default_tile` where none fits.
     pub fn register_tile(self, vector_bits: i64, element_bits: i64, rows: i64, columns: i64) -> (i64, i64) {
+        self.register_tile_of(vector_bits, element_bits, rows, columns, true)
+    }
+
+    /// As `register_tile`, with rows that divide the block only (a
+    /// contraction whose tiles compute its epilogue: one strip loop).
+    pub fn dividing_register_tile(self, vector_bits: i64, element_bits: i64, rows: i64, columns: i64) -> (i64, i64) {
+        self.register_tile_of(vector_bits, element_bits, rows, columns, false)
+    }
+
+    fn register_tile_of(
+        self,
+        vector_bits: i64,
+        element_bits: i64,
+        rows: i64,
+        columns: i64,
+        remainders: bool,
+    ) -> (i64, i64) {
         let lanes = vector_bits / element_bits.max(8);
         let in_flight = self.fma_in_flight_at(vector_bits);
+        // Exactly latency x throughput chains keep the FMA units busy only
+        // if every FMA issues the cycle its chain allows; half as many
+        // again leave the scheduler slack (measured on Zen 4, AVX2 code
+        // in L2: 8 accumulators, 2 x 32, ran 88% of the FMA peak, 12,
+        // 6 x 16, 94%; AVX-512's 16 against 4 in flight changed nothing
+        // from 16 to 24).
+        let slack = in_flight + in_flight / 2;
         let whole_lines = |vectors: i64| (vectors * vector_bits / 8) % LINE_BYTES == 0;
         let candidates = (1..=MAX_ROWS.min(rows))
-            .filter(|tile_rows| rows % tile_rows == 0)
+            .filter(|tile_rows| remainders || rows % tile_rows == 0)
             .flat_map(|tile_rows| (1..=MAX_VECTORS).map(move |vectors| (tile_rows, vectors)))
             .filter(|&(tile_rows, vectors)| {
                 lanes >= 1 && columns % (vectors * lanes) == 0 && whole_lines(vectors) && self.fits(tile_rows, vectors)
             });
         // Latency covered first (else as many chains as there are), then
-        // FMAs per load, then wider rows of B (vectors decide every tie).
+        // slack, then no remainder strip, then FMAs per load, then wider
+        // rows of B (vectors decide every tie).
         let best = candidates.max_by_key(|&(tile_rows, vectors)| {
             let accumulators = tile_rows * vectors;
             (
                 accumulators >= in_flight,
-                accumulators.min(in_flight),
+                accumulators.min(slack),
+                rows % tile_rows == 0,
                 accumulators * 1000 / (tile_rows + vectors),
                 vectors,
             )
@@ -353,18 +383,23 @@ mod tests {
         // the most FMAs per load that fit 32 registers (the measured best).
         assert_eq!(timed(avx512, 4).register_tile(512, 32, 256, 256), (4, 64));
         assert_eq!(timed(avx512, 8).register_tile(512, 32, 256, 256), (4, 64));
-        // AVX2's 16 registers: 8 accumulators (Haswell would want 10, no
-        // tile dividing 256 rows has them and fits), rows of B whole
-        // 64-byte lines.
-        assert_eq!(timed(avx2, 10).register_tile(256, 32, 256, 256), (2, 32));
-        assert_eq!(timed(avx2, 8).register_tile(256, 32, 256, 256), (2, 32));
-        // 96-row blocks allow six rows: 12 accumulators, BLIS's Haswell tile.
+        // AVX2's 16 registers: 12 accumulators, BLIS's Haswell tile (Zen 4
+        // needs 8 in flight, Haswell 10), rows of B whole 64-byte lines; on
+        // 256-row blocks with a 4-row remainder strip.
+        assert_eq!(timed(avx2, 10).register_tile(256, 32, 256, 256), (6, 16));
+        assert_eq!(timed(avx2, 8).register_tile(256, 32, 256, 256), (6, 16));
         assert_eq!(timed(avx2, 10).register_tile(256, 32, 96, 256), (6, 16));
+        // Without remainders (tiles computing an epilogue): 8 accumulators.
+        assert_eq!(timed(avx2, 8).dividing_register_tile(256, 32, 256, 256), (2, 32));
+        // Where a dividing tile has the slack, it wins: AVX-512 keeps 4 x 64.
+        assert_eq!(timed(avx512, 8).register_tile(512, 32, 250, 256), (5, 64));
         // Too few accumulators never win where enough fit.
         let (rows, columns) = timed(avx2, 8).register_tile(256, 32, 128, 128);
         assert!(rows * columns / 8 >= 8, "{rows}x{columns}");
-        // NEON's 32 registers: 16 accumulators of 4 lanes, rows of B a line.
-        assert_eq!(timed(CpuModel::NEON, 16).register_tile(128, 32, 256, 256), (4, 16));
+        // NEON's 32 registers: 24 accumulators of 4 lanes (16 in flight and
+        // half again), rows of B a line.
+        assert_eq!(timed(CpuModel::NEON, 16).register_tile(128, 32, 256, 256), (6, 16));
+        assert_eq!(timed(CpuModel::NEON, 16).dividing_register_tile(128, 32, 256, 256), (4, 16));
         // f64: half the lanes.
         assert_eq!(timed(avx512, 4).register_tile(512, 64, 256, 256), (4, 32));
         // No tile divides 20 columns: the default (the pass then shrinks it).

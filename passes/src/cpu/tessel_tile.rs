@@ -18,15 +18,20 @@
 //!
 //! The register tile comes from the CPU's model (`CpuModel::register_tile`,
 //! BLIS's analytical model: enough accumulators to cover the FMA latency,
-//! registers for them, the most FMAs per load, tiles dividing the block;
-//! vectors of the host's width or of `tessel.vector_bits`; the FMAs in
-//! flight of the host or of `tessel.fma_in_flight`): on 256 x 256 f32
-//! blocks AVX-512 gets 4 x 64 (16 accumulators, four B loads and four
-//! broadcasts per k step; measured against 8 x 32, 2 x 128 and 16 x 32 on
-//! the 2048 matmul) and AVX2's 16 registers 2 x 32. A module attribute
-//! `tessel.register_tile = array<i64: M, N>` overrides it (the tuner's
-//! knob; `[1, 1]` gives the scalar schedule). Sizes shrink to the largest
-//! divisors of the block's extents, so every tile is full.
+//! with slack, registers for them, the most FMAs per load; vectors of the
+//! host's width or of `tessel.vector_bits`; the FMAs in flight of the host
+//! or of `tessel.fma_in_flight`): on 256 x 256 f32 blocks AVX-512 gets
+//! 4 x 64 (16 accumulators, four B loads and four broadcasts per k step;
+//! measured against 8 x 32, 2 x 128 and 16 x 32 on the 2048 matmul) and
+//! AVX2's 16 registers 6 x 16 (12 accumulators, BLIS's Haswell tile). A
+//! module attribute `tessel.register_tile = array<i64: M, N>` overrides it
+//! (the tuner's knob; `[1, 1]` gives the scalar schedule). Columns shrink
+//! to the largest divisor of the block's; rows that do not divide the block
+//! run as whole strips over the largest multiple of the tile's rows and
+//! one remainder strip of the rows left (`transform.structured.split`, per
+//! contraction: 256 rows in 6-row tiles are 42 strips and a 4-row one),
+//! except where the tiles compute an epilogue (one strip loop: the model's
+//! best dividing tile, or a requested one shrunk to a divisor).
 //!
 //! `tessel.k_unroll = U : i64` (the tuner's UNROLL) makes each step of the
 //! k loop U steps of k (shrunk to a divisor): U outer products per loop
@@ -37,8 +42,9 @@
 //! `tessel.pad_tiles = 1 : i64` (the tuner's PADTO) keeps the register
 //! tile's size where it does not divide the block: the last panel and
 //! strip are padded with zeros to a full tile and only their real results
-//! copied back (default: the tile shrinks to the largest divisor, which can
-//! leave partial vectors, such as 20 columns of 16-lane vectors).
+//! copied back (default: columns shrink to the largest divisor, which can
+//! leave partial vectors, such as 20 columns of 16-lane vectors, and rows
+//! leave a remainder strip).
 //!
 //! A contraction whose one user is an element-wise `linalg.generic`
 //! (Pallas' `acc + dot`, a bias, a scale; `contraction_epilogue.rs` says
@@ -123,6 +129,7 @@ struct TileGroup {
     unroll: i64,
     pad_rows: bool,
     pad_columns: bool,
+    split_rows: i64,
     grouped: bool,
     fused: Option<(usize, bool)>,
 }
@@ -191,13 +198,27 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let rank = rank_of(result);
         let extent = |d: isize| dim_size(result, (d) as usize);
         let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
+        let element = element_bits(element_type(result));
+        // Tiles that compute the contraction's epilogue run one strip loop:
+        // their rows divide the block.
+        let may_fuse = contraction_epilogue::epilogue_of(raw).is_some();
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
-            _ => model.register_tile(vector_bits, element_bits(element_type(result)), rows, columns),
+            _ if may_fuse => model.dividing_register_tile(vector_bits, element, rows, columns),
+            _ => model.register_tile(vector_bits, element, rows, columns),
         };
         let size = |extent: i64, wanted: i64| if pad_tiles { wanted.min(extent) } else { fitting(extent, wanted) };
-        let (m, n) = (size(rows, want_m), size(columns, want_n));
-        let (pad_rows, pad_columns) = (rows % m != 0, columns % n != 0);
+        let n = size(columns, want_n);
+        // Rows the tile does not divide: padded (PADTO), shrunk to a
+        // divisor (a fused epilogue), else a main part of whole strips and
+        // one remainder strip of the rows left (`split_rows`: the main
+        // part's rows).
+        let (m, split_rows) = if pad_tiles || want_m >= rows || rows % want_m == 0 || may_fuse {
+            (size(rows, want_m), 0)
+        } else {
+            (want_m, rows / want_m * want_m)
+        };
+        let (pad_rows, pad_columns) = (pad_tiles && rows % m != 0, columns % n != 0);
         // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
         unsafe {
             let context = mlirOperationGetContext(raw);
@@ -231,13 +252,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let narrow = element_bits(element_type(lhs)) < 32;
         let unroll = if narrow { 1 } else { fitting(if chunk > 0 { chunk } else { depth }, k_unroll) };
         // An epilogue needs each tile's dot finished in one piece first.
-        let epilogue =
-            (chunk == 0 && !pad_rows && !pad_columns).then(|| contraction_epilogue::epilogue_of(raw)).flatten();
+        let whole_strips = !pad_rows && !pad_columns && split_rows == 0;
+        let epilogue = (chunk == 0 && whole_strips).then(|| contraction_epilogue::epilogue_of(raw)).flatten();
         let fused = epilogue.as_ref().map(|epilogue| (tiles.len(), epilogue.init_fill.is_some()));
-        let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, grouped, fused };
+        let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, split_rows, grouped, fused };
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
-        if epilogue.is_none() && chunk == 0 && !pad_rows && !pad_columns {
+        if epilogue.is_none() && chunk == 0 && whole_strips {
             filled_tiles::mark(raw);
         }
         if let Some(epilogue) = epilogue {
@@ -254,7 +275,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     }
     let mut body = String::new();
     for (index, group) in tiles.iter().enumerate() {
-        let TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, grouped, fused } = group;
+        let TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, split_rows, grouped, fused } = group;
         // Tile sizes over the contraction's loops (batch,) i, j, k (the
         // grouped forms: (batch,) i, j, k/g, r, r never tiled).
         let sizes_with = |batch: &str, i: i64, j: i64, k: i64, r: &str| {
@@ -319,6 +340,34 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         match fused {
             Some((_, fill)) => {
                 body.push_str(&contraction_epilogue::fuse_into_strips(index, *rank, &over_epilogue("1", *m, 0), *fill))
+            }
+            None if *split_rows > 0 => {
+                // Whole strips over the main part's rows, the rest one
+                // strip of its own (a smaller register tile); per
+                // contraction of the group.
+                let (row_dim, rest) = if *rank == 3 { (1, sizes("1", 0, 0, 0)) } else { (0, String::new()) };
+                let rest_strip = if rest.is_empty() {
+                    format!("%strip_rest = transform.cast %rest : {any} to {any}")
+                } else {
+                    format!(
+                        "%strip_rest, %rest_batch = transform.structured.tile_using_for %rest tile_sizes [{rest}] \
+                         : ({any}) -> ({any}, {any})"
+                    )
+                };
+                emit!(
+                    body,
+                    "%strip{index} = transform.foreach %packed{index} : {any} -> {any} {{\n\
+                     ^bb0(%one: {any}):\n\
+                     %parts = transform.structured.split %one after {split_rows} {{dimension = {row_dim}}} : {any}\n\
+                     %main, %rest = transform.split_handle %parts : ({any}) -> ({any}, {any})\n\
+                     %strip_main, {} = transform.structured.tile_using_for %main tile_sizes [{strip}] \
+                     : ({any}) -> ({strip_types})\n\
+                     {rest_strip}\n\
+                     %both = transform.merge_handles %strip_main, %strip_rest : {any}\n\
+                     transform.yield %both : {any}\n\
+                     }}\n",
+                    if *rank == 3 { "%main_batch, %main_rows" } else { "%main_rows" }
+                );
             }
             None => emit_line!(
                 body,
