@@ -143,20 +143,20 @@ fn zero_of(shaped: MlirType) -> String {
 }
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
-    let requested = raw_op(module.to_raw()).integers(knobs::REGISTER_TILE.attribute);
+    let settings = raw_op(module.to_raw());
+    let requested = settings.integers(knobs::REGISTER_TILE.attribute);
     if !requested.is_empty() && (requested.len() != 2 || requested.iter().any(|&size| size < 1)) {
         return Err(PassError::at(
             module.location(),
             "tessel.register_tile must be two positive sizes [rows, columns]",
         ));
     }
-    let k_chunk = knobs::K_CHUNK.integer_or(raw_op(module.to_raw()), 0);
+    let k_chunk = knobs::K_CHUNK.integer_or(settings, 0);
     // Vectors of `tessel.vector_bits` (tessel-cpu-target), else the host's;
-    // the registers of the CPU code is for (`tessel compile --cpu`).
+    // the registers and caches of the CPU code is for (`tessel compile --cpu`).
     let host = CpuModel::host();
-    let vector_bits = knobs::VECTOR_BITS.integer_or(raw_op(module.to_raw()), host.vector_bits);
-    let in_flight = knobs::FMA_IN_FLIGHT.integer_or(raw_op(module.to_raw()), host.fma_in_flight_at(vector_bits));
-    let settings = raw_op(module.to_raw());
+    let vector_bits = knobs::VECTOR_BITS.integer_or(settings, host.vector_bits);
+    let in_flight = knobs::FMA_IN_FLIGHT.integer_or(settings, host.fma_in_flight_at(vector_bits));
     let model = CpuModel {
         vector_bits,
         vector_registers: settings.integer_or(knobs::VECTOR_REGISTERS.attribute, host.vector_registers),
@@ -171,13 +171,13 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if model.vector_registers < 2 {
         return Err(PassError::at(module.location(), "tessel.vector_registers must be at least 2"));
     }
-    let k_unroll = match knobs::K_UNROLL.integer_or(raw_op(module.to_raw()), 0) {
+    let k_unroll = match knobs::K_UNROLL.integer_or(settings, 0) {
         0 => 1,
         unroll => unroll,
     };
     // PADTO: tiles keep their size and partial ones are padded, instead of
     // shrinking to divisors of the block.
-    let pad_tiles = knobs::PAD_TILES.integer_or(raw_op(module.to_raw()), 0) != 0;
+    let pad_tiles = knobs::PAD_TILES.integer_or(settings, 0) != 0;
     if k_chunk < 0 || k_unroll < 1 {
         return Err(PassError::at(module.location(), "tessel.k_chunk and tessel.k_unroll must be positive integers"));
     }
