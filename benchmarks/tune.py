@@ -111,7 +111,7 @@ def main():
             threads = best.get("num_threads", 0) or "all"
             group = best.get("group", 0)
             schedule = (f"tile {best['register_tile'][0]}x{best['register_tile'][1]}, "
-                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'all'}, "
+                        f"{best['num_stages']} stage(s), k chunk {best['k_chunk'] or 'from the caches'}, "
                         f"k unroll {best['k_unroll']}, "
                         f"threads {threads}, {best.get('vector_bits', '?')}-bit vectors"
                         f"{', padded tiles' if best.get('pad_tiles') else ''}"

@@ -100,7 +100,7 @@ impl ScheduleOptions {
                      num_stages {}, k chunk {}, k unroll {}, threads {}, vector bits {}, padded tiles {}, {} grid, \
                      reductions {}",
                     tuned.num_stages,
-                    if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "all".into() },
+                    if tuned.k_chunk > 0 { tuned.k_chunk.to_string() } else { "the caches' choice".into() },
                     tuned.k_unroll,
                     if tuned.num_threads > 0 { tuned.num_threads.to_string() } else { "all".into() },
                     tuned.bits(),
