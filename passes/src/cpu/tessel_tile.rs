@@ -201,7 +201,8 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let element = element_bits(element_type(result));
         // Tiles that compute the contraction's epilogue run one strip loop:
         // their rows divide the block.
-        let may_fuse = contraction_epilogue::epilogue_of(raw).is_some();
+        let candidate = contraction_epilogue::epilogue_of(raw);
+        let may_fuse = candidate.is_some();
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
             _ if may_fuse => model.dividing_register_tile(vector_bits, element, rows, columns),
@@ -253,7 +254,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let unroll = if narrow { 1 } else { fitting(if chunk > 0 { chunk } else { depth }, k_unroll) };
         // An epilogue needs each tile's dot finished in one piece first.
         let whole_strips = !pad_rows && !pad_columns && split_rows == 0;
-        let epilogue = (chunk == 0 && whole_strips).then(|| contraction_epilogue::epilogue_of(raw)).flatten();
+        let epilogue = candidate.filter(|_| chunk == 0 && whole_strips);
         let fused = epilogue.as_ref().map(|epilogue| (tiles.len(), epilogue.init_fill.is_some()));
         let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, split_rows, grouped, fused };
         let group = group_of(&mut tiles, key);
