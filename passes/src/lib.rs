@@ -16,12 +16,13 @@ mod grid;
 mod support;
 mod transforms;
 
+pub use cpu::caches::Caches;
 pub use cpu::cpu_model::CpuModel;
 pub use cpu::tessel_group_reductions::group_partials;
 pub use cpu::tessel_tile::{default_tile, host_vector_bits};
 pub use grid::grid_verify_specs::axis_semantics;
 pub use support::diagnostics::{emit_error, emit_remark, emit_warning};
-pub use support::ir::fitting;
+pub use support::ir::{element_bits, fitting};
 pub use support::registry::{PassAlias, PassDefinition, PassError, create_pass, is_registered, register_passes};
 
 /// Old names of renamed passes, registered for one more release.

@@ -15,7 +15,7 @@
 //! `--check`'s tolerance), so the search only ever trades speed.
 
 use melior::ir::{
-    Module, OperationRef, ValueLike,
+    Module, OperationRef, TypeLike, ValueLike,
     operation::{OperationLike, WalkOrder, WalkResult},
     r#type::{RankedTensorType, ShapedTypeLike},
 };
@@ -63,7 +63,7 @@ pub struct CpuSchedule {
 /// Names the space (part of the cache key: a different space may find a
 /// different best).
 pub const SPACE: &str = "cpu-6: register_tile rows 1..16 x columns 1..8 vectors (accumulators in registers), \
-                         num_stages 1..4, k_chunk 0 (the caches' choice) or 16..65536 (powers of two; >= k: whole), \
+                         num_stages 1..4, k_chunk 0 (the caches' choice) or 16..32768 (powers of two; >= k: whole), \
                          k_unroll 1..8 (powers of two), \
                          num_threads 1..cores, vector_bits 256..host, pad_tiles, grid order, \
                          group 0 or 2..256, group_top";
@@ -269,14 +269,6 @@ fn whole_k(k: i64) -> i64 {
     (k.max(1) as u64).next_power_of_two().min(K_CHUNKS[K_CHUNKS.len() - 1] as u64) as i64
 }
 
-/// Bytes of an element type as MLIR prints it (`f32`, `i8`, `bf16`): its
-/// trailing bit count; 4 where there is none (`index`).
-fn element_bytes(element: &str) -> i64 {
-    let bits: String =
-        element.chars().rev().take_while(char::is_ascii_digit).collect::<Vec<_>>().into_iter().rev().collect();
-    bits.parse::<i64>().map_or(4, |bits| (bits / 8).max(1))
-}
-
 /// What the space knows of a kernel: the (rows, columns, depth) of its
 /// contractions, so that schedules the passes would make identical (the
 /// tile shrinks to divisors of the block, a chunk as deep as k is no
@@ -294,6 +286,8 @@ pub struct Space {
     /// Bytes of the first contraction's operand elements (its k blocks
     /// follow them).
     pub operand_bytes: i64,
+    /// The caches the k blocks are computed for (the host's, read once).
+    pub caches: tessel_passes::Caches,
     /// The extent of the reduced dimension of each block reduction over
     /// one dimension (what GROUP/GROUPTOP split).
     pub reductions: Vec<i64>,
@@ -322,6 +316,9 @@ pub fn grid_shapes(module: &Module) -> (bool, bool) {
 pub struct Dot {
     pub sizes: [i64; 3],
     pub input: String,
+    /// Bytes of one input element (its bits from the MLIR type, rounded
+    /// down to whole bytes, as `tessel-tile` reads them).
+    pub input_bytes: i64,
     pub output: String,
     /// The register tile the passes give it by default.
     pub default_tile: [i64; 2],
@@ -333,7 +330,7 @@ impl Space {
         let dots = Space::dots(module);
         let default_tile = passes_default_tile(module).or_else(|| dots.first().map(|dot| dot.default_tile));
         let (multi_axis_grid, arbitrary_axis) = grid_shapes(module);
-        let operand_bytes = dots.first().map_or(4, |dot| element_bytes(&dot.input));
+        let operand_bytes = dots.first().map_or(4, |dot| dot.input_bytes);
         let contractions = dots.into_iter().map(|dot| dot.sizes).collect();
         Space {
             contractions,
@@ -341,6 +338,7 @@ impl Space {
             multi_axis_grid,
             arbitrary_axis,
             operand_bytes,
+            caches: tessel_passes::CpuModel::host().caches,
             reductions: Space::reductions(module),
         }
     }
@@ -392,6 +390,7 @@ impl Space {
                     dots.push(Dot {
                         sizes: [*m, *n, *k],
                         input: input.to_string(),
+                        input_bytes: (tessel_passes::element_bits(input.to_raw()) / 8).max(1),
                         output: output.to_string(),
                         default_tile: [rows, columns],
                     });
@@ -435,8 +434,7 @@ impl Space {
         // the caches' choice is 0 in the space, whole k a power of two at
         // least as deep.
         let applied = |chunk: i64| if chunk > 0 && fitting(k, chunk) < k { fitting(k, chunk) } else { 0 };
-        let caches = tessel_passes::CpuModel::host().caches;
-        let cached = applied(caches.k_block(m, register_tile[1], self.operand_bytes, k));
+        let cached = applied(self.caches.k_block(m, register_tile[1], self.operand_bytes, k));
         let asked = if schedule.k_chunk == 0 { cached } else { applied(schedule.k_chunk) };
         let chunk = match asked {
             _ if asked == cached => 0,
@@ -492,6 +490,7 @@ mod tests {
             multi_axis_grid: true,
             arbitrary_axis: true,
             operand_bytes: 4,
+            caches: tessel_passes::CpuModel::host().caches,
             reductions: vec![],
         };
         let start = space.start();
@@ -512,6 +511,7 @@ mod tests {
             multi_axis_grid: false,
             arbitrary_axis: true,
             operand_bytes: 4,
+            caches: tessel_passes::CpuModel::host().caches,
             reductions: vec![],
         };
         let (lanes, _) = host_vectors();
@@ -544,12 +544,13 @@ mod tests {
             multi_axis_grid: false,
             arbitrary_axis: true,
             operand_bytes: 4,
+            caches: tessel_passes::CpuModel::host().caches,
             reductions: vec![],
         };
         let start = space.start();
         assert_eq!(start.k_chunk, 0, "the caches' choice is the start");
         let tile_columns = start.register_tile[1];
-        let cached = tessel_passes::CpuModel::host().caches.k_block(256, tile_columns, 4, 32768);
+        let cached = space.caches.k_block(256, tile_columns, 4, 32768);
         assert!(cached > 0 && cached < 32768, "{cached}");
         // Asking for the caches' chunk is the same point.
         assert_eq!(space.normalize(CpuSchedule { k_chunk: cached, ..start }), start);
@@ -561,10 +562,26 @@ mod tests {
         // Where the caches keep k whole, asking for it is the default.
         let shallow = Space { contractions: vec![[256, 256, 64]], ..space.clone() };
         assert_eq!(shallow.normalize(CpuSchedule { k_chunk: 1024, ..start }).k_chunk, 0);
-        assert_eq!(element_bytes("f32"), 4);
-        assert_eq!(element_bytes("i8"), 1);
-        assert_eq!(element_bytes("bf16"), 2);
-        assert_eq!(element_bytes("index"), 4);
+    }
+
+    #[test]
+    fn operand_bytes_come_from_the_dots_element_type() {
+        tessel_lowering::register_everything();
+        let context = tessel_dialects::create_context();
+        let bytes = |input: &str, output: &str| {
+            let text = format!(
+                "func.func @k(%a: tensor<16x32x{input}>, %b: tensor<32x16x{input}>) -> tensor<16x16x{output}> {{\n\
+                 %c = block.dot %a, %b : tensor<16x32x{input}>, tensor<32x16x{input}> -> tensor<16x16x{output}>\n\
+                 return %c : tensor<16x16x{output}>\n}}\n"
+            );
+            let space = Space::of(&Module::parse(&context, &text).expect("the kernel parses"));
+            assert_eq!(space.contractions, vec![[16, 16, 32]]);
+            space.operand_bytes
+        };
+        assert_eq!(bytes("f32", "f32"), 4);
+        assert_eq!(bytes("i8", "i32"), 1);
+        assert_eq!(bytes("bf16", "f32"), 2);
+        assert_eq!(bytes("f64", "f64"), 8);
     }
 
     /// A 64-row matmul kernel storing `stored`, after its dot `%c` and an
@@ -656,6 +673,7 @@ mod tests {
             multi_axis_grid: false,
             arbitrary_axis: true,
             operand_bytes: 4,
+            caches: tessel_passes::CpuModel::host().caches,
             reductions: vec![],
         };
         assert_eq!(odd.normalize(tile).register_tile, [4, 2 * lanes]);
@@ -669,6 +687,7 @@ mod tests {
             multi_axis_grid: false,
             arbitrary_axis: true,
             operand_bytes: 4,
+            caches: tessel_passes::CpuModel::host().caches,
             reductions: vec![],
         };
         assert_eq!(even.normalize(tile), even.normalize(CpuSchedule { pad_tiles: false, ..tile }));
@@ -683,6 +702,7 @@ mod tests {
             multi_axis_grid: true,
             arbitrary_axis: true,
             operand_bytes: 4,
+            caches: tessel_passes::CpuModel::host().caches,
             reductions: vec![],
         };
         let start = space.start();

@@ -42,6 +42,13 @@ const MIB: i64 = 1024 * KIB;
 /// (Skylake's client cores: 256 KiB of L2, 2 MiB of L3 per core).
 pub const DEFAULT: Caches = Caches { l1: 32 * KIB, l2: 256 * KIB, l3: 2 * MIB };
 
+impl Default for Caches {
+    /// A CPU nothing is known of has [`DEFAULT`]'s caches.
+    fn default() -> Self {
+        DEFAULT
+    }
+}
+
 /// Per-core L1d and L2, and the L3 per core of the CPU families LLVM names
 /// (vendors' data sheets: AMD's 8-core complexes share 16 or 32 MiB,
 /// Intel's server parts have 1.375-1.875 MiB per core; for hybrid x86 parts
