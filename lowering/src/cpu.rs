@@ -90,6 +90,9 @@ pub const LOOPS: &[&str] = &[
     // Copies of contiguous windows (DMA pages, whole-row blocks) as one
     // memcpy each, not loops LLVM unrolls.
     "tessel-contiguous-copies",
+    // The other copies between disjoint windows (packed panels) move
+    // rows as vectors: LLVM leaves their loops scalar.
+    "tessel-vectorize-copies",
     "convert-linalg-to-loops",
     "func.func(convert-vector-to-scf{full-unroll=true})",
     // exp/tanh as polynomials, so loops calling them vectorize.

@@ -52,6 +52,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &transforms::tessel_expand_atomics::PASS,
     &transforms::tessel_copies_to_linalg::PASS,
     &cpu::tessel_contiguous_copies::PASS,
+    &cpu::tessel_vectorize_copies::PASS,
     &cpu::tessel_fast_math::PASS,
     &cpu::tessel_libm_calls::PASS,
     &cpu::tessel_widen_bf16::PASS,

@@ -19,6 +19,7 @@ pub mod tessel_sink_into_branches;
 pub mod tessel_tile;
 pub mod tessel_true_masks;
 pub mod tessel_vectorize;
+pub mod tessel_vectorize_copies;
 pub mod tessel_vnni;
 pub mod tessel_widen_bf16;
 pub mod tessel_widen_operands;

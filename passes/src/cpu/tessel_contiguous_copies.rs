@@ -25,7 +25,7 @@
 use crate::support::handles::{raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
-    support::ir::{defining_op, print_type, strides_and_offset, view_root},
+    support::ir::{disjoint_windows, print_type, strides_and_offset},
     support::template,
 };
 use melior::ir::OperationRef;
@@ -57,7 +57,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                 || !is_contiguous(source_type)
                 || !is_contiguous(target_type)
                 || !same_element(source_type, target_type)
-                || !disjoint(source, target)
+                || !disjoint_windows(source, target)
             {
                 return Ok(None);
             }
@@ -99,18 +99,4 @@ fn is_contiguous(memref: MlirType) -> bool {
 fn same_element(a: MlirType, b: MlirType) -> bool {
     // SAFETY: both are memref types (checked by `is_contiguous`); types are uniqued in the context.
     unsafe { mlirTypeEqual(mlirShapedTypeGetElementType(a), mlirShapedTypeGetElementType(b)) }
-}
-
-/// Whether the windows `a` and `b` cannot overlap: views of different
-/// buffers, at least one allocated here (arguments may alias each other).
-fn disjoint(a: MlirValue, b: MlirValue) -> bool {
-    let (a, b) = (view_root(a), view_root(b));
-    // SAFETY: values live in the module being rewritten.
-    if unsafe { mlirValueEqual(a, b) } {
-        return false;
-    }
-    let allocated = |value: MlirValue| {
-        defining_op(value).is_some_and(|op| matches!(raw_op(op).name().as_str(), "memref.alloc" | "memref.alloca"))
-    };
-    allocated(a) || allocated(b)
 }

@@ -392,6 +392,28 @@ pub fn view_root(value: MlirValue) -> MlirValue {
     current
 }
 
+/// Whether the memref windows `a` and `b` cannot overlap: views (through
+/// [`VIEWS`] and `memref.view`s of byte buffers) of different buffers, at
+/// least one allocated in the function (arguments may alias each other).
+pub fn disjoint_windows(a: MlirValue, b: MlirValue) -> bool {
+    let buffer = |value: MlirValue| {
+        let mut root = view_root(value);
+        while let Some(op) = defining_op(root).filter(|&op| raw_op(op).name() == "memref.view") {
+            root = view_root(raw_op(op).operands()[0]);
+        }
+        root
+    };
+    let (a, b) = (buffer(a), buffer(b));
+    // SAFETY: values live in the module being rewritten.
+    if unsafe { mlirValueEqual(a, b) } {
+        return false;
+    }
+    let allocated = |value: MlirValue| {
+        defining_op(value).is_some_and(|op| matches!(raw_op(op).name().as_str(), "memref.alloc" | "memref.alloca"))
+    };
+    allocated(a) || allocated(b)
+}
+
 /// Clones, before `anchor`, the ops `value` is computed from that `inside`
 /// accepts, with the values of `substitutes` (keyed by their handles)
 /// replaced; returns the new value. `cloned` maps the ops cloned so far to
