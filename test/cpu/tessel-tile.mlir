@@ -373,6 +373,40 @@ module attributes {tessel.register_tile = array<i64: 4, 32>} {
 
 // -----
 
+// Rows the tile does not divide (10 rows of 4-row tiles: two whole strips
+// and a remainder strip of 2): the remainder strip reads rows the main
+// strips' insert leaves alone, so both k loops start from a tile of the
+// fill and the block is not filled.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 4, 32>} {
+  // CHECK-LABEL: func.func @filled_with_a_remainder_strip(
+  // CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<10x128xf32>)
+  // CHECK: scf.for %{{.*}} = %{{.*}} to %c8 step %c4
+  // CHECK: %[[MAIN:.*]] = linalg.fill {tessel.vectorize} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x32xf32>)
+  // CHECK-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %[[MAIN]]) -> (tensor<4x32xf32>)
+  // CHECK: %[[REST:.*]] = linalg.fill {tessel.vectorize} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x32xf32>)
+  // CHECK-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %[[REST]]) -> (tensor<2x32xf32>)
+  // CHECK-NOT: linalg.fill
+  // CHECK: return
+  func.func @filled_with_a_remainder_strip(%a: tensor<10x16xf32>, %b: tensor<16x128xf32>) -> tensor<10x128xf32> {
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<10x128xf32>
+    %filled = linalg.fill ins(%zero : f32) outs(%empty : tensor<10x128xf32>) -> tensor<10x128xf32>
+    %dot = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<10x16xf32>, tensor<16x128xf32>) outs(%filled : tensor<10x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<10x128xf32>
+    return %dot : tensor<10x128xf32>
+  }
+}
+
+// -----
+
 // With k chunks the block keeps its fill: the chunk loop revisits every
 // tile, whose later chunks start from the sums of the earlier ones.
 #lhs = affine_map<(i, j, k) -> (i, k)>

@@ -421,8 +421,9 @@ func.func @one_block_each_way(%x: memref<64x256xf32>, %y: memref<256x64xf32>, %z
 
 // Before bufferization (the CPU pipeline): the views are read through
 // to_tensor and the sum stored to the output view. Merged: tensors of the
-// whole-k views, the fill, then the output's tensor, the contraction and
-// one store.
+// whole-k views, the output's tensor, its fill (a tensor fill, the
+// contraction's init: register tiles start from it in registers), the
+// contraction and one store.
 // CHECK-LABEL: func.func @on_tensors(
 // CHECK: scf.forall
 // CHECK-NOT: scf.for
@@ -431,9 +432,10 @@ func.func @one_block_each_way(%x: memref<64x256xf32>, %y: memref<256x64xf32>, %z
 // CHECK: %[[B:.*]] = memref.subview %arg1[%{{.*}}, %{{.*}}] [512, 64] [1, 1] : memref<512x256xf32> to memref<512x64xf32, strided<[256, 1], offset: ?>>
 // CHECK: %[[TA:.*]] = bufferization.to_tensor %[[A]] restrict : memref<64x512xf32, strided<[512, 1], offset: ?>> to tensor<64x512xf32>
 // CHECK: %[[TB:.*]] = bufferization.to_tensor %[[B]] restrict : memref<512x64xf32, strided<[256, 1], offset: ?>> to tensor<512x64xf32>
-// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]] :
-// CHECK-NEXT: %[[TC:.*]] = bufferization.to_tensor %[[C]] restrict writable
-// CHECK-NEXT: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[TA]], %[[TB]] : tensor<64x512xf32>, tensor<512x64xf32>) outs(%[[TC]] : tensor<64x64xf32>) attrs = {tessel.contraction}
+// CHECK-NOT: linalg.fill
+// CHECK: %[[TC:.*]] = bufferization.to_tensor %[[C]] restrict writable
+// CHECK-NEXT: %[[FILLED:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[TC]] : tensor<64x64xf32>) -> tensor<64x64xf32>
+// CHECK-NEXT: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[TA]], %[[TB]] : tensor<64x512xf32>, tensor<512x64xf32>) outs(%[[FILLED]] : tensor<64x64xf32>) attrs = {tessel.contraction}
 // CHECK: bufferization.materialize_in_destination %[[SUM]] in restrict writable %[[C]]
 // CHECK-NOT: scf.for
 // CHECK: return

@@ -259,7 +259,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, split_rows, grouped, fused };
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
-        if epilogue.is_none() && chunk == 0 && whole_strips {
+        if epilogue.is_none() && chunk == 0 && !pad_rows && !pad_columns {
             filled_tiles::mark(raw);
         }
         if let Some(epilogue) = epilogue {

@@ -28,8 +28,10 @@
 //! tiles are made on tensors) reads the views through
 //! `bufferization.to_tensor`s and stores the contraction's sum to the
 //! output view (`materialize_in_destination`): merged, the contraction
-//! reads tensors of the whole-k views, its output's tensor read after
-//! the fill, and its sum stored once — the register tiles keep their
+//! reads tensors of the whole-k views, its init the fill of its output's
+//! tensor (a tensor fill, bufferized into the output view as the
+//! memory fill was, which register tiles can start from in registers),
+//! and its sum stored once — the register tiles keep their
 //! accumulators across what were grid steps instead of loading and
 //! storing them at each (the 2048 matmul: 37.1-37.9 -> 36.0-36.2 ms on
 //! Zen 5). There the last trip's `scf.if` yields the epilogue's value or
@@ -53,7 +55,7 @@
 
 use crate::gpu::tessel_resident_accumulators::{first_iteration_fill, runs_on_trip};
 use crate::grid::grid_to_loops::ARBITRARY_AXIS;
-use crate::support::handles::{attribute_text, dim_size, operation_ref, raw_op, shaped_element, value_type};
+use crate::support::handles::{attribute_text, dim_size, operation_ref, raw_op, result_of, shaped_element, value_type};
 use crate::support::ir::{
     ShapedKind, any_nested, block_operations, collect_operations, constant_integer, defining_op, erase,
     inline_template, is_inside, move_before, print_type, shaped_type_text, strided_view_type, view_root,
@@ -546,12 +548,39 @@ impl Merge {
             params.join(", ")
         );
         let (whole, _) = inline_template(loop_op, &text, &args)?;
-        if let Some(fill) = self.fill {
-            move_before(&[fill], loop_op);
-        }
-        // The output's tensor reads it after the fill.
-        if let Some(([_, _, to_tensor_c], _)) = self.tensors {
-            move_before(&[to_tensor_c], loop_op);
+        match (self.fill, self.tensors) {
+            // On tensors, the fill of the output view becomes a fill of its
+            // tensor, the contraction's init (bufferized in place into the
+            // same view): register tiles then start from the fill value in
+            // registers (`filled_tiles.rs`, the epilogue's fusion) instead
+            // of filling the block in memory and loading it back.
+            (Some(fill), Some(([_, _, to_tensor_c], _)))
+                if raw_op(self.contraction).operands().last().map(|init| init.ptr)
+                    == Some(result_of(to_tensor_c, 0).ptr) =>
+            {
+                move_before(&[to_tensor_c], loop_op);
+                let (value, output) = (raw_op(fill).operands()[0], result_of(to_tensor_c, 0));
+                let (element, tensor) = (print_type(value_type(value)), print_type(value_type(output)));
+                let text = format!(
+                    "func.func @template(%v: {element}, %t: {tensor}) -> {tensor} {{\n\
+                     %f = linalg.fill ins(%v : {element}) outs(%t : {tensor}) -> {tensor}\n\
+                     return %f : {tensor}\n}}"
+                );
+                let (filled, _) = inline_template(loop_op, &text, &[value, output])?;
+                let init = raw_op(self.contraction).operands().len() - 1;
+                // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the contraction's last operand is its init, replaced by a tensor of the same type
+                unsafe { mlirOperationSetOperand(self.contraction, init as isize, filled[0]) };
+                erase(fill);
+            }
+            (fill, tensors) => {
+                if let Some(fill) = fill {
+                    move_before(&[fill], loop_op);
+                }
+                // The output's tensor reads it after the fill.
+                if let Some(([_, _, to_tensor_c], _)) = tensors {
+                    move_before(&[to_tensor_c], loop_op);
+                }
+            }
         }
         move_before(&[self.contraction], loop_op);
         if let (Some((_, store)), None) = (self.tensors, self.epilogue) {
