@@ -40,20 +40,28 @@ module attributes {tessel.register_tile = array<i64: 4, 32>} {
     return %r : tensor<8x128xf32>
   }
 
-  // A requested size that does not divide the block shrinks to the largest
-  // divisor (9 rows: 4 -> 3; 20 columns: 32 -> 20); each kind of contraction gets
-  // its own group. The contraction's one element-wise consumer becomes its
-  // tiles' epilogue: tiled with the row strips, after each strip's k loop.
+  // Requested columns that do not divide the block shrink to the largest
+  // divisor (20 columns: 32 -> 20), rows leave a remainder strip (9 rows
+  // in 4-row tiles: two strips and one of 1 row); each kind of contraction
+  // gets its own group. The contraction's one element-wise consumer
+  // becomes its tiles' epilogue: tiled with the row strips, after each
+  // strip's k loop, the remainder strip's too.
   // CHECK-LABEL: func.func @odd(
-  // CHECK: scf.for %{{.*}} = %c0 to %c9 step %c3
+  // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4
   // CHECK: scf.for
-  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x1xi8>, tensor<1x20xi8>) outs(%{{.*}} : tensor<3x20xi32>)
-  // CHECK-SAME: tessel.register_tile = array<i64: 3, 20>, tessel.tile_group = 1 : i64, tessel.vectorize
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x1xi8>, tensor<1x20xi8>) outs(%{{.*}} : tensor<4x20xi32>)
+  // CHECK-SAME: tessel.register_tile = array<i64: 4, 20>, tessel.tile_group = 1 : i64, tessel.vectorize
   // CHECK: } {tessel.reduction_loop}
-  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<3x20xi32>) outs(%{{.*}} : tensor<3x20xi32>)
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x20xi32>) outs(%{{.*}} : tensor<4x20xi32>)
   // CHECK-SAME: tessel.epilogue_group = 1 : i64, tessel.vectorize
   // CHECK: arith.addi
-  // CHECK: tensor.insert_slice %{{.*}} [3, 20]
+  // CHECK: tensor.insert_slice %{{.*}} [4, 20]
+  // CHECK: scf.for
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1xi8>, tensor<1x20xi8>) outs(%{{.*}} : tensor<1x20xi32>)
+  // CHECK: } {tessel.reduction_loop}
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x20xi32>) outs(%{{.*}} : tensor<1x20xi32>)
+  // CHECK-SAME: tessel.epilogue_group = 1 : i64, tessel.vectorize
+  // CHECK: tensor.insert_slice %{{.*}}[8, 0] [1, 20]
   // CHECK-NOT: linalg.generic
   // CHECK: return
   func.func @odd(%a: tensor<9x5xi8>, %b: tensor<5x20xi8>, %c: tensor<9x20xi32>) -> tensor<9x20xi32> {
@@ -310,6 +318,56 @@ module attributes {tessel.register_tile = array<i64: 4, 64>} {
   }
 }
 
+
+// -----
+
+// The same with 10 rows in 4-row tiles: the epilogue's panel is split
+// into two whole strips and a remainder strip of 2 rows, the contraction
+// (read by the add as its second operand) and its fill fused into both,
+// and no contraction over the whole panel is left.
+#lhs = affine_map<(i, j, k) -> (i, k)>
+#rhs = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+#id = affine_map<(i, j) -> (i, j)>
+module attributes {tessel.register_tile = array<i64: 4, 64>} {
+  // CHECK-LABEL: func.func @acc_plus_dot_with_a_remainder_strip(
+  // CHECK-NOT: linalg.fill
+  // CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64
+  // CHECK: linalg.copy
+  // CHECK-NOT: tensor<10x16xf32>, tensor<16x64xf32>
+  // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4
+  // CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}}tessel.vectorize{{.*}} -> tensor<4x64xf32>
+  // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]])
+  // CHECK: } {tessel.reduction_loop}
+  // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x64xf32>)
+  // CHECK-SAME: tessel.epilogue_group = 0 : i64, tessel.vectorize
+  // CHECK: %[[REST:.*]] = linalg.fill {{.*}}tessel.vectorize{{.*}} -> tensor<2x64xf32>
+  // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[REST]])
+  // CHECK: } {tessel.reduction_loop}
+  // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x64xf32>)
+  // CHECK-SAME: tessel.epilogue_group = 0 : i64, tessel.vectorize
+  // CHECK-NOT: tessel.contraction
+  // CHECK: return
+  func.func @acc_plus_dot_with_a_remainder_strip(%a: tensor<10x16xf32>, %b: tensor<16x128xf32>, %acc: tensor<10x128xf32>) -> tensor<10x128xf32> {
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<10x128xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<10x128xf32>) -> tensor<10x128xf32>
+    %dot = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%a, %b : tensor<10x16xf32>, tensor<16x128xf32>) outs(%init : tensor<10x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+    } -> tensor<10x128xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%acc, %dot : tensor<10x128xf32>, tensor<10x128xf32>) outs(%acc : tensor<10x128xf32>) {
+    ^bb0(%old: f32, %d: f32, %unused: f32):
+      %t = arith.addf %old, %d : f32
+      linalg.yield %t : f32
+    } -> tensor<10x128xf32>
+    return %sum : tensor<10x128xf32>
+  }
+}
 // -----
 
 // A contraction on buffers (tiles are made on tensors, before

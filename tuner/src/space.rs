@@ -238,9 +238,8 @@ impl CpuSchedule {
 }
 
 /// The register tile `tessel-tile` gives the module's first contraction
-/// with no knobs set, read from a copy lowered up to it: the model's tile
-/// (`Dot::default_tile`), or its best dividing one where the tiles compute
-/// the contraction's epilogue, which only the pass sees (one strip loop).
+/// with no knobs set, read from a copy lowered up to it (the model's tile,
+/// `Dot::default_tile`, shrunk as the pass shrinks it).
 fn passes_default_tile(module: &Module) -> Option<[i64; 2]> {
     use tessel_lowering::cpu::{GRID, KERNELS};
     let context = tessel_dialects::create_context();
@@ -425,9 +424,7 @@ impl Space {
         let (padded_rows, padded_columns) = (rows.min(m), columns.min(n));
         let pads = schedule.pad_tiles && (m % padded_rows != 0 || n % padded_columns != 0);
         // Unpadded, columns shrink to a divisor; rows stay (a remainder
-        // strip), except where the tiles compute an epilogue (the passes
-        // then shrink them too, which this does not see: such schedules
-        // may be measured twice).
+        // strip, with or without an epilogue the tiles compute).
         let register_tile = if pads { [padded_rows, padded_columns] } else { [rows.min(m), fitting(n, columns)] };
         // The chunk the passes apply (0: k whole), asked for or the
         // caches' (as `tessel-tile` computes it, from the tile's width);
@@ -614,15 +611,14 @@ mod tests {
         let plain = space_of(&stored);
         let model = Space::dots(&Module::parse(&context, &stored).unwrap());
         assert_eq!(plain.default_tile, Some(model[0].default_tile), "the model's tile");
-        // Tiles computing the dot's epilogue (a relu) keep to rows that
-        // divide the block.
+        // Tiles computing the dot's epilogue (a relu) get the same tile
+        // (the pass splits a remainder strip off the epilogue too).
         let relu = space_of(&kernel_64(
             "%zero = arith.constant dense<0.0> : tensor<64x64xf32>\n\
              %r = arith.maximumf %c, %zero : tensor<64x64xf32>",
             "%r",
         ));
-        let [rows, _] = relu.default_tile.expect("a tile");
-        assert_eq!(64 % rows, 0, "{:?}", relu.default_tile);
+        assert_eq!(relu.default_tile, Some(model[0].default_tile), "{:?}", relu.default_tile);
         // The start requests it, and normalization keeps remainder rows.
         assert_eq!(relu.start().register_tile, relu.default_tile.unwrap());
         assert_eq!(plain.start().register_tile, plain.default_tile.unwrap());

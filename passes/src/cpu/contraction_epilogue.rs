@@ -51,6 +51,8 @@ pub const INIT_GROUP: &str = "tessel.init_group";
 pub struct Epilogue {
     pub consumer: MlirOperation,
     pub init_fill: Option<MlirOperation>,
+    /// The consumer's operand that reads the dot.
+    pub dot_operand: usize,
     dot_as_destination: bool,
 }
 
@@ -149,7 +151,7 @@ pub fn epilogue_of(contraction: MlirOperation) -> Option<Epilogue> {
     }
     let init = op.operands()[op.operands().len() - 1];
     let init_fill = defining_op(init).filter(|&fill| uses(init).len() == 1 && raw_op(fill).name() == "linalg.fill");
-    Some(Epilogue { consumer, init_fill, dot_as_destination: written == 1 })
+    Some(Epilogue { consumer, init_fill, dot_operand: position, dot_as_destination: written == 1 })
 }
 
 /// Transform steps that tile group `index`'s epilogue into column panels
@@ -177,35 +179,114 @@ pub fn fuse_into_panels(index: usize, panel: &str, fill: bool) -> String {
     steps
 }
 
+/// How a fused epilogue's panel splits into whole strips and a remainder
+/// strip: the whole strips' rows, the sizes of the remainder strip over
+/// the epilogue's loops, and the epilogue's operand reading the dot.
+pub struct Remainder<'a> {
+    pub rows: i64,
+    pub strip: &'a str,
+    pub dot_operand: usize,
+}
+
 /// Transform steps that tile group `index`'s epilogue panel into row
 /// strips (`strip` sizes over its `rank` loops) and fuse the packed
 /// contraction `%packed{index}` (and the panel's fill) into them; the fused
 /// contraction is `%strip{index}`, and the epilogue and fill tiles are
-/// marked for `tessel-vectorize`.
-pub fn fuse_into_strips(index: usize, rank: i64, strip: &str, fill: bool) -> String {
+/// marked for `tessel-vectorize`. With a `remainder`, the panel is split
+/// first: whole strips, then one remainder strip, each with the
+/// contraction fused in.
+pub fn fuse_into_strips(index: usize, rank: i64, strip: &str, fill: bool, remainder: Option<Remainder>) -> String {
     let any = "!transform.any_op";
     // Slices of slices folded, so the strips' slices of the packed
     // contraction's result lead back to it.
     let panel_loop = if fill { format!("%columns_init{index}") } else { format!("%columns{index}") };
-    let (loops, loop_types) = if rank == 3 {
-        (format!("%epilogue_batch{index}, %epilogue_rows{index}"), format!("{any}, {any}, {any}"))
-    } else {
-        (format!("%epilogue_rows{index}"), format!("{any}, {any}"))
-    };
+    let loop_types = if rank == 3 { format!("{any}, {any}, {any}") } else { format!("{any}, {any}") };
     let mut steps = format!(
-        "transform.apply_patterns to {panel_loop} {{\n  transform.apply_patterns.canonicalization\n}} : {any}\n\
-         %epilogue_strip{index}, {loops} = transform.structured.tile_using_for \
-         %epilogue_panel{index} tile_sizes [{strip}] : ({any}) -> ({loop_types})\n\
-         %strip{index}, %rows_fused{index} = transform.structured.fuse_into_containing_op %packed{index} \
-         into %epilogue_rows{index} : ({any}, {any}) -> ({any}, {any})\n\
-         transform.annotate %epilogue_strip{index} \"tessel.vectorize\" : {any}\n"
+        "transform.apply_patterns to {panel_loop} {{\n  transform.apply_patterns.canonicalization\n}} : {any}\n"
     );
-    if fill {
+    let split = remainder.is_some();
+    // (part, epilogue handle, strip sizes, contraction handle) per strip
+    // loop. Fusing consumes the contraction's handle, so with a remainder
+    // it goes to the remainder strip's loop first, and the whole strips'
+    // loop takes the contraction afresh (the op that the slice of the dot
+    // they read, taken right after the split, is of).
+    let parts: Vec<(&str, String, String, String)> = match remainder {
+        None => vec![("strip", format!("%epilogue_panel{index}"), strip.to_string(), format!("%packed{index}"))],
+        Some(Remainder { rows, strip: rest, dot_operand }) => {
+            steps.push_str(&format!(
+                "%epilogue_parts{index} = transform.structured.split %epilogue_panel{index} after {rows} \
+                 {{dimension = {}}} : {any}\n\
+                 %main_part{index}, %rest_part{index} = transform.split_handle %epilogue_parts{index} \
+                 : ({any}) -> ({any}, {any})\n\
+                 %main_slice{index} = transform.get_producer_of_operand %main_part{index}[{dot_operand}] \
+                 : ({any}) -> {any}\n",
+                if rank == 3 { 1 } else { 0 }
+            ));
+            vec![
+                ("rest", format!("%rest_part{index}"), rest.to_string(), format!("%packed{index}")),
+                ("strip", format!("%main_part{index}"), strip.to_string(), format!("%main_dot_of{index}")),
+            ]
+        }
+    };
+    let mut fused = Vec::new();
+    for (part, epilogue, sizes, dot) in &parts {
+        let rows = format!("%{part}_rows{index}");
+        let loops = if rank == 3 { format!("%{part}_batch{index}, {rows}") } else { rows.clone() };
+        if split && *part == "strip" {
+            steps.push_str(&format!(
+                "{dot} = transform.get_producer_of_operand %main_slice{index}[0] : ({any}) -> {any}\n"
+            ));
+        }
         steps.push_str(&format!(
-            "%strip_init{index}, %rows_init{index} = transform.structured.fuse_into_containing_op \
-             %panel_init{index} into %rows_fused{index} : ({any}, {any}) -> ({any}, {any})\n\
-             transform.annotate %strip_init{index} \"tessel.vectorize\" : {any}\n"
+            "%epilogue_{part}{index}, {loops} = transform.structured.tile_using_for {epilogue} tile_sizes [{sizes}] \
+             : ({any}) -> ({loop_types})\n"
         ));
+        // The split's slices of the dot, sliced again in the loop: merged
+        // into one slice of it there, so the contraction is found to fuse;
+        // the slices left unused go (LLVM 22's fuse_into_containing_op
+        // crashed on a producer with an unused slice as a user).
+        if split {
+            steps.push_str(&format!(
+                "transform.apply_patterns to {rows} {{\n  \
+                 transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice\n}} : {any}\n\
+                 transform.apply_dce to {panel_loop} : {any}\n"
+            ));
+        }
+        steps.push_str(&format!(
+            "%{part}_dot{index}, %{part}_fused{index} = transform.structured.fuse_into_containing_op {dot} \
+             into {rows} : ({any}, {any}) -> ({any}, {any})\n\
+             transform.annotate %epilogue_{part}{index} \"tessel.vectorize\" : {any}\n"
+        ));
+        if fill {
+            // The panel's fill, for the second part afresh too: the fused
+            // dot's init (operand 2) is a slice of it.
+            let init = if split && *part == "strip" {
+                steps.push_str(&format!(
+                    "%strip_init_slice{index} = transform.get_producer_of_operand %strip_dot{index}[2] \
+                     : ({any}) -> {any}\n\
+                     %strip_panel_init{index} = transform.get_producer_of_operand %strip_init_slice{index}[0] \
+                     : ({any}) -> {any}\n"
+                ));
+                format!("%strip_panel_init{index}")
+            } else {
+                format!("%panel_init{index}")
+            };
+            steps.push_str(&format!(
+                "%{part}_init{index}, %{part}_rows_init{index} = transform.structured.fuse_into_containing_op \
+                 {init} into %{part}_fused{index} : ({any}, {any}) -> ({any}, {any})\n\
+                 transform.annotate %{part}_init{index} \"tessel.vectorize\" : {any}\n"
+            ));
+        }
+        fused.push(format!("%{part}_dot{index}"));
     }
+    if split {
+        // The contraction and fill over the whole panel, now unused.
+        steps.push_str(&format!("transform.apply_dce to {panel_loop} : {any}\n"));
+    }
+    steps.push_str(&if fused.len() == 1 {
+        format!("%strip{index} = transform.cast {} : {any} to {any}\n", fused[0])
+    } else {
+        format!("%strip{index} = transform.merge_handles {} : {any}\n", fused.join(", "))
+    });
     steps
 }

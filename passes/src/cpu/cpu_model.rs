@@ -270,23 +270,6 @@ impl CpuModel {
     /// remainder strip of fewer rows (`tessel-tile` splits it off);
     /// `default_tile` where none fits.
     pub fn register_tile(self, vector_bits: i64, element_bits: i64, rows: i64, columns: i64) -> (i64, i64) {
-        self.register_tile_of(vector_bits, element_bits, rows, columns, true)
-    }
-
-    /// As `register_tile`, with rows that divide the block only (a
-    /// contraction whose tiles compute its epilogue: one strip loop).
-    pub fn dividing_register_tile(self, vector_bits: i64, element_bits: i64, rows: i64, columns: i64) -> (i64, i64) {
-        self.register_tile_of(vector_bits, element_bits, rows, columns, false)
-    }
-
-    fn register_tile_of(
-        self,
-        vector_bits: i64,
-        element_bits: i64,
-        rows: i64,
-        columns: i64,
-        remainders: bool,
-    ) -> (i64, i64) {
         let lanes = vector_bits / element_bits.max(8);
         let in_flight = self.fma_in_flight_at(vector_bits);
         // Exactly latency x throughput chains keep the FMA units busy only
@@ -298,7 +281,6 @@ impl CpuModel {
         let slack = in_flight + in_flight / 2;
         let whole_lines = |vectors: i64| (vectors * vector_bits / 8) % LINE_BYTES == 0;
         let candidates = (1..=MAX_ROWS.min(rows))
-            .filter(|tile_rows| remainders || rows % tile_rows == 0)
             .flat_map(|tile_rows| (1..=MAX_VECTORS).map(move |vectors| (tile_rows, vectors)))
             .filter(|&(tile_rows, vectors)| {
                 lanes >= 1 && columns % (vectors * lanes) == 0 && whole_lines(vectors) && self.fits(tile_rows, vectors)
@@ -389,8 +371,6 @@ mod tests {
         assert_eq!(timed(avx2, 10).register_tile(256, 32, 256, 256), (6, 16));
         assert_eq!(timed(avx2, 8).register_tile(256, 32, 256, 256), (6, 16));
         assert_eq!(timed(avx2, 10).register_tile(256, 32, 96, 256), (6, 16));
-        // Without remainders (tiles computing an epilogue): 8 accumulators.
-        assert_eq!(timed(avx2, 8).dividing_register_tile(256, 32, 256, 256), (2, 32));
         // Where a dividing tile has the slack, it wins: AVX-512 keeps 4 x 64.
         assert_eq!(timed(avx512, 8).register_tile(512, 32, 250, 256), (5, 64));
         // Too few accumulators never win where enough fit.
@@ -399,7 +379,6 @@ mod tests {
         // NEON's 32 registers: 24 accumulators of 4 lanes (16 in flight and
         // half again), rows of B a line.
         assert_eq!(timed(CpuModel::NEON, 16).register_tile(128, 32, 256, 256), (6, 16));
-        assert_eq!(timed(CpuModel::NEON, 16).dividing_register_tile(128, 32, 256, 256), (4, 16));
         // f64: half the lanes.
         assert_eq!(timed(avx512, 4).register_tile(512, 64, 256, 256), (4, 32));
         // No tile divides 20 columns: the default (the pass then shrinks it).

@@ -29,9 +29,9 @@
 //! to the largest divisor of the block's; rows that do not divide the block
 //! run as whole strips over the largest multiple of the tile's rows and
 //! one remainder strip of the rows left (`transform.structured.split`, per
-//! contraction: 256 rows in 6-row tiles are 42 strips and a 4-row one),
-//! except where the tiles compute an epilogue (one strip loop: the model's
-//! best dividing tile, or a requested one shrunk to a divisor).
+//! contraction: 256 rows in 6-row tiles are 42 strips and a 4-row one;
+//! where the tiles compute an epilogue, its panel is split and the
+//! contraction fused into both parts).
 //!
 //! `tessel.k_unroll = U : i64` (the tuner's UNROLL) makes each step of the
 //! k loop U steps of k (shrunk to a divisor): U outer products per loop
@@ -118,7 +118,7 @@ pub fn default_tile(output: melior::ir::Type, vector_bits: i64, rows: i64, colum
 /// One schedule of contractions: the rank, the register tile (m x n), the
 /// operands' zeros, the k chunk and unrolling, which of the tile's sides
 /// are padded, whether it is in one of `tessel-vnni`'s grouped forms, and for a contraction fused with its
-/// epilogue, its own id and whether its init's fill is fused too.
+/// epilogue, its own id, whether its init's fill is fused too and its remainder strip's rows.
 #[derive(PartialEq)]
 struct TileGroup {
     rank: i64,
@@ -131,7 +131,9 @@ struct TileGroup {
     pad_columns: bool,
     split_rows: i64,
     grouped: bool,
-    fused: Option<(usize, bool)>,
+    /// A fused epilogue: (a group of its own, its init's fill fuses too,
+    /// the rows of its remainder strip or 0, its operand reading the dot).
+    fused: Option<(usize, bool, i64, usize)>,
 }
 
 /// The zero of a shaped type's element type, as an attribute.
@@ -199,22 +201,17 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let extent = |d: isize| dim_size(result, (d) as usize);
         let (rows, columns) = (extent(rank as isize - 2), extent(rank as isize - 1));
         let element = element_bits(element_type(result));
-        // Tiles that compute the contraction's epilogue run one strip loop:
-        // their rows divide the block.
         let candidate = contraction_epilogue::epilogue_of(raw);
-        let may_fuse = candidate.is_some();
         let (want_m, want_n) = match requested[..] {
             [m, n] => (m, n),
-            _ if may_fuse => model.dividing_register_tile(vector_bits, element, rows, columns),
             _ => model.register_tile(vector_bits, element, rows, columns),
         };
         let size = |extent: i64, wanted: i64| if pad_tiles { wanted.min(extent) } else { fitting(extent, wanted) };
         let n = size(columns, want_n);
-        // Rows the tile does not divide: padded (PADTO), shrunk to a
-        // divisor (a fused epilogue), else a main part of whole strips and
-        // one remainder strip of the rows left (`split_rows`: the main
-        // part's rows).
-        let (m, split_rows) = if pad_tiles || want_m >= rows || rows % want_m == 0 || may_fuse {
+        // Rows the tile does not divide: padded (PADTO), else a main part
+        // of whole strips and one remainder strip of the rows left
+        // (`split_rows`: the main part's rows).
+        let (m, split_rows) = if pad_tiles || want_m >= rows || rows % want_m == 0 {
             (size(rows, want_m), 0)
         } else {
             (want_m, rows / want_m * want_m)
@@ -253,9 +250,11 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         let narrow = element_bits(element_type(lhs)) < 32;
         let unroll = if narrow { 1 } else { fitting(if chunk > 0 { chunk } else { depth }, k_unroll) };
         // An epilogue needs each tile's dot finished in one piece first.
-        let whole_strips = !pad_rows && !pad_columns && split_rows == 0;
-        let epilogue = candidate.filter(|_| chunk == 0 && whole_strips);
-        let fused = epilogue.as_ref().map(|epilogue| (tiles.len(), epilogue.init_fill.is_some()));
+        let epilogue = candidate.filter(|_| chunk == 0 && !pad_rows && !pad_columns);
+        let rest_rows = if split_rows > 0 { rows - split_rows } else { 0 };
+        let fused = epilogue
+            .as_ref()
+            .map(|epilogue| (tiles.len(), epilogue.init_fill.is_some(), rest_rows, epilogue.dot_operand));
         let key = TileGroup { rank, m, n, zeros, chunk, unroll, pad_rows, pad_columns, split_rows, grouped, fused };
         let group = group_of(&mut tiles, key);
         set_i64_attribute(raw, "tessel.tile_group", group as i64);
@@ -320,7 +319,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             if *rank == 3 { format!("{batch}, {i}, {j}") } else { format!("{i}, {j}") }
         };
         match fused {
-            Some((_, fill)) => {
+            Some((_, fill, _, _)) => {
                 body.push_str(&contraction_epilogue::fuse_into_panels(index, &over_epilogue("0", 0, *n), *fill))
             }
             None => emit_line!(
@@ -339,8 +338,20 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
              transform.annotate %panel_copy{index} \"{PACKING}\" : {any}\n",
         );
         match fused {
-            Some((_, fill)) => {
-                body.push_str(&contraction_epilogue::fuse_into_strips(index, *rank, &over_epilogue("1", *m, 0), *fill))
+            Some((_, fill, rest_rows, dot_operand)) => {
+                let rest = over_epilogue("1", *rest_rows, 0);
+                let remainder = (*rest_rows > 0).then_some(contraction_epilogue::Remainder {
+                    rows: *split_rows,
+                    strip: &rest,
+                    dot_operand: *dot_operand,
+                });
+                body.push_str(&contraction_epilogue::fuse_into_strips(
+                    index,
+                    *rank,
+                    &over_epilogue("1", *m, 0),
+                    *fill,
+                    remainder,
+                ))
             }
             None if *split_rows > 0 => {
                 // Whole strips over the main part's rows, the rest one
