@@ -104,14 +104,16 @@ func.func @arguments(%x: memref<16x64xf32>, %y: memref<16x64xf32>, %row: index) 
 }
 
 // A transposed window's rows are columns (stride 64), a dynamic window
-// has no static pieces, one-element rows gain nothing: loops.
+// has no static pieces, one-element rows gain nothing, and a vector of i1
+// is packed bits to LLVM where the buffer holds a byte per element: loops.
 // CHECK-LABEL: func.func @not_rows(
+// CHECK: linalg.copy
 // CHECK: linalg.copy
 // CHECK: linalg.copy
 // CHECK: linalg.copy
 // CHECK-NOT: vector.transfer_read
 // CHECK: return
-func.func @not_rows(%x: memref<16x64xf32>, %n: index) -> (memref<64x16xf32>, memref<?x64xf32>, memref<16x1xf32>) {
+func.func @not_rows(%x: memref<16x64xf32>, %n: index, %m: memref<16x64xi1>) -> (memref<64x16xf32>, memref<?x64xf32>, memref<16x1xf32>, memref<4x32xi1>) {
   %columns = memref.alloc() : memref<64x16xf32>
   %transposed = memref.transpose %x (i, j) -> (j, i) : memref<16x64xf32> to memref<64x16xf32, strided<[1, 64]>>
   linalg.copy ins(%transposed : memref<64x16xf32, strided<[1, 64]>>) outs(%columns : memref<64x16xf32>)
@@ -121,7 +123,10 @@ func.func @not_rows(%x: memref<16x64xf32>, %n: index) -> (memref<64x16xf32>, mem
   %single = memref.alloc() : memref<16x1xf32>
   %column = memref.subview %x[0, 3] [16, 1] [1, 1] : memref<16x64xf32> to memref<16x1xf32, strided<[64, 1], offset: 3>>
   linalg.copy ins(%column : memref<16x1xf32, strided<[64, 1], offset: 3>>) outs(%single : memref<16x1xf32>)
-  return %columns, %dynamic, %single : memref<64x16xf32>, memref<?x64xf32>, memref<16x1xf32>
+  %masks = memref.alloc() : memref<4x32xi1>
+  %mask_window = memref.subview %m[2, 8] [4, 32] [1, 1] : memref<16x64xi1> to memref<4x32xi1, strided<[64, 1], offset: 136>>
+  linalg.copy ins(%mask_window : memref<4x32xi1, strided<[64, 1], offset: 136>>) outs(%masks : memref<4x32xi1>)
+  return %columns, %dynamic, %single, %masks : memref<64x16xf32>, memref<?x64xf32>, memref<16x1xf32>, memref<4x32xi1>
 }
 
 // -----

@@ -103,8 +103,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 }
 
 /// The shape of the copy `copy` when it moves rows this pass vectorizes:
-/// static memref windows of one int or float element type, unit innermost
-/// strides, rows of two or more elements, that cannot overlap.
+/// static memref windows of one int or float element type of whole bytes,
+/// unit innermost strides, rows of two or more elements, that cannot
+/// overlap.
 fn row_copy(copy: MlirOperation) -> Option<Vec<i64>> {
     let operands = raw_op(copy).operands();
     let [source, target] = operands[..] else { return None };
@@ -118,10 +119,14 @@ fn row_copy(copy: MlirOperation) -> Option<Vec<i64>> {
             mlirTypeIsAFloat(element) || mlirTypeIsAInteger(element),
         )
     };
+    // Whole bytes only: a vector of i1 (or i4) is packed bits to LLVM,
+    // while the buffer holds a byte per element.
+    let whole_bytes = element_bits(shaped_element(source_type)) >= 8;
     let unit_rows = |memref| strides_and_offset(memref).is_some_and(|(strides, _)| strides.last() == Some(&1));
     (static_shape(target_type).as_ref() == Some(&shape)
         && same_type
         && numeric
+        && whole_bytes
         && shape.last().is_some_and(|&row| row >= 2)
         && unit_rows(source_type)
         && unit_rows(target_type)
