@@ -25,7 +25,7 @@
 use crate::support::handles::{raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
-    support::ir::{disjoint_windows, print_type, strides_and_offset},
+    support::ir::{disjoint_windows, print_type, static_shape, strides_and_offset},
     support::template,
 };
 use melior::ir::OperationRef;
@@ -76,13 +76,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// strides are row-major contiguous up to leading unit dims (upstream's
 /// `isStaticShapeAndContiguousRowMajor`, the layouts it copies by memcpy).
 fn is_contiguous(memref: MlirType) -> bool {
-    // SAFETY: types live in the context; shape queries run on a memref type, as checked first.
-    let shape: Vec<i64> = unsafe {
-        if !mlirTypeIsAMemRef(memref) || !mlirShapedTypeHasStaticShape(memref) {
-            return false;
-        }
-        (0..mlirShapedTypeGetRank(memref)).map(|d| mlirShapedTypeGetDimSize(memref, d as isize)).collect()
-    };
+    let Some(shape) = static_shape(memref) else { return false };
     let Some((strides, _)) = strides_and_offset(memref) else { return false };
     if shape.contains(&0) {
         return false;

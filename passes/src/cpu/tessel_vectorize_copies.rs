@@ -22,7 +22,8 @@
 
 use crate::support::handles::{raw_op, shaped_element, value_type};
 use crate::support::ir::{
-    collect_operations, disjoint_windows, element_bits, fitting, group_of, set_i64_attribute, strides_and_offset,
+    collect_operations, disjoint_windows, element_bits, fitting, group_of, set_i64_attribute, static_shape,
+    strides_and_offset,
 };
 use crate::support::transform;
 use crate::{PassDefinition, PassError};
@@ -54,8 +55,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // (rank, piece) of each group; piece 0: whole rows.
     let mut groups: Vec<(usize, i64)> = Vec::new();
     for (copy, _) in collect_operations(module, |name| name == "linalg.copy") {
-        if let Some(shape) = row_copy(copy) {
-            let bits = element_bits(shaped_element(value_type(raw_op(copy).operands()[0])));
+        if let Some((shape, bits)) = row_copy(copy) {
             let row = shape[shape.len() - 1];
             let piece = fitting(row, (MAX_PIECE_BYTES * 8 / bits.max(8)).max(1));
             let group = group_of(&mut groups, (shape.len(), if piece == row { 0 } else { piece }));
@@ -102,11 +102,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         .map_err(|error| PassError::at(module.location(), error.0))
 }
 
-/// The shape of the copy `copy` when it moves rows this pass vectorizes:
+/// The shape and element bits of the copy `copy` when it moves rows this
+/// pass vectorizes:
 /// static memref windows of one int or float element type of whole bytes,
 /// unit innermost strides, rows of two or more elements, that cannot
 /// overlap.
-fn row_copy(copy: MlirOperation) -> Option<Vec<i64>> {
+fn row_copy(copy: MlirOperation) -> Option<(Vec<i64>, i64)> {
     let operands = raw_op(copy).operands();
     let [source, target] = operands[..] else { return None };
     let (source_type, target_type) = (value_type(source), value_type(target));
@@ -121,26 +122,15 @@ fn row_copy(copy: MlirOperation) -> Option<Vec<i64>> {
     };
     // Whole bytes only: a vector of i1 (or i4) is packed bits to LLVM,
     // while the buffer holds a byte per element.
-    let whole_bytes = element_bits(shaped_element(source_type)) >= 8;
+    let bits = element_bits(shaped_element(source_type));
     let unit_rows = |memref| strides_and_offset(memref).is_some_and(|(strides, _)| strides.last() == Some(&1));
     (static_shape(target_type).as_ref() == Some(&shape)
         && same_type
         && numeric
-        && whole_bytes
+        && bits >= 8
         && shape.last().is_some_and(|&row| row >= 2)
         && unit_rows(source_type)
         && unit_rows(target_type)
         && disjoint_windows(source, target))
-    .then_some(shape)
-}
-
-/// The shape of a statically shaped memref type of rank one or more.
-fn static_shape(memref: MlirType) -> Option<Vec<i64>> {
-    // SAFETY: types live in the context; shape queries run on a memref type, as checked first.
-    unsafe {
-        if !mlirTypeIsAMemRef(memref) || !mlirShapedTypeHasStaticShape(memref) || mlirShapedTypeGetRank(memref) < 1 {
-            return None;
-        }
-        Some((0..mlirShapedTypeGetRank(memref)).map(|dim| mlirShapedTypeGetDimSize(memref, dim as isize)).collect())
-    }
+    .then_some((shape, bits))
 }

@@ -340,6 +340,17 @@ pub fn shaped_type_text(kind: ShapedKind, dims: &[impl ToString], element: &str,
     }
 }
 
+/// The shape of a statically shaped memref type.
+pub fn static_shape(memref: MlirType) -> Option<Vec<i64>> {
+    // SAFETY: types live in the context; shape queries run on a memref type, as checked first.
+    unsafe {
+        if !mlirTypeIsAMemRef(memref) || !mlirShapedTypeHasStaticShape(memref) {
+            return None;
+        }
+        Some((0..mlirShapedTypeGetRank(memref)).map(|dim| mlirShapedTypeGetDimSize(memref, dim as isize)).collect())
+    }
+}
+
 /// Whether the memref type `memref` has the identity layout (row-major,
 /// contiguous, offset 0).
 pub fn has_identity_layout(memref: MlirType) -> bool {
