@@ -107,10 +107,10 @@ def occupancy(metadata, lds, chip):
     """Waves per SIMD: limited by registers, LDS and the hardware."""
     spec = CHIPS[chip]
     granule = spec["register_granule"]
+    # On CDNA's unified register file the code object's vgpr_count is
+    # already the total: VGPRs (4-aligned) and the AGPRs after them
+    # (Triton's 256x256 four-warp kernel: 256 + 246 = 502).
     vgprs = metadata.get("vgpr_count", 0)
-    if chip != "gfx1100":
-        # Unified register file: AGPRs follow the VGPRs (4-aligned).
-        vgprs = math.ceil(vgprs / 4) * 4 + metadata.get("agpr_count", 0)
     per_wave = max(granule, math.ceil(vgprs / granule) * granule)
     by_registers = spec["registers"] // per_wave
     threads = metadata.get("max_flat_workgroup_size", 256)
