@@ -32,6 +32,7 @@ KERNELS = {
     # name: Tessel source, Triton kernel, (m, n, k) of a contraction
     "matmul_f32_kgrid": ("benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir", "matmul_f32", (2048, 2048, 2048)),
     "matmul_f32_wholek": ("benchmarks/amdgpu/kernels/matmul_f32_wholek.mlir", "matmul_f32", (2048, 2048, 2048)),
+    "matmul_f32_256": ("benchmarks/amdgpu/kernels/matmul_f32_256.mlir", "matmul_f32_256", (2048, 2048, 2048)),
     "matmul_i8": ("examples/matmul_i8.mlir", "matmul_i8", (1024, 1024, 1024)),
     "softmax_row": ("benchmarks/amdgpu/kernels/softmax_row.mlir", "softmax_row", None),
     "softmax_8rows": ("examples/softmax_4096.mlir", "softmax_8rows", None),

@@ -63,7 +63,13 @@ def _compile(fn, pointers, constexprs, chip, wave_size, num_warps, num_stages):
 def compile_kernel(name, chip, wave_size):
     """(assembly, LDS bytes the launch allocates) of the comparison's `name`."""
     f32, i8, i32 = "*fp32", "*i8", "*i32"
-    if name.startswith("matmul_f32"):
+    if name == "matmul_f32_256":
+        # 256x256 tiles with eight warps: with four, each warp's 128x128
+        # results fill the AGPRs (502 registers a lane, one wave per SIMD).
+        matmul_args = [("a", f32), ("b", f32), ("c", f32)]
+        shape = {"K": 2048, "N": 2048, "BM": 256, "BN": 256, "BK": 16}
+        kernel = _compile(matmul, matmul_args, shape, chip, wave_size, 8, 2)
+    elif name.startswith("matmul_f32"):
         matmul_args = [("a", f32), ("b", f32), ("c", f32)]
         shape = {"K": 2048, "N": 2048, "BM": 128, "BN": 128, "BK": 16}
         kernel = _compile(matmul, matmul_args, shape, chip, wave_size, 4, 2)

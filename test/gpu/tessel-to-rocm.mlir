@@ -34,9 +34,11 @@
 // (ADDRESSES, at the end of the file.)
 // The k loops of the matrix-core contractions, read from the assembly
 // (benchmarks/amdgpu/hot_loop.py: the loop with the most MFMAs, and the
-// loop around it). On the 1024 matmul example: one LDS buffer per operand
-// takes two barriers per 16-deep chunk (64 MFMAs per wave); double-buffered
-// LDS (--num-stages 2, in 32 KiB) one (below). Either way each iteration
+// loop around it). On the 1024 matmul example (256x256 blocks, four
+// waves: two 256x128 passes of 8x4 tiles per wave): one LDS buffer per
+// operand takes two barriers per 16-deep chunk (128 MFMAs per wave); double-buffered
+// LDS (--num-stages 2, in 32 KiB: 128x128 sub-blocks, as
+// a 256x128 one would leave 8-deep chunks) one (below). Either way each iteration
 // issues the next chunk's global loads and does not wait for them before
 // its MFMAs (software pipelining through registers), and each lane reads
 // its operand fragments 128 bits at a time.
@@ -55,7 +57,7 @@
 // NO-SPILLS-NOT: {{spills=[1-9]|private=[1-9]|kernels=0}}
 // Matrix cores: the f32 matmul examples' contractions are 16x16x4 MFMAs
 // on CDNA, accumulators in registers (no spills, no scratch), A and B
-// chunks staged in LDS (16 KiB); FMAs on RDNA3 (which has no f32 WMMA)
+// chunks staged in LDS (24 KiB: 256x16 of A, 16x128 of B); FMAs on RDNA3 (which has no f32 WMMA)
 // and with --matrix-cores off. The int8 matmul runs on the matrix cores
 // of all three chips.
 // RUN: tessel compile examples/matmul_2048.mlir --target rocm --chip gfx90a --emit asm -o %t.mfma90a.s
@@ -78,7 +80,7 @@
 // MFMA90A: v_mfma_f32_16x16x4f32
 // MFMA942: v_mfma_f32_16x16x4_f32
 // MFMA-NOT: {{^\s+(scratch|buffer)_store}}
-// MFMA: .group_segment_fixed_size: 16384
+// MFMA: .group_segment_fixed_size: 24576
 // MFMA: .private_segment_fixed_size: 0
 // MFMA: .sgpr_spill_count: 0
 // MFMA: .vgpr_spill_count: 0
@@ -96,10 +98,11 @@
 // RUN: not tessel compile test/design/block-forms.mlir --target rocm -o %t.none 2>&1 | FileCheck %s --check-prefix=NO-KERNELS
 // The double-buffered k loop of the 1024 matmul (see SINGLE above).
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.staged.s | FileCheck %s --check-prefixes=DOUBLE,PIPELINED
-// SINGLE: matrix 64
+// SINGLE: matrix 128
 // SINGLE-NEXT: barriers 2
 // DOUBLE: matrix 128
 // DOUBLE-NEXT: barriers 2
+// WHOLE-256: matrix 128
 // PIPELINED: global-stores 0
 // PIPELINED: lds-read-min-bits 128
 // PIPELINED-NEXT: waits-before-matrix no
@@ -114,6 +117,16 @@
 // RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_kgrid.mlir --target rocm --chip gfx942 --emit asm -o %t.kgrid942.s
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.kgrid942.s | FileCheck %s --check-prefixes=PIPELINED,RESIDENT
 // RESIDENT: around none
+// A 256x256 block with eight waves (as Triton's 256x256 tiles run best):
+// 128 accumulator registers per lane cover the whole block, so the grid's
+// k axis merges into the k-chunk loop there too (before, four 128x128
+// sub-blocks each loaded and stored their accumulators at every grid
+// step, and staged A and B again).
+// RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_256.mlir --target rocm --chip gfx942 --emit asm -o %t.f32-256.s
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.f32-256.s | FileCheck %s --check-prefixes=WHOLE-256,PIPELINED,RESIDENT
+// RUN: FileCheck %s --check-prefix=SPILL-FREE < %t.f32-256.s
+// SPILL-FREE: .private_segment_fixed_size: 0
+// SPILL-FREE: .vgpr_spill_count: 0
 // 8-bit operands: B staged transposed, so each lane's fragment is 64 bits
 // of one LDS row (not a byte at a time), on CDNA and RDNA 3; the k-chunk
 // loop does not wait for its own loads before the matrix instructions,

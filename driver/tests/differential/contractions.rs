@@ -178,13 +178,17 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
 /// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
-/// f32 there), wave count and pipelining depth, arrays not divisible by
+/// f32 there), block (16 to 128), wave count and pipelining depth, arrays not divisible by
 /// the blocks or divisible (then the output block stays in registers
 /// across the k axis), k on an arbitrary axis, several LDS chunks per k
 /// step (the pipelined chunk loop).
 pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
     let float = rng.random_bool(0.5);
-    let (bm, bn) = (16 * rng.random_range(1..=4usize), 16 * rng.random_range(1..=4usize));
+    // Blocks of 16 to 64, or 128: one or two waves then hold more than 16
+    // tiles of 16 each (up to 128 accumulator registers a lane), or walk
+    // the block in sub-blocks.
+    let extent = |rng: &mut StdRng| 16 * [1, 2, 3, 4, 8][rng.random_range(0..5)];
+    let (bm, bn) = (extent(rng), extent(rng));
     let bk = if float { 4 * rng.random_range(1..=16usize) } else { 32 * rng.random_range(1..=3usize) };
     let (gm, gn, gk) = (rng.random_range(1..=2usize), rng.random_range(1..=2usize), rng.random_range(1..=3usize));
     // The last block row and column partial (at least one element in), or

@@ -82,17 +82,38 @@ pub static PASS: PassDefinition = PassDefinition {
     run,
 };
 
-/// Accumulator registers a lane may hold (of 32 bits): a quarter of a
-/// CDNA wave64's 256 VGPRs, half of an RDNA 3 wave32's (whose WMMA tiles
+/// Accumulator registers a lane may hold (of 32 bits) in a workgroup of
+/// `warps` waves, largest first. On CDNA, half the registers LLVM lets a
+/// lane use when the workgroup's waves share a CU's four SIMDs (512
+/// registers a lane each, at most 256 of them VGPRs): 128 for up to
+/// eight waves, so four waves cover a 256x128 block and eight a 256x256
+/// one in one pass (A and B staged once, not once per 128x128 sub-block)
+/// at two waves per SIMD; 64 with sixteen (four waves per SIMD, 128
+/// registers a lane). On RDNA 3 half a wave32's 256 (its WMMA tiles
 /// take 8 registers each, twice an MFMA tile's: 128 covers a 128x128
 /// block with four waves, so it stays in registers across a grid's k
-/// axis).
-fn accumulator_registers(family: Family) -> i64 {
+/// axis; fewer would not).
+fn accumulator_budgets(family: Family, warps: i64) -> Vec<i64> {
     match family {
-        Family::Mfma => 64,
-        Family::Wmma => 128,
+        Family::Mfma => {
+            let waves_per_simd = ((warps + 3) / 4).max(1);
+            let half_of_lane = (512 / waves_per_simd).min(256) / 2;
+            // The smaller budget too, for when the larger's sub-blocks leave
+            // shallower chunks (see `plan`).
+            if half_of_lane > 64 { vec![half_of_lane, 64] } else { vec![half_of_lane] }
+        }
+        Family::Wmma => vec![128],
     }
 }
+/// How the waves share a sub-block: (wave columns, tile rows, tile
+/// columns per wave).
+type Arrangement = (i64, i64, i64);
+/// How deep a contraction's k is staged: (LDS buffers per operand, k
+/// steps per chunk).
+type Depth = (i64, i64);
+
+/// Tiles of 16 a wave may hold along either dimension.
+const MAX_WAVE_TILES: i64 = 8;
 /// Bytes of LDS the staged chunks of one contraction may take.
 const STAGED_BYTES: i64 = 32768;
 /// Bytes of k per operand row a chunk holds by default.
@@ -171,37 +192,59 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: &dyn Fn(i64) ->
     if !computes_block_dot(op, &input) || m % 16 != 0 || n % 16 != 0 || k % instruction.k != 0 {
         return None;
     }
-    let budget = accumulator_registers(instruction.family);
-    let (wave_columns, tile_rows, tile_columns) = arrange(m, n, warps, instruction.output_elements(), budget)?;
-    // The largest chunk of k a multiple of the instruction's, dividing k,
-    // at most the wanted chunk, whose buffers fit the LDS budget and
-    // whose fragments (a lane reads a whole chunk's before its matrix
-    // instructions) fit FRAGMENT_REGISTERS; double buffering (num_stages
-    // 2) needs an even number of chunks.
-    let sub_m = warps / wave_columns * tile_rows * 16;
-    let sub_n = wave_columns * tile_columns * 16;
     let bytes = instruction.input_bits / 8;
     // Chunks deep enough that a lane's fragments of one are at least 8
     // bytes (one 64-bit LDS read), where k allows.
     let wide_chunk = instruction.k * (8 / (instruction.input_elements() * bytes)).max(1);
     let wanted_chunk = wanted_chunk(bytes);
     let wanted_chunk = if k % wide_chunk == 0 { wanted_chunk.max(wide_chunk) } else { wanted_chunk };
-    let chunk_for = |stages: i64| {
-        (1..=k / instruction.k)
-            .map(|steps| steps * instruction.k)
-            .filter(|&chunk| k % chunk == 0 && (chunk <= wanted_chunk || chunk == instruction.k))
-            .filter(|&chunk| stages == 1 || (k / chunk) % 2 == 0)
-            .filter(|&chunk| chunk == instruction.k || stages * (sub_m + sub_n) * chunk * bytes <= STAGED_BYTES)
-            .filter(|&chunk| {
-                let run_bytes = chunk / instruction.k * instruction.input_elements() * bytes;
-                chunk == instruction.k || (tile_rows + tile_columns) * run_bytes / 4 <= FRAGMENT_REGISTERS
-            })
-            .max()
+    let wanted_stages = stages;
+    // The (stages, chunk) of a sub-block of `sub_m` x `sub_n` with tiles
+    // `tile_rows` x `tile_columns` per wave: the largest chunk of k a
+    // multiple of the instruction's, dividing k, at most the wanted
+    // chunk, whose buffers fit the LDS budget and whose fragments (a lane
+    // reads a whole chunk's before its matrix instructions) fit
+    // FRAGMENT_REGISTERS; double buffering (num_stages 2) needs an even
+    // number of chunks.
+    let depth = |sub_m: i64, sub_n: i64, tile_rows: i64, tile_columns: i64| {
+        let chunk_for = |stages: i64| {
+            (1..=k / instruction.k)
+                .map(|steps| steps * instruction.k)
+                .filter(|&chunk| k % chunk == 0 && (chunk <= wanted_chunk || chunk == instruction.k))
+                .filter(|&chunk| stages == 1 || (k / chunk) % 2 == 0)
+                .filter(|&chunk| chunk == instruction.k || stages * (sub_m + sub_n) * chunk * bytes <= STAGED_BYTES)
+                .filter(|&chunk| {
+                    let run_bytes = chunk / instruction.k * instruction.input_elements() * bytes;
+                    chunk == instruction.k || (tile_rows + tile_columns) * run_bytes / 4 <= FRAGMENT_REGISTERS
+                })
+                .max()
+        };
+        match chunk_for(2) {
+            Some(chunk) if wanted_stages >= 2 => Some((2, chunk)),
+            _ => Some((1, chunk_for(1)?)),
+        }
     };
-    let (stages, chunk) = match chunk_for(2) {
-        Some(chunk) if stages >= 2 => (2, chunk),
-        _ => (1, chunk_for(1)?),
-    };
+    // Larger sub-blocks stage A and B fewer times (once per block where
+    // one covers it), but not at the cost of the double buffering or the
+    // chunk depth a smaller one gets within the LDS budget (256x128 f32
+    // sub-blocks double-buffered in 32 KiB would take 8-deep chunks, 64-bit
+    // fragment reads): of the accumulator budgets, the largest with the
+    // best (stages, chunk).
+    let mut best: Option<(Depth, Arrangement)> = None;
+    for budget in accumulator_budgets(instruction.family, warps) {
+        let Some((wave_columns, tile_rows, tile_columns)) = arrange(m, n, warps, instruction.output_elements(), budget)
+        else {
+            continue;
+        };
+        let (sub_m, sub_n) = (warps / wave_columns * tile_rows * 16, wave_columns * tile_columns * 16);
+        let Some(depth) = depth(sub_m, sub_n, tile_rows, tile_columns) else { continue };
+        if best.is_none_or(|(known, _)| depth > known) {
+            best = Some((depth, (wave_columns, tile_rows, tile_columns)));
+        }
+    }
+    let ((stages, chunk), (wave_columns, tile_rows, tile_columns)) = best?;
+    let sub_m = warps / wave_columns * tile_rows * 16;
+    let sub_n = wave_columns * tile_columns * 16;
     let layout = |outer: i64| Layout { outer, chunk, inst_k: instruction.k, elements: instruction.input_elements() };
     let threads = warps * instruction.wave_size();
     // Staged per item where the fragment reads have at most 2-way bank
@@ -249,14 +292,14 @@ fn computes_block_dot(op: MlirOperation, input: &str) -> bool {
 /// `budget` accumulator registers per lane; most tiles per wave
 /// first (each fragment load then feeds more instructions), then the
 /// squarest.
-fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64, budget: i64) -> Option<(i64, i64, i64)> {
-    // (score, (wave_columns, tile_rows, tile_columns)) of the best so far.
-    type Candidate = ((i64, i64, i64), (i64, i64, i64));
+fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64, budget: i64) -> Option<Arrangement> {
+    // (score, arrangement) of the best so far.
+    type Candidate = ((i64, i64, i64), Arrangement);
     let mut best: Option<Candidate> = None;
     for wave_columns in (1..=warps).filter(|c| warps % c == 0) {
         let wave_rows = warps / wave_columns;
-        for tile_rows in 1..=4 {
-            for tile_columns in 1..=4 {
+        for tile_rows in 1..=MAX_WAVE_TILES {
+            for tile_columns in 1..=MAX_WAVE_TILES {
                 let fits = m % (wave_rows * tile_rows * 16) == 0 && n % (wave_columns * tile_columns * 16) == 0;
                 if !fits || tile_rows * tile_columns * registers_per_tile > budget {
                     continue;
@@ -676,5 +719,33 @@ impl StagedContraction for Plan {
             current = self.instructions(body, label, step, current);
         }
         current
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accumulators_take_half_a_lane_up_to_eight_waves() {
+        assert_eq!(accumulator_budgets(Family::Mfma, 4), vec![128, 64]);
+        assert_eq!(accumulator_budgets(Family::Mfma, 8), vec![128, 64]);
+        // Sixteen waves: four per SIMD, 128 registers a lane.
+        assert_eq!(accumulator_budgets(Family::Mfma, 16), vec![64]);
+        assert_eq!(accumulator_budgets(Family::Wmma, 4), vec![128]);
+    }
+
+    #[test]
+    fn the_largest_budget_covers_the_most_of_a_block() {
+        // (wave_columns, tile_rows, tile_columns) of 4-register MFMA tiles.
+        // 256x256 with four waves: 4x8 tiles each, 2x2 waves (a 128x256
+        // sub-block, two passes); with 64 registers 4x4 (128x128, four).
+        assert_eq!(arrange(256, 256, 4, 4, 128), Some((2, 4, 8)));
+        assert_eq!(arrange(256, 256, 4, 4, 64), Some((2, 4, 4)));
+        // Eight waves cover it whole.
+        let (columns, rows, tile_columns) = arrange(256, 256, 8, 4, 128).expect("an arrangement");
+        assert_eq!((8 / columns * rows * 16, columns * tile_columns * 16), (256, 256));
+        // A 128x128 block with four waves stays 4x4 tiles a wave.
+        assert_eq!(arrange(128, 128, 4, 4, 128), Some((2, 4, 4)));
     }
 }
