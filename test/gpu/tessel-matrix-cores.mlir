@@ -111,11 +111,9 @@ func.func @f32_on_cdna(%x: memref<32x256xf32>, %y: memref<256x64xf32>, %z: memre
 // accumulator registers, half of what a lane may hold with four waves)
 // make 256x128 sub-blocks, and a loop walks the 512x128 block's two;
 // thirty-two accumulators ride the k loop (three pipelined chunks, the
-// fourth after it). An arbitrary grid axis (an ordered scf.for) holds
-// programs too.
+// fourth after it).
 // CHECK-LABEL: func.func @sub_blocks
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK: scf.for %[[SM:.*]] = %{{.*}} to %[[C512:.*]] step %[[C256:.*]] {
+// CHECK: scf.for %[[SM:.*]] = %{{.*}} to %{{.*}} step %[[C256:.*]] {
 // CHECK: memref.subview %{{.*}}[%[[SM]], 0] [256, 128] [1, 1]
 // CHECK-COUNT-32: vector.load
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
@@ -127,12 +125,45 @@ func.func @f32_on_cdna(%x: memref<32x256xf32>, %y: memref<256x64xf32>, %z: memre
 #b = affine_map<(i, j, k) -> (k, j)>
 #c = affine_map<(i, j, k) -> (i, j)>
 func.func @sub_blocks(%x: memref<512x64xf32>, %y: memref<64x128xf32>, %z: memref<512x128xf32>) {
+  scf.forall (%p) in (1) {
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+        ins(%x, %y : memref<512x64xf32>, memref<64x128xf32>) outs(%z : memref<512x128xf32>) {
+    ^bb0(%u: f32, %v: f32, %s: f32):
+      %t = math.fma %u, %v, %s : f32
+      linalg.yield %t : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Inside an arbitrary grid axis's loop (its k steps not merged into one
+// contraction: an epilogue on the last, say), the loop's own values live
+// beside the accumulators: 64 registers a lane, 4x4 tiles of 16 per wave,
+// so a loop walks the 256x128 block's two 128x128 sub-blocks; sixteen
+// accumulators ride the k loop. An arbitrary grid axis (an ordered
+// scf.for) holds programs too.
+// CHECK-LABEL: func.func @sub_blocks_in_grid_steps
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[SM:.*]] = %{{.*}} to %{{.*}} step %[[C128:.*]] {
+// CHECK: memref.subview %{{.*}}[%[[SM]], 0] [128, 128] [1, 1]
+// CHECK-COUNT-16: vector.load
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK-COUNT-64: amdgpu.mfma 16x16x4
+// CHECK: } {loop_annotation = #[[ROLLED:.*]], tessel.lds_chunks}
+// CHECK-COUNT-64: amdgpu.mfma 16x16x4
+// CHECK-COUNT-16: vector.store %{{.*}} : memref<128x128xf32, strided<[128, 1], offset: ?>>, vector<4xf32>
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+func.func @sub_blocks_in_grid_steps(%x: memref<256x64xf32>, %y: memref<64x128xf32>, %z: memref<256x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   scf.for %k = %c0 to %c3 step %c1 {
     linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
-        ins(%x, %y : memref<512x64xf32>, memref<64x128xf32>) outs(%z : memref<512x128xf32>) {
+        ins(%x, %y : memref<256x64xf32>, memref<64x128xf32>) outs(%z : memref<256x128xf32>) {
     ^bb0(%u: f32, %v: f32, %s: f32):
       %t = math.fma %u, %v, %s : f32
       linalg.yield %t : f32

@@ -64,7 +64,8 @@ use crate::{
     gpu::pipeline_schedule::ChunkWork,
     gpu::pipelined_loop::pipelined_loop,
     gpu::tessel_lds_stage::{STAGED_BUFFER, STAGED_LOOP},
-    support::ir::{collect_operations, element_name, print_type, strided_view_type},
+    grid::grid_to_loops::ARBITRARY_AXIS,
+    support::ir::{collect_operations, element_name, enclosing, print_type, strided_view_type},
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
@@ -89,12 +90,17 @@ pub static PASS: PassDefinition = PassDefinition {
 /// eight waves, so four waves cover a 256x128 block and eight a 256x256
 /// one in one pass (A and B staged once, not once per 128x128 sub-block)
 /// at two waves per SIMD; 64 with sixteen (four waves per SIMD, 128
-/// registers a lane). On RDNA 3 half a wave32's 256 (its WMMA tiles
-/// take 8 registers each, twice an MFMA tile's: 128 covers a 128x128
-/// block with four waves, so it stays in registers across a grid's k
-/// axis; fewer would not).
-fn accumulator_budgets(family: Family, warps: i64) -> Vec<i64> {
+/// registers a lane) — and 64 where an arbitrary grid axis still loops
+/// around the contraction (`in_grid_steps`: its k steps not merged into
+/// one contraction, an epilogue on the last): that loop's own values live
+/// beside the accumulators, and bias + relu on 256x256 blocks with eight
+/// waves spilled 18 registers. On RDNA 3 half a wave32's 256 (its WMMA
+/// tiles take 8 registers each, twice an MFMA tile's: 128 covers a
+/// 128x128 block with four waves, so it stays in registers across a
+/// grid's k axis; fewer would not).
+fn accumulator_budgets(family: Family, warps: i64, in_grid_steps: bool) -> Vec<i64> {
     match family {
+        Family::Mfma if in_grid_steps => vec![64],
         Family::Mfma => {
             let waves_per_simd = ((warps + 3) / 4).max(1);
             let half_of_lane = (512 / waves_per_simd).min(256) / 2;
@@ -231,7 +237,12 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: &dyn Fn(i64) ->
     // fragment reads): of the accumulator budgets, the largest with the
     // best (stages, chunk).
     let mut best: Option<(Depth, Arrangement)> = None;
-    for budget in accumulator_budgets(instruction.family, warps) {
+    let in_grid_steps = enclosing(op, |ancestor| {
+        let raw = raw_op(ancestor);
+        raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS)
+    })
+    .is_some();
+    for budget in accumulator_budgets(instruction.family, warps, in_grid_steps) {
         let Some((wave_columns, tile_rows, tile_columns)) = arrange(m, n, warps, instruction.output_elements(), budget)
         else {
             continue;
@@ -728,11 +739,14 @@ mod tests {
 
     #[test]
     fn accumulators_take_half_a_lane_up_to_eight_waves() {
-        assert_eq!(accumulator_budgets(Family::Mfma, 4), vec![128, 64]);
-        assert_eq!(accumulator_budgets(Family::Mfma, 8), vec![128, 64]);
+        assert_eq!(accumulator_budgets(Family::Mfma, 4, false), vec![128, 64]);
+        assert_eq!(accumulator_budgets(Family::Mfma, 8, false), vec![128, 64]);
         // Sixteen waves: four per SIMD, 128 registers a lane.
-        assert_eq!(accumulator_budgets(Family::Mfma, 16), vec![64]);
-        assert_eq!(accumulator_budgets(Family::Wmma, 4), vec![128]);
+        assert_eq!(accumulator_budgets(Family::Mfma, 16, false), vec![64]);
+        // Inside the grid's k steps (not merged): the loop's values too.
+        assert_eq!(accumulator_budgets(Family::Mfma, 4, true), vec![64]);
+        assert_eq!(accumulator_budgets(Family::Wmma, 4, false), vec![128]);
+        assert_eq!(accumulator_budgets(Family::Wmma, 4, true), vec![128]);
     }
 
     #[test]
