@@ -178,10 +178,10 @@ pub(super) fn matmul(rng: &mut StdRng) -> Case {
 /// A contraction the ROCm pipeline puts on matrix cores (blocks multiples
 /// of 16, k a multiple of the instructions'): f32 or 8-bit integers, on a
 /// random chip (MFMA on gfx90a/gfx942, WMMA for i8 on gfx1100, FMAs for
-/// f32 there), block (16 to 128), wave count and pipelining depth, arrays not divisible by
-/// the blocks or divisible (then the output block stays in registers
-/// across the k axis), k on an arbitrary axis, several LDS chunks per k
-/// step (the pipelined chunk loop).
+/// f32 there), blocks (16 to 128), wave count and pipelining depth,
+/// arrays not divisible by the blocks or divisible (then the output block
+/// stays in registers across the k axis), k on an arbitrary axis, several
+/// LDS chunks per k step (the pipelined chunk loop).
 pub(super) fn matrix_core_matmul(rng: &mut StdRng) -> Case {
     let float = rng.random_bool(0.5);
     // Blocks of 16 to 64, or 128: one or two waves then hold more than 16

@@ -517,11 +517,14 @@ impl Launch {
 /// Is `op` inside the programs of a grid (which grid-to-gpu maps to a
 /// launch, binding thread ids): may a contraction there use per-lane code?
 pub(super) fn inside_programs(op: MlirOperation) -> bool {
-    enclosing(op, |ancestor| {
-        let raw = raw_op(ancestor);
-        raw.name() == "scf.forall" || (raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS))
-    })
-    .is_some()
+    enclosing(op, |ancestor| raw_op(ancestor).name() == "scf.forall" || is_grid_steps(ancestor)).is_some()
+}
+
+/// Is `op` the loop over an arbitrary grid axis's steps (an ordered
+/// `scf.for` grid-to-loops marks)?
+pub(super) fn is_grid_steps(op: MlirOperation) -> bool {
+    let raw = raw_op(op);
+    raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS)
 }
 
 /// Replaces the contraction `op` by its per-lane code, `template(filled)`

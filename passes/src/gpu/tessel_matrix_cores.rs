@@ -58,13 +58,12 @@ use crate::{
     PassDefinition, PassError,
     block::block_to_linalg::CONTRACTION,
     gpu::matrix_staging::{
-        Launch, Layout, StagedContraction, Staging, inside_programs, pair_loop_header, read_conflicts,
+        Launch, Layout, StagedContraction, Staging, inside_programs, is_grid_steps, pair_loop_header, read_conflicts,
         replace_contraction,
     },
     gpu::pipeline_schedule::ChunkWork,
     gpu::pipelined_loop::pipelined_loop,
     gpu::tessel_lds_stage::{STAGED_BUFFER, STAGED_LOOP},
-    grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{collect_operations, element_name, enclosing, print_type, strided_view_type},
 };
 use melior::ir::OperationRef;
@@ -117,6 +116,11 @@ type Arrangement = (i64, i64, i64);
 /// How deep a contraction's k is staged: (LDS buffers per operand, k
 /// steps per chunk).
 type Depth = (i64, i64);
+
+/// The rows and columns of the sub-block `warps` waves arranged so cover.
+fn sub_block(warps: i64, (wave_columns, tile_rows, tile_columns): Arrangement) -> (i64, i64) {
+    (warps / wave_columns * tile_rows * 16, wave_columns * tile_columns * 16)
+}
 
 /// Tiles of 16 a wave may hold along either dimension.
 const MAX_WAVE_TILES: i64 = 8;
@@ -205,14 +209,14 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: &dyn Fn(i64) ->
     let wanted_chunk = wanted_chunk(bytes);
     let wanted_chunk = if k % wide_chunk == 0 { wanted_chunk.max(wide_chunk) } else { wanted_chunk };
     let wanted_stages = stages;
-    // The (stages, chunk) of a sub-block of `sub_m` x `sub_n` with tiles
-    // `tile_rows` x `tile_columns` per wave: the largest chunk of k a
+    // The (stages, chunk) of a sub-block of `sub_m` x `sub_n` whose waves
+    // hold `tile_rows` x `tile_columns` tiles each: the largest chunk of k a
     // multiple of the instruction's, dividing k, at most the wanted
     // chunk, whose buffers fit the LDS budget and whose fragments (a lane
     // reads a whole chunk's before its matrix instructions) fit
     // FRAGMENT_REGISTERS; double buffering (num_stages 2) needs an even
     // number of chunks.
-    let depth = |sub_m: i64, sub_n: i64, tile_rows: i64, tile_columns: i64| {
+    let depth = |(sub_m, sub_n): (i64, i64), (_, tile_rows, tile_columns): Arrangement| {
         let chunk_for = |stages: i64| {
             (1..=k / instruction.k)
                 .map(|steps| steps * instruction.k)
@@ -236,26 +240,18 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: &dyn Fn(i64) ->
     // sub-blocks double-buffered in 32 KiB would take 8-deep chunks, 64-bit
     // fragment reads): of the accumulator budgets, the largest with the
     // best (stages, chunk).
+    let in_grid_steps = enclosing(op, is_grid_steps).is_some();
     let mut best: Option<(Depth, Arrangement)> = None;
-    let in_grid_steps = enclosing(op, |ancestor| {
-        let raw = raw_op(ancestor);
-        raw.name() == "scf.for" && raw.has(ARBITRARY_AXIS)
-    })
-    .is_some();
     for budget in accumulator_budgets(instruction.family, warps, in_grid_steps) {
-        let Some((wave_columns, tile_rows, tile_columns)) = arrange(m, n, warps, instruction.output_elements(), budget)
-        else {
-            continue;
-        };
-        let (sub_m, sub_n) = (warps / wave_columns * tile_rows * 16, wave_columns * tile_columns * 16);
-        let Some(depth) = depth(sub_m, sub_n, tile_rows, tile_columns) else { continue };
+        let Some(arrangement) = arrange(m, n, warps, instruction.output_elements(), budget) else { continue };
+        let Some(depth) = depth(sub_block(warps, arrangement), arrangement) else { continue };
         if best.is_none_or(|(known, _)| depth > known) {
-            best = Some((depth, (wave_columns, tile_rows, tile_columns)));
+            best = Some((depth, arrangement));
         }
     }
-    let ((stages, chunk), (wave_columns, tile_rows, tile_columns)) = best?;
-    let sub_m = warps / wave_columns * tile_rows * 16;
-    let sub_n = wave_columns * tile_columns * 16;
+    let ((stages, chunk), arrangement) = best?;
+    let (wave_columns, tile_rows, tile_columns) = arrangement;
+    let (sub_m, sub_n) = sub_block(warps, arrangement);
     let layout = |outer: i64| Layout { outer, chunk, inst_k: instruction.k, elements: instruction.input_elements() };
     let threads = warps * instruction.wave_size();
     // Staged per item where the fragment reads have at most 2-way bank
@@ -327,11 +323,11 @@ fn arrange(m: i64, n: i64, warps: i64, registers_per_tile: i64, budget: i64) -> 
 
 impl Plan {
     fn sub_rows(&self) -> i64 {
-        self.waves / self.wave_columns * self.tile_rows * 16
+        sub_block(self.waves, (self.wave_columns, self.tile_rows, self.tile_columns)).0
     }
 
     fn sub_columns(&self) -> i64 {
-        self.wave_columns * self.tile_columns * 16
+        sub_block(self.waves, (self.wave_columns, self.tile_rows, self.tile_columns)).1
     }
 
     fn tiles(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
@@ -757,8 +753,8 @@ mod tests {
         assert_eq!(arrange(256, 256, 4, 4, 128), Some((2, 4, 8)));
         assert_eq!(arrange(256, 256, 4, 4, 64), Some((2, 4, 4)));
         // Eight waves cover it whole.
-        let (columns, rows, tile_columns) = arrange(256, 256, 8, 4, 128).expect("an arrangement");
-        assert_eq!((8 / columns * rows * 16, columns * tile_columns * 16), (256, 256));
+        let arrangement = arrange(256, 256, 8, 4, 128).expect("an arrangement");
+        assert_eq!(sub_block(8, arrangement), (256, 256));
         // A 128x128 block with four waves stays 4x4 tiles a wave.
         assert_eq!(arrange(128, 128, 4, 4, 128), Some((2, 4, 4)));
     }

@@ -35,6 +35,7 @@ use crate::support::handles::{
 };
 use crate::{
     PassDefinition, PassError,
+    gpu::matrix_staging::is_grid_steps,
     grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{
         VIEWS, block_arguments, block_operations, collect_operations, constant_integer, defining_op, erase,
@@ -124,10 +125,7 @@ fn keep_resident(axis: MlirOperation) -> Result<(), String> {
     // Inside the program nest (whose outermost loop grid-to-gpu makes the
     // launch: thread ids may not leave it).
     let parent = parent_of(axis);
-    let nested = !parent.ptr.is_null() && {
-        let name = raw_op(parent).name();
-        name == "scf.forall" || (name == "scf.for" && raw_op(parent).has(ARBITRARY_AXIS))
-    };
+    let nested = !parent.ptr.is_null() && (raw_op(parent).name() == "scf.forall" || is_grid_steps(parent));
     if step <= 0 || upper <= lower || !nested {
         return Ok(());
     }
