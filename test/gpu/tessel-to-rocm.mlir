@@ -125,6 +125,11 @@
 // RUN: tessel compile benchmarks/amdgpu/kernels/matmul_f32_256.mlir --target rocm --chip gfx942 --emit asm -o %t.f32-256.s
 // RUN: python3 benchmarks/amdgpu/hot_loop.py %t.f32-256.s | FileCheck %s --check-prefixes=WHOLE-256,PIPELINED,RESIDENT
 // RUN: FileCheck %s --check-prefix=SPILL-FREE < %t.f32-256.s
+// So does bias + relu on the last k step (tessel-merge-k-steps runs the
+// in-place epilogue once after the merged contraction).
+// RUN: tessel compile examples/matmul_bias_relu_2048.mlir --target rocm --chip gfx942 --num-warps 8 --emit asm -o %t.bias-relu.s
+// RUN: python3 benchmarks/amdgpu/hot_loop.py %t.bias-relu.s | FileCheck %s --check-prefixes=WHOLE-256,PIPELINED,RESIDENT
+// RUN: FileCheck %s --check-prefix=SPILL-FREE < %t.bias-relu.s
 // SPILL-FREE: .private_segment_fixed_size: 0
 // SPILL-FREE: .vgpr_spill_count: 0
 // 8-bit operands: B staged transposed, so each lane's fragment is 64 bits

@@ -234,6 +234,116 @@ func.func @last_trip_epilogue(%x: memref<16x64xf32>, %y: memref<64x32xf32>, %z: 
 
 // -----
 
+// The same epilogue as bufferization leaves it where it writes the output
+// view in place (bias + relu of the sum): an `scf.if` without results or
+// else branch. Merged, it runs once after the contraction over all of k.
+// CHECK-LABEL: func.func @in_place_epilogue
+// CHECK-NOT: scf.for %
+// CHECK: %[[C:.*]] = memref.subview %arg2
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]] :
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[C]] : {{.*}}) attrs = {tessel.contraction}
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: scf.if %[[TRUE]] {
+// CHECK: arith.maximumf
+// CHECK-NOT: scf.for %
+// CHECK: return
+#k_block = affine_map<(d0) -> (d0 * 16)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @in_place_epilogue(%x: memref<16x64xf32>, %y: memref<64x32xf32>, %z: memref<16x32xf32>, %bias: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  scf.forall (%j) in (2) {
+    scf.for %k = %c0 to %c4 step %c1 {
+      %kk = affine.apply #k_block(%k)
+      %col = affine.apply #k_block(%j)
+      %a = memref.subview %x[%c0, %kk] [16, 16] [1, 1] : memref<16x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
+      %b = memref.subview %y[%kk, %col] [16, 16] [1, 1] : memref<64x32xf32> to memref<16x16xf32, strided<[32, 1], offset: ?>>
+      %c = memref.subview %z[%c0, %col] [16, 16] [1, 1] : memref<16x32xf32> to memref<16x16xf32, strided<[32, 1], offset: ?>>
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32, strided<[32, 1], offset: ?>>)
+      }
+      linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[64, 1], offset: ?>>, memref<16x16xf32, strided<[32, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[32, 1], offset: ?>>) attrs = {tessel.contraction} {
+      ^bb0(%p: f32, %q: f32, %acc: f32):
+        %s = math.fma %p, %q, %acc : f32
+        linalg.yield %s : f32
+      }
+      %last = arith.cmpi eq, %k, %c3 : index
+      scf.if %last {
+        linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%c, %bias : memref<16x16xf32, strided<[32, 1], offset: ?>>, memref<16xf32>) outs(%c : memref<16x16xf32, strided<[32, 1], offset: ?>>) {
+        ^bb0(%v: f32, %w: f32, %o: f32):
+          %sum = arith.addf %v, %w : f32
+          %relu = arith.maximumf %sum, %zero : f32
+          linalg.yield %relu : f32
+        }
+      }
+    } {tessel.arbitrary_axis = 2 : i64}
+  }
+  return
+}
+
+// -----
+
+// An in-place epilogue with an else branch (it runs on the other trips
+// too) is not merged.
+// CHECK-LABEL: func.func @in_place_epilogue_with_else
+// CHECK: scf.for %
+// CHECK: arith.maximumf
+// CHECK: } else {
+// CHECK: } {tessel.arbitrary_axis
+#k_block = affine_map<(d0) -> (d0 * 16)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @in_place_epilogue_with_else(%x: memref<16x64xf32>, %y: memref<64x32xf32>, %z: memref<16x32xf32>, %bias: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  scf.forall (%j) in (2) {
+    scf.for %k = %c0 to %c4 step %c1 {
+      %kk = affine.apply #k_block(%k)
+      %col = affine.apply #k_block(%j)
+      %a = memref.subview %x[%c0, %kk] [16, 16] [1, 1] : memref<16x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
+      %b = memref.subview %y[%kk, %col] [16, 16] [1, 1] : memref<64x32xf32> to memref<16x16xf32, strided<[32, 1], offset: ?>>
+      %c = memref.subview %z[%c0, %col] [16, 16] [1, 1] : memref<16x32xf32> to memref<16x16xf32, strided<[32, 1], offset: ?>>
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32, strided<[32, 1], offset: ?>>)
+      }
+      linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<16x16xf32, strided<[64, 1], offset: ?>>, memref<16x16xf32, strided<[32, 1], offset: ?>>) outs(%c : memref<16x16xf32, strided<[32, 1], offset: ?>>) attrs = {tessel.contraction} {
+      ^bb0(%p: f32, %q: f32, %acc: f32):
+        %s = math.fma %p, %q, %acc : f32
+        linalg.yield %s : f32
+      }
+      %last = arith.cmpi eq, %k, %c3 : index
+      scf.if %last {
+        linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%c, %bias : memref<16x16xf32, strided<[32, 1], offset: ?>>, memref<16xf32>) outs(%c : memref<16x16xf32, strided<[32, 1], offset: ?>>) {
+        ^bb0(%v: f32, %w: f32, %o: f32):
+          %sum = arith.addf %v, %w : f32
+          %relu = arith.maximumf %sum, %zero : f32
+          linalg.yield %relu : f32
+        }
+      } else {
+        linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32, strided<[32, 1], offset: ?>>)
+      }
+    } {tessel.arbitrary_axis = 2 : i64}
+  }
+  return
+}
+
+// -----
+
 // An epilogue on another trip than the last, or reading what varies with
 // the trip (here A's k-th block), is not merged.
 // CHECK-LABEL: func.func @epilogue_reads_the_trip

@@ -91,9 +91,9 @@ pub static PASS: PassDefinition = PassDefinition {
 /// at two waves per SIMD; 64 with sixteen (four waves per SIMD, 128
 /// registers a lane) — and 64 where an arbitrary grid axis still loops
 /// around the contraction (`in_grid_steps`: its k steps not merged into
-/// one contraction, an epilogue on the last): that loop's own values live
-/// beside the accumulators, and bias + relu on 256x256 blocks with eight
-/// waves spilled 18 registers. On RDNA 3 half a wave32's 256 (its WMMA
+/// one contraction by tessel-merge-k-steps): that loop's own values live
+/// beside the accumulators (bias + relu on 256x256 blocks with eight
+/// waves, before its epilogue merged, spilled 18 registers). On RDNA 3 half a wave32's 256 (its WMMA
 /// tiles take 8 registers each, twice an MFMA tile's: 128 covers a
 /// 128x128 block with four waves, so it stays in registers across a
 /// grid's k axis; fewer would not).

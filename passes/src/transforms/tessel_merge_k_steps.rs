@@ -19,7 +19,9 @@
 //! A last-trip epilogue may follow the contraction: `scf.if g == G - 1`
 //! computing from the output block into a buffer it yields (the else
 //! branch yields the output view), copied to the output view (Pallas'
-//! `k == last ? relu(dot + bias) : dot`). Merged, it runs once after the
+//! `k == last ? relu(dot + bias) : dot`), or — as bufferization leaves it
+//! where the epilogue writes the output view in place — an `scf.if` with
+//! no results and no else branch. Merged, it runs once after the
 //! contraction over all k, where the last trip ran it; the other trips'
 //! copies of the output onto itself go. What it reads from the loop must
 //! not vary with `g`.
@@ -96,15 +98,30 @@ struct Merge {
     tensors: Option<([MlirOperation; 3], MlirOperation)>,
     /// The first trip's fill of the output view (under `scf.if g == 0`).
     fill: Option<MlirOperation>,
-    /// The last trip's epilogue: its `scf.if` and the copy of its result
-    /// to the output view.
-    epilogue: Option<[MlirOperation; 2]>,
+    /// The last trip's epilogue.
+    epilogue: Option<Epilogue>,
     /// A's row offset and B's column offset (the k offsets are the loop's).
     row: Offset,
     column: Offset,
     /// Trips and each trip's k.
     trips: i64,
     block_k: i64,
+}
+
+/// A last trip's epilogue: its `scf.if` and the copy (on buffers) or store
+/// (on tensors) of its result to the output view; none where it writes the
+/// output view in place (on buffers, an `scf.if` without results).
+#[derive(Clone, Copy)]
+struct Epilogue {
+    branching: MlirOperation,
+    copy: Option<MlirOperation>,
+}
+
+impl Epilogue {
+    /// Its ops in the loop body: the `scf.if`, then the copy or store.
+    fn ops(&self) -> Vec<MlirOperation> {
+        std::iter::once(self.branching).chain(self.copy).collect()
+    }
 }
 
 /// The loop's merge, when its body is only what the module comment says.
@@ -200,18 +217,19 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     let sum = raw_op(contraction).results().first().copied();
     let epilogue = last_trip_epilogue(&ops, induction, trips, viewed(2), sum.filter(|_| tensors.is_some()), op)
         // SAFETY: live ops of the loop body (crate invariant, support/handles.rs).
-        .filter(|&[branching, _]| unsafe { mlirOperationIsBeforeInBlock(contraction, branching) });
+        .filter(|epilogue| unsafe { mlirOperationIsBeforeInBlock(contraction, epilogue.branching) });
     // On tensors: the store of the sum (or of the epilogue's value) to the
     // output view; the sum's only other uses are in the epilogue.
     let store = match (tensors, epilogue, sum) {
         (None, _, _) => None,
-        (Some(_), Some([branching, store]), Some(sum)) => {
+        (Some(_), Some(Epilogue { branching, copy: Some(store) }), Some(sum)) => {
             let in_branching = crate::support::ir::users(sum).into_iter().all(|user| is_inside(user, branching));
             if !in_branching {
                 return None;
             }
             Some(store)
         }
+        (Some(_), Some(Epilogue { copy: None, .. }), _) => return None,
         (Some(_), None, Some(sum)) => {
             let [(store, 0)] = crate::support::ir::uses(sum)[..] else { return None };
             if !is_store_to(store, viewed(2), &ops) {
@@ -224,16 +242,15 @@ fn matched(op: MlirOperation) -> Option<Merge> {
     // Everything else: pure index arithmetic, the first trip's fill, the
     // last trip's epilogue.
     let mut fill = None;
-    let in_epilogue = |other: MlirOperation| {
-        epilogue.is_some_and(|[branching, copy]| other.ptr == branching.ptr || other.ptr == copy.ptr)
-    };
+    let in_epilogue =
+        |other: MlirOperation| epilogue.is_some_and(|epilogue| epilogue.ops().iter().any(|op| op.ptr == other.ptr));
     let feeding =
-        epilogue.map_or_else(Vec::new, |[branching, _]| epilogue_feeders(&ops, branching, contraction, output_root));
+        epilogue.map_or_else(Vec::new, |epilogue| epilogue_feeders(&ops, epilogue.branching, contraction, output_root));
     let feeds_epilogue = |other: MlirOperation| feeding.iter().any(|fed| fed.ptr == other.ptr);
     // On tensors the last trip's epilogue runs before that trip's store:
     // the output it could read (its tensor, or its memory) holds the sum
     // of the trips before, which merged would be the fill. Not merged then.
-    if let (Some(to_tensors), Some([branching, _])) = (tensors, epilogue) {
+    if let (Some(to_tensors), Some(Epilogue { branching, .. })) = (tensors, epilogue) {
         let output_tensor = raw_op(to_tensors[2]).results()[0];
         if [branching].iter().chain(&feeding).any(|&op| reads_output(op, output_tensor, output_root)) {
             return None;
@@ -392,9 +409,7 @@ fn is_store_to(store: MlirOperation, output: MlirValue, ops: &[MlirOperation]) -
 }
 
 /// The last trip's epilogue among the loop body's `ops`, if it has one (see
-/// the module comment): its `scf.if` and the copy (on buffers) or store
-/// (on tensors, where `sum` is the contraction's value) of its result to
-/// the `output` view.
+/// the module comment; `sum` is the contraction's value on tensors).
 fn last_trip_epilogue(
     ops: &[MlirOperation],
     induction: MlirValue,
@@ -402,12 +417,28 @@ fn last_trip_epilogue(
     output: MlirValue,
     sum: Option<MlirValue>,
     loop_op: MlirOperation,
-) -> Option<[MlirOperation; 2]> {
+) -> Option<Epilogue> {
     let branching = ops.iter().copied().find(|&other| {
         let raw = raw_op(other);
-        raw.name() == "scf.if" && raw.results().len() == 1 && runs_on_trip(other, induction, trips - 1)
+        raw.name() == "scf.if" && raw.results().len() <= 1 && runs_on_trip(other, induction, trips - 1)
     })?;
-    let result = raw_op(branching).results()[0];
+    // What the then branch reads from the loop does not vary with it (the
+    // sum aside: merged, it is the sum over all of k).
+    let varies = read_from_loop(branching, loop_op)
+        .into_iter()
+        .filter(|value| sum.is_none_or(|sum| value.ptr != sum.ptr))
+        .any(|value| depends_on(value, induction, loop_op));
+    if varies {
+        return None;
+    }
+    let Some(&result) = raw_op(branching).results().first() else {
+        // On buffers, written in place: no else branch to run on the
+        // other trips.
+        let else_empty = crate::support::ir::region_blocks(branching)
+            .get(1)
+            .is_none_or(|&block| block_operations(block).iter().all(|&op| raw_op(op).name() == "scf.yield"));
+        return (sum.is_none() && else_empty).then_some(Epilogue { branching, copy: None });
+    };
     // Its one use: the copy or store to the output view, after it.
     let [(copy, 0)] = crate::support::ir::uses(result)[..] else { return None };
     let copy_op = raw_op(copy);
@@ -430,16 +461,7 @@ fn last_trip_epilogue(
         (Some(sum), [yielded]) => raw_op(*yielded).operands().first().is_some_and(|value| value.ptr == sum.ptr),
         _ => false,
     };
-    if !unchanged {
-        return None;
-    }
-    // What the then branch reads from the loop does not vary with it (the
-    // sum aside: merged, it is the sum over all of k).
-    let varies = read_from_loop(branching, loop_op)
-        .into_iter()
-        .filter(|value| sum.is_none_or(|sum| value.ptr != sum.ptr))
-        .any(|value| depends_on(value, induction, loop_op));
-    (!varies).then_some([branching, copy])
+    unchanged.then_some(Epilogue { branching, copy: Some(copy) })
 }
 
 /// The values the ops inside `branching` read (its own condition aside)
@@ -586,7 +608,8 @@ impl Merge {
         if let (Some((_, store)), None) = (self.tensors, self.epilogue) {
             move_before(&[store], loop_op);
         }
-        if let Some([branching, copy]) = self.epilogue {
+        if let Some(epilogue) = self.epilogue {
+            let branching = epilogue.branching;
             // What it reads from the loop first (not varying with it), then
             // the epilogue, on a condition that holds: it runs where the
             // last trip ran it, after all of k.
@@ -604,7 +627,7 @@ impl Merge {
             )?;
             // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); operand 0 of an `scf.if` is its i1 condition
             unsafe { mlirOperationSetOperand(branching, 0, always[0]) };
-            move_before(&[branching, copy], loop_op);
+            move_before(&epilogue.ops(), loop_op);
         }
         // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the contraction's operands 0 and 1 are its inputs, replaced by views of the same memory and element type, whose shapes agree with its indexing maps (k = whole_k on both)
         unsafe {
