@@ -296,22 +296,32 @@ pub fn tune_gpu(
         },
     )
     .expect("the default schedule was measured");
-    // Confirm the winner against the default, alternately.
+    // Confirm the winner against the default in rounds, alternating
+    // which goes first; it replaces the default only where clearly faster
+    // (`measure::clear_winner`, as on the CPU).
     let (mut best, mut best_s, mut default_again) = (start, default_s, default_s);
     if found.schedule != start
         && let Ok(winner) = compile(module_text, entry, found.schedule, chip)
     {
         let (mut defaults, mut winners) = (Vec::new(), Vec::new());
-        for _ in 0..3 {
-            defaults.extend(time(&default, &inputs, &mut reference).seconds());
-            winners.extend(time(&winner, &inputs, &mut reference).seconds());
-        }
-        if let (Some(d), Some(w)) = (crate::measure::median(defaults), crate::measure::median(winners)) {
-            default_again = d;
-            if w < d {
-                (best, best_s) = (found.schedule, w);
+        for round in 0..crate::CONFIRM_ROUNDS {
+            let (d, w) = if round % 2 == 0 {
+                let d = time(&default, &inputs, &mut reference).seconds();
+                (d, time(&winner, &inputs, &mut reference).seconds())
             } else {
-                best_s = d;
+                let w = time(&winner, &inputs, &mut reference).seconds();
+                (time(&default, &inputs, &mut reference).seconds(), w)
+            };
+            if let (Some(d), Some(w)) = (d, w) {
+                defaults.push(d);
+                winners.push(w);
+            }
+        }
+        if let Some(d) = crate::measure::median(defaults.clone()) {
+            default_again = d;
+            best_s = d;
+            if let Some((_, w)) = crate::measure::clear_winner(&defaults, &[winners]) {
+                (best, best_s) = (found.schedule, w);
             }
         }
     }

@@ -194,8 +194,9 @@ pub enum TuneError {
 /// Rounds without a faster schedule before the search gives up (timings
 /// on this machine are noisy; the budget bounds the search anyway).
 pub(crate) const PATIENCE: usize = 3;
-/// Turns of re-timing the default and the finalists.
-const CONFIRM_ROUNDS: usize = 5;
+/// Rounds of re-timing the default and the finalists (a finalist must win
+/// every one: `measure::clear_winner`).
+pub(crate) const CONFIRM_ROUNDS: usize = 5;
 /// The search's best few that are re-timed against the default.
 const FINALISTS: usize = 2;
 
@@ -305,8 +306,10 @@ pub fn tune(
     )
     .expect("the default schedule was measured");
     // The search's numbers come from different moments of a drifting
-    // machine: its few best are re-timed against the default, in turn,
-    // and the fastest then wins (the default if none beats it).
+    // machine: its few best are re-timed against the default, in rounds,
+    // and one replaces the default only where it is clearly faster
+    // (`measure::clear_winner`): the tuned schedule is never slower than
+    // the default but by noise the re-timings could not see.
     let mut finalists: Vec<(CpuSchedule, f64)> =
         timings.into_iter().filter(|(schedule, _)| *schedule != start).collect();
     finalists.sort_by(|a, b| a.1.total_cmp(&b.1));
@@ -321,13 +324,11 @@ pub fn tune(
             measurer.confirm(&all, CONFIRM_ROUNDS)
         });
         match confirmed {
-            Ok(medians) => {
-                default_s = medians[0];
+            Ok(times) => {
+                default_s = measure::median(times[0].clone()).expect("at least one round");
                 best_s = default_s;
-                for ((schedule, _), &seconds) in finalists.iter().zip(&medians[1..]) {
-                    if seconds < best_s {
-                        (best, best_s) = (*schedule, seconds);
-                    }
+                if let Some((index, seconds)) = measure::clear_winner(&times[0], &times[1..]) {
+                    (best, best_s) = (finalists[index].0, seconds);
                 }
             }
             Err(why) => warnings.push(format!("keeping the default schedule: {why}")),

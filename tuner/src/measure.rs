@@ -64,6 +64,38 @@ pub fn median(mut times: Vec<f64>) -> Option<f64> {
     times.get(times.len() / 2).copied()
 }
 
+/// The least speed-up over the default (the median of the rounds'
+/// ratios) with which a finalist replaces it. Below it the difference is
+/// the machine's noise: on a noisy host (`benchmarks/tune.py`, Zen 4, 2
+/// cores) the median of the re-timings picked schedules that then ran
+/// 0.97-1.00x the default.
+pub const CLEAR_MARGIN: f64 = 1.01;
+
+/// Which finalist clearly beats the default, from re-timings in rounds
+/// (`default[r]` and `finalists[i][r]` taken in the same round, next to
+/// each other): one faster than the default in every round whose median
+/// speed-up over the rounds is at least [`CLEAR_MARGIN`]; of several, the
+/// largest median speed-up. Its index and median seconds, or `None` to
+/// keep the default: a tuned schedule is never one the re-timings could
+/// not tell from the default, or found slower in a round.
+pub fn clear_winner(default: &[f64], finalists: &[Vec<f64>]) -> Option<(usize, f64)> {
+    let mut winner: Option<(usize, f64, f64)> = None;
+    for (index, times) in finalists.iter().enumerate() {
+        if times.len() != default.len() || times.is_empty() {
+            continue;
+        }
+        let speedups: Vec<f64> = default.iter().zip(times).map(|(d, t)| d / t).collect();
+        if speedups.iter().any(|&speedup| speedup <= 1.0 || speedup.is_nan()) {
+            continue;
+        }
+        let speedup = median(speedups).expect("not empty");
+        if speedup >= CLEAR_MARGIN && winner.is_none_or(|(_, best, _)| speedup > best) {
+            winner = Some((index, speedup, median(times.clone()).expect("not empty")));
+        }
+    }
+    winner.map(|(index, _, seconds)| (index, seconds))
+}
+
 /// What happened to one candidate.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
@@ -140,21 +172,25 @@ impl Measurer {
     }
 
     /// Re-times `jits` (the default first, then the search's best few) in
-    /// turn, `rounds` times each, so all are measured under the same
-    /// conditions (this machine's speed drifts): each one's median of its
-    /// medians.
-    pub fn confirm(&mut self, jits: &[&Jit], rounds: usize) -> Result<Vec<f64>, String> {
+    /// `rounds` rounds, each timing every one of them once, in turn, so all
+    /// are measured under the same conditions (this machine's speed
+    /// drifts); the order alternates between rounds (forward, backward), so
+    /// that a drift within a round favours none of them. Each one's times,
+    /// by round (for [`clear_winner`]).
+    pub fn confirm(&mut self, jits: &[&Jit], rounds: usize) -> Result<Vec<Vec<f64>>, String> {
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); jits.len()];
-        for _ in 0..rounds.max(1) {
-            for (jit, runs) in jits.iter().zip(times.iter_mut()) {
+        for round in 0..rounds.max(1) {
+            let order: Vec<usize> =
+                if round % 2 == 0 { (0..jits.len()).collect() } else { (0..jits.len()).rev().collect() };
+            for index in order {
                 self.best = f64::INFINITY;
-                match self.time(jit) {
-                    Outcome::Timed(seconds) => runs.push(seconds),
+                match self.time(jits[index]) {
+                    Outcome::Timed(seconds) => times[index].push(seconds),
                     other => return Err(format!("re-timing failed: {other:?}")),
                 }
             }
         }
-        Ok(times.into_iter().map(|runs| median(runs).expect("at least one round")).collect())
+        Ok(times)
     }
 
     /// About how long timing one candidate takes: the estimate from the
@@ -258,6 +294,29 @@ mod tests {
         // Through the batch path too: compiled in threads, then guarded.
         measurer.module_text = scale("3.0");
         assert!(matches!(&measurer.measure(&[schedule])[..], [Outcome::Wrong(_)]));
+    }
+
+    #[test]
+    fn only_a_finalist_faster_in_every_round_by_the_margin_replaces_the_default() {
+        let default = [10.0, 10.4, 9.8, 10.1, 10.0];
+        // Noise: faster in most rounds and by its median, not in all.
+        let noise = vec![9.7, 10.5, 9.6, 9.9, 9.8];
+        assert_eq!(clear_winner(&default, std::slice::from_ref(&noise)), None);
+        // Faster in every round, but by less than the margin.
+        let marginal = default.iter().map(|t| t * 0.995).collect::<Vec<_>>();
+        assert_eq!(clear_winner(&default, std::slice::from_ref(&marginal)), None);
+        // Slower: never.
+        let slower = default.iter().map(|t| t * 1.03).collect::<Vec<_>>();
+        assert_eq!(clear_winner(&default, std::slice::from_ref(&slower)), None);
+        // Clearly faster: chosen, with its median time.
+        let faster = vec![9.0, 9.5, 9.1, 9.2, 9.3];
+        assert_eq!(clear_winner(&default, &[noise.clone(), faster.clone()]), Some((1, 9.2)));
+        // Of two clear winners, the larger median speed-up.
+        let fastest = default.iter().map(|t| t * 0.8).collect::<Vec<_>>();
+        assert_eq!(clear_winner(&default, &[faster, fastest, slower]).map(|(index, _)| index), Some(1));
+        // Rounds that failed to pair up (a missing time) decide nothing.
+        assert_eq!(clear_winner(&default, &[vec![5.0, 5.0]]), None);
+        assert_eq!(clear_winner(&[], &[vec![]]), None);
     }
 
     #[test]
