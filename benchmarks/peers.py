@@ -10,6 +10,11 @@ prints one JSON line per (workload, peer) with the median of repeated runs.
                                        settings (host CPU, data tiling, ukernels)
     peers.py tinygrad [WORKLOAD...]    tinygrad's CPU backend under TinyJit
                                        (BEAM from the environment)
+    peers.py jax-avx2 [WORKLOAD...]    jax.jit with XLA's code limited to AVX2
+                                       (`--xla_cpu_max_isa=AVX2`), as
+                                       "jax.jit AVX2": what an AVX2 host runs
+    peers.py iree-avx2 [WORKLOAD...]   IREE's best settings for an x86-64-v3
+                                       (AVX2) CPU, as "IREE AVX2"
 
 Run by benchmarks/run.py inside benchmarks/.peers."""
 
@@ -90,15 +95,22 @@ def emit(name, peer, seconds):
     print(json.dumps({"workload": name, "peer": peer, "median_s": seconds}), flush=True)
 
 
-def numpy_jax(selected):
+def numpy_jax(selected, with_numpy=True, peer="jax.jit"):
     import jax
     import jax.numpy as jnp
 
     for name, (args, fn) in selected:
-        emit(name, "numpy", median_time(lambda: fn(np, *args), 7))
+        if with_numpy:
+            emit(name, "numpy", median_time(lambda: fn(np, *args), 7))
         jitted = jax.jit(lambda *a, fn=fn: fn(jnp, *a))
         jargs = [jnp.asarray(a) for a in args]
-        emit(name, "jax.jit", median_time(lambda: jitted(*jargs).block_until_ready(), 7))
+        emit(name, peer, median_time(lambda: jitted(*jargs).block_until_ready(), 7))
+
+
+def jax_avx2(selected):
+    # XLA reads its flags when its CPU backend starts: set before importing jax.
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_max_isa=AVX2").strip()
+    numpy_jax(selected, with_numpy=False, peer="jax.jit AVX2")
 
 
 def numpy_only(selected):
@@ -108,10 +120,10 @@ def numpy_only(selected):
 
 
 # IREE's strong CPU configuration (its defaults are much slower).
-IREE_FLAGS = ["--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"]
+IREE_FLAGS = ["--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"]
 
 
-def iree(selected):
+def iree(selected, cpu="host", peer="IREE"):
     import iree.compiler as compiler
     import iree.runtime as runtime
     import jax
@@ -121,13 +133,13 @@ def iree(selected):
     for name, (args, fn) in selected:
         stablehlo = jax.jit(lambda *a, fn=fn: fn(jnp, *a)).lower(*args).as_text(dialect="stablehlo")
         vmfb = compiler.compile_str(stablehlo, target_backends=["llvm-cpu"], input_type="stablehlo",
-                                    extra_args=IREE_FLAGS)
+                                    extra_args=[f"--iree-llvmcpu-target-cpu={cpu}", *IREE_FLAGS])
         context = runtime.SystemContext(config=config)
         context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
         (module,) = [m for m in context.modules.values() if "main" in m.vm_module.function_names]
         main = module["main"]
         device_args = [runtime.asdevicearray(config.device, a) for a in args]
-        emit(name, "IREE", median_time(lambda: main(*device_args).to_host(), 7))
+        emit(name, peer, median_time(lambda: main(*device_args).to_host(), 7))
 
 
 def tinygrad_workloads():
@@ -176,7 +188,15 @@ def main():
     family, names = sys.argv[1], set(sys.argv[2:])
     rng = np.random.default_rng(0)
     selected = [(name, w) for name, w in workloads(rng).items() if not names or name in names]
-    {"numpy-jax": numpy_jax, "numpy": numpy_only, "iree": iree, "tinygrad": tinygrad}[family](selected)
+    families = {
+        "numpy-jax": numpy_jax,
+        "numpy": numpy_only,
+        "iree": iree,
+        "tinygrad": tinygrad,
+        "jax-avx2": jax_avx2,
+        "iree-avx2": lambda chosen: iree(chosen, cpu="x86-64-v3", peer="IREE AVX2"),
+    }
+    families[family](selected)
 
 
 if __name__ == "__main__":

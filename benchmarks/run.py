@@ -73,6 +73,12 @@ NEEDS_VNNI = {"matmul_i8"}
 # hosts that run it.
 AVX2_LEVEL = "x86-64-v3"
 
+# On hosts with wider vectors, the peers that can be held to AVX2 code are
+# measured that way too ("jax.jit AVX2", "IREE AVX2": what an AVX2 host
+# runs), for the AVX2 section.
+AVX2_PEERS = {"jax.jit": "jax.jit AVX2", "IREE": "IREE AVX2"}
+AVX2_COLUMNS = ["numpy", "jax.jit", "jax.jit AVX2", "IREE", "IREE AVX2"]
+
 
 def cpu_flags():
     try:
@@ -297,6 +303,9 @@ def main():
                     for forced in forced_openblas_cores():
                         others.update(peers("numpy", [name], env={"OPENBLAS_CORETYPE": forced}))
                 others.update(peers("iree", [name]))
+                if runs_avx2() and host_width() != "AVX2":
+                    others.update(peers("jax-avx2", [name]))
+                    others.update(peers("iree-avx2", [name]))
                 others.update(peers("tinygrad", [name], env={"BEAM": "0"}))
                 others.update(peers("tinygrad", [name], env={"BEAM": "2"}, timeout=options.beam_timeout))
 
@@ -356,7 +365,9 @@ def main():
     compile_worst = max(c for _, c in measured.values())
     met = "yes" if compile_worst < 1 else "no"
     lines.append(f"| every example | compile time | < 1 s | {compile_worst:.2f} s | {met} |")
-    lines += avx2_section(names, avx2, with_numpy(measured_peers, ["Haswell"]), machine, stream, adjacent)
+    avx2_peers = with_numpy(measured_peers, ["Haswell"])
+    lines += avx2_section(names, avx2, avx2_peers, machine, stream, adjacent)
+    lines += per_width_targets({n: r for n, (r, _) in measured.items()}, others, avx2, avx2_peers, machine, width)
     # The hand-written analysis of the targets missed (profiles, reasons).
     with open(os.path.join(ROOT, "benchmarks", "gaps.md")) as f:
         lines += ["", f.read().rstrip()]
@@ -406,14 +417,16 @@ def avx2_section(names, avx2, others, machine, stream, adjacent):
         f"## {AVX2_LEVEL} (AVX2) code on this host",
         "",
         f"The same workloads with `TESSEL_CPU={AVX2_LEVEL}`: AVX2 code and AVX2's 16-register tiles, measured",
-        "right after the host's code and before the peers (which keep the host's best code; numpy runs OpenBLAS's",
-        "AVX2 kernels where they were measured).",
+        "right after the host's code and before the peers. The peers keep the host's best code except in the columns",
+        "held to AVX2 (where they were measured): numpy with OpenBLAS's AVX2 kernels, and jax.jit AVX2 and IREE AVX2,",
+        "XLA limited to AVX2 (`--xla_cpu_max_isa=AVX2`) and IREE compiling for x86-64-v3: what an AVX2 host runs.",
     ]
     if "fma_avx2" in machine:
         lines.append(f"The AVX2 FMA probe peaks at {machine['fma_avx2']['median_gflops']:.0f} GFLOP/s "
                      f"(host code: {machine['fma']['median_gflops']:.0f}).")
-    lines += ["", "| workload | AVX2 code | rate | " + " | ".join(f"vs {p}" for p in PEER_COLUMNS[:3]) + " |",
-              "| --- | --- | --- | " + " | ".join("---" for _ in PEER_COLUMNS[:3]) + " |"]
+    columns = [p for p in AVX2_COLUMNS if any(key[1] == p for key in others)]
+    lines += ["", "| workload | AVX2 code | rate | " + " | ".join(f"vs {p}" for p in columns) + " |",
+              "| --- | --- | --- | " + " | ".join("---" for _ in columns) + " |"]
     for name in names:
         if name not in avx2:
             continue
@@ -424,13 +437,80 @@ def avx2_section(names, avx2, others, machine, stream, adjacent):
             rate_text = f"{rate:.1f} {unit} ({rate / machine['fma_avx2']['median_gflops']:.0%} of the AVX2 probe)"
         else:
             rate_text = f"{rate:.1f} {unit}"
-        cells = [ratio(others[(name, p)] / t) if (name, p) in others else "n/a" for p in PEER_COLUMNS[:3]]
+        cells = [ratio(others[(name, p)] / t) if (name, p) in others else "n/a" for p in columns]
         lines.append(f"| {name} | {t * 1e3:.2f} ms | {rate_text} | " + " | ".join(cells) + " |")
     lines += ["", "| workload | against | target | measured (AVX2 code) | met |", "| --- | --- | --- | --- | --- |"]
     for name, reference, minimum in TARGETS:
         if name not in avx2 or name in NEEDS_VNNI:
             continue
         lines.append(target_row(name, reference, minimum, avx2[name], others, adjacent.get(name, stream), avx2))
+    return lines
+
+
+# Issue #16's targets, measured for the host's code and for AVX2 code:
+# (workload, what it is against, minimum). A reference is a peer, the best
+# of several peers ("a / b"), the FMA probe of the code's own width (the
+# fraction of its peak reached) or Tessel's rate on another workload with
+# the same code.
+PER_WIDTH_TARGETS = [
+    ("matmul_2048", "numpy", 1.0),
+    ("matmul_2048", "FMA probe", 0.85),
+    ("matmul_bias_relu_2048", "numpy / jax.jit", 1.05),
+    ("attention_2048", "jax.jit", 1.4),
+    ("matmul_i8", "Tessel matmul_1024", 2.5),
+    ("softmax_4096", "jax.jit / IREE", 1.2),
+    ("layernorm_4096", "jax.jit / IREE", 1.2),
+]
+
+
+def per_width_achieved(name, reference, seconds, others, tessel_times, fma_gflops):
+    """What Tessel's `seconds` on `name` reaches against `reference` (a
+    PER_WIDTH_TARGETS reference), or None where it was not measured."""
+    if reference == "FMA probe":
+        return WORKLOADS[name][1] / seconds / 1e9 / fma_gflops if fma_gflops else None
+    if reference.startswith("Tessel "):
+        other = reference.split()[1]
+        return (WORKLOADS[name][1] / seconds) / (WORKLOADS[other][1] / tessel_times[other]) \
+            if other in tessel_times else None
+    times = [others[(name, peer)] for peer in reference.split(" / ") if (name, peer) in others]
+    return min(times) / seconds if times else None
+
+
+def per_width_targets(host_times, host_peers, avx2_times, avx2_peers, machine, width):
+    """Issue #16's targets side by side for the host's code and AVX2 code
+    (numpy with OpenBLAS's kernels of the same width; the other peers run
+    the host's best code)."""
+    columns = [(f"host code ({width})", host_times, host_peers, machine.get("fma", {}).get("median_gflops"))]
+    if avx2_times:
+        # Peers of the same width where they were measured so.
+        same_width = dict(avx2_peers)
+        for (name, peer), seconds in avx2_peers.items():
+            held = {held: plain for plain, held in AVX2_PEERS.items()}.get(peer)
+            if held:
+                same_width[(name, held)] = seconds
+        columns.append((f"{AVX2_LEVEL} (AVX2) code", avx2_times, same_width,
+                        machine.get("fma_avx2", {}).get("median_gflops")))
+    lines = ["", "## Targets per code width (issue #16)", "",
+             "Speed-ups over the best of the peers named, or the fraction of the same width's FMA probe; the AVX2 "
+             "column compares with the peers held to AVX2 code where they were measured so (numpy with OpenBLAS's "
+             "AVX2 kernels, jax.jit AVX2, IREE AVX2). "
+             "`tessel tune` against the default schedule is measured by `benchmarks/tune.py` (TUNING.md).", "",
+             "| workload | against | target | " + " | ".join(f"{label} | met" for label, *_ in columns) + " |",
+             "| --- | --- | --- | " + " | ".join("--- | ---" for _ in columns) + " |"]
+    for name, reference, minimum in PER_WIDTH_TARGETS:
+        target = f"{minimum:.0%}" if reference == "FMA probe" else f"{minimum:.2f}x"
+        cells = []
+        for label, times, peers_seen, fma in columns:
+            if name not in times:
+                cells += ["n/a", "not measured"]
+                continue
+            if name in NEEDS_VNNI and times is avx2_times:
+                cells += ["n/a", "no VNNI in AVX2 code"]
+                continue
+            achieved = per_width_achieved(name, reference, times[name], peers_seen, times, fma)
+            shown = "n/a" if achieved is None else f"{achieved:.0%}" if reference == "FMA probe" else ratio(achieved)
+            cells += [shown, "yes" if achieved is not None and achieved >= minimum else "no"]
+        lines.append(f"| {name} | {reference} | {target} | " + " | ".join(cells) + " |")
     return lines
 
 
