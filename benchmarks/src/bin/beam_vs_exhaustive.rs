@@ -103,7 +103,9 @@ fn main() {
     // The two winners re-timed in turn (the same schedule when they agree).
     let jits: Vec<_> =
         [found.schedule, best].iter().map(|s| measure::compile(&module_text, *s).expect("compiles")).collect();
-    let medians = measurer.confirm(&[&jits[0], &jits[1]], CONFIRM_ROUNDS).expect("re-timing");
+    let rounds = measurer.confirm(&[&jits[0], &jits[1]], CONFIRM_ROUNDS).expect("re-timing");
+    let medians: Vec<f64> =
+        rounds.into_iter().map(|times| measure::median(times).expect("at least one round")).collect();
     let ratio = medians[0] / medians[1];
     let verdict = if ratio <= 1.05 { "within 5%" } else { "NOT within 5%" };
     println!(
