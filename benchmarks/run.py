@@ -396,12 +396,8 @@ def target_row(name, reference, minimum, seconds, others, stream, tessel_times):
     Tessel's workloads (ratio of the rates)."""
     if reference.startswith("STREAM"):
         achieved = WORKLOADS[name][1] / seconds / 1e9 / stream[reference.split()[1]]
-    elif reference.startswith("Tessel "):
-        other = reference.split()[1]
-        achieved = (WORKLOADS[name][1] / seconds) / (WORKLOADS[other][1] / tessel_times[other]) \
-            if other in tessel_times else None
     else:
-        achieved = others[(name, reference)] / seconds if (name, reference) in others else None
+        achieved = achieved_against(name, reference, seconds, others, tessel_times)
     met = "yes" if achieved is not None and achieved >= minimum else "no"
     return f"| {name} | {reference} | {minimum:.1f}x | {ratio(achieved)} | {met} |"
 
@@ -463,9 +459,12 @@ PER_WIDTH_TARGETS = [
 ]
 
 
-def per_width_achieved(name, reference, seconds, others, tessel_times, fma_gflops):
-    """What Tessel's `seconds` on `name` reaches against `reference` (a
-    PER_WIDTH_TARGETS reference), or None where it was not measured."""
+def achieved_against(name, reference, seconds, others, tessel_times, fma_gflops=None):
+    """What Tessel's `seconds` on `name` reaches against `reference`: a peer
+    or the best of several ("a / b", speed-up), the FMA probe of the code's
+    width (`fma_gflops`, fraction of its peak) or another of Tessel's
+    workloads with the same code ("Tessel NAME", ratio of the rates); None
+    where it was not measured."""
     if reference == "FMA probe":
         return WORKLOADS[name][1] / seconds / 1e9 / fma_gflops if fma_gflops else None
     if reference.startswith("Tessel "):
@@ -508,7 +507,7 @@ def per_width_targets(host_times, host_peers, avx2_times, avx2_peers, machine, w
             if name in NEEDS_VNNI and times is avx2_times:
                 cells += ["n/a", "no VNNI in AVX2 code"]
                 continue
-            achieved = per_width_achieved(name, reference, times[name], peers_seen, times, fma)
+            achieved = achieved_against(name, reference, times[name], peers_seen, times, fma)
             shown = "n/a" if achieved is None else f"{achieved:.0%}" if reference == "FMA probe" else ratio(achieved)
             cells += [shown, "yes" if achieved is not None and achieved >= minimum else "no"]
         lines.append(f"| {name} | {reference} | {target} | " + " | ".join(cells) + " |")

@@ -517,7 +517,13 @@ impl Launch {
 /// Is `op` inside the programs of a grid (which grid-to-gpu maps to a
 /// launch, binding thread ids): may a contraction there use per-lane code?
 pub(super) fn inside_programs(op: MlirOperation) -> bool {
-    enclosing(op, |ancestor| raw_op(ancestor).name() == "scf.forall" || is_grid_steps(ancestor)).is_some()
+    enclosing(op, is_program_loop).is_some()
+}
+
+/// Is `op` one of the loops of a grid's program nest: its parallel
+/// `scf.forall` or the loop over an arbitrary axis's steps?
+pub(super) fn is_program_loop(op: MlirOperation) -> bool {
+    raw_op(op).name() == "scf.forall" || is_grid_steps(op)
 }
 
 /// Is `op` the loop over an arbitrary grid axis's steps (an ordered

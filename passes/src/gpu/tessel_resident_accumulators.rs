@@ -35,7 +35,7 @@ use crate::support::handles::{
 };
 use crate::{
     PassDefinition, PassError,
-    gpu::matrix_staging::is_grid_steps,
+    gpu::matrix_staging::is_program_loop,
     grid::grid_to_loops::ARBITRARY_AXIS,
     support::ir::{
         VIEWS, block_arguments, block_operations, collect_operations, constant_integer, defining_op, erase,
@@ -125,7 +125,7 @@ fn keep_resident(axis: MlirOperation) -> Result<(), String> {
     // Inside the program nest (whose outermost loop grid-to-gpu makes the
     // launch: thread ids may not leave it).
     let parent = parent_of(axis);
-    let nested = !parent.ptr.is_null() && (raw_op(parent).name() == "scf.forall" || is_grid_steps(parent));
+    let nested = !parent.ptr.is_null() && is_program_loop(parent);
     if step <= 0 || upper <= lower || !nested {
         return Ok(());
     }
