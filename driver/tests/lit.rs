@@ -1,7 +1,7 @@
 //! The lit-style test harness: every `test/**/*.mlir` runs its `// RUN:`
 //! lines through `bash -o pipefail` with real FileCheck, and the full output
 //! of each RUN line's tool (the part before the first `|`) is snapshotted
-//! with insta. A second suite feeds every test file, truncated and mutated,
+//! with insta, recorded in the same run FileCheck checks (`Capture`). A second suite feeds every test file, truncated and mutated,
 //! to `tessel-opt` and requires a clean exit (0 or 1), never a crash. A
 //! third reruns every end-to-end test's `tessel run` lines on the ROCm
 //! pipeline's kernels, emulated (`--device rocm-emulated`), against the
@@ -131,6 +131,70 @@ fn snapshot_name(relative: &str, index: usize) -> String {
     format!("{stem}__run{index}")
 }
 
+/// Where a RUN line's tool (the part before its first `|`, or the whole
+/// line) leaves what it printed and its exit status, as it runs inside
+/// that very line.
+struct Capture {
+    stdout: PathBuf,
+    stderr: PathBuf,
+    status: PathBuf,
+}
+
+impl Capture {
+    fn new(temp: &Path, index: usize) -> Capture {
+        let file = |what: &str| PathBuf::from(format!("{}.run{index}.{what}", temp.display()));
+        Capture { stdout: file("stdout"), stderr: file("stderr"), status: file("status") }
+    }
+
+    /// `command` with its tool wrapped in a subshell that records the
+    /// tool's stdout, stderr and status, then passes them on unchanged: the
+    /// rest of the pipeline reads the same bytes, and `${PIPESTATUS[0]}`
+    /// is the tool's status. A leading `not` (LLVM's: success when the
+    /// tool fails without crashing) is applied to the recorded status, so
+    /// the snapshot shows the tool's own exit code, as before.
+    fn wrap(&self, command: &str) -> String {
+        let (tool, rest) = match command.split_once(" | ") {
+            Some((tool, rest)) => (tool, Some(rest)),
+            None => (command, None),
+        };
+        let (tool, negated) = match tool.strip_prefix("not ") {
+            Some(tool) => (tool, true),
+            None => (tool, false),
+        };
+        let exit = if negated {
+            // bash reports a crash as 128 + the signal; `not` fails on it.
+            "if [ $s -ne 0 ] && [ $s -lt 128 ]; then exit 0; else exit 1; fi"
+        } else {
+            "exit $s"
+        };
+        let wrapped = format!(
+            "( {{ {tool} ; }} > {out} 2> {err}; s=$?; echo $s > {status}; cat {err} >&2; cat {out}; {exit} )",
+            out = self.stdout.display(),
+            err = self.stderr.display(),
+            status = self.status.display(),
+        );
+        match rest {
+            Some(rest) => format!("{wrapped} | {rest}"),
+            None => wrapped,
+        }
+    }
+
+    /// The recorded exit code (`signal` for a crash), stdout and stderr.
+    fn read(&self) -> std::io::Result<(String, String, String)> {
+        let read = |path: &Path| std::fs::read(path).map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        let status = read(&self.status)?;
+        let code = match status.trim().parse::<i32>() {
+            Ok(code) if code < 128 => code.to_string(),
+            _ => "signal".to_string(),
+        };
+        let printed = (code, read(&self.stdout)?, read(&self.stderr)?);
+        for path in [&self.stdout, &self.stderr, &self.status] {
+            std::fs::remove_file(path)?;
+        }
+        Ok(printed)
+    }
+}
+
 fn lit(path: &Path, source: String) -> datatest_stable::Result<()> {
     let root = repo_root();
     let absolute = std::fs::canonicalize(path)?;
@@ -144,20 +208,20 @@ fn lit(path: &Path, source: String) -> datatest_stable::Result<()> {
     std::fs::create_dir_all(&temp_dir)?;
     let temp = temp_dir.join(relative.replace('/', "_"));
     for (index, command) in commands.iter().enumerate() {
-        let full = substitute(command, &relative, &temp);
+        let capture = Capture::new(&temp, index);
+        let full = substitute(&capture.wrap(command), &relative, &temp);
         let output = bash(&full);
         if !output.status.success() {
             return Err(failure(&format!("{relative}: RUN line {index}"), &full, &output).into());
         }
-        // Snapshot what the tool itself printed (stdout, then stderr).
-        let tool = command.split(" | ").next().unwrap();
-        let tool = tool.strip_prefix("not ").unwrap_or(tool);
-        let tool_output = bash(&substitute(tool, &relative, &temp));
+        // Snapshot what the tool printed in the run FileCheck just checked
+        // (stdout, then stderr): running it again for the snapshot would
+        // record a different run (a cache the first run filled, say).
+        let (code, stdout, stderr) = capture.read()?;
         let printed = format!(
-            "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
-            tool_output.status.code().map_or("signal".into(), |code| code.to_string()),
-            String::from_utf8_lossy(&tool_output.stdout).replace(&temp_dir.display().to_string(), "<tmp>"),
-            String::from_utf8_lossy(&tool_output.stderr).replace(&root.display().to_string(), "<root>")
+            "exit: {code}\n--- stdout ---\n{}--- stderr ---\n{}",
+            stdout.replace(&temp_dir.display().to_string(), "<tmp>"),
+            stderr.replace(&root.display().to_string(), "<root>")
         );
         let mut settings = insta::Settings::clone_current();
         settings.set_snapshot_path(root.join("test/snapshots"));
