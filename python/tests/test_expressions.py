@@ -13,6 +13,8 @@ results to zero; the reference does the same after every operation. f32
 only: 16-bit floats may legitimately be kept in f32 between operations
 (XLA's excess precision)."""
 
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -324,3 +326,171 @@ def test_16_bit_transcendental_functions_round_once(name, dtype):
     worse = comparable & (tessel_error > np.maximum(1.0, xla_error + 0.5))
     assert not worse.any(), (f"{name}({x64[worse][0]!r}) = {out[worse][0]!r}, {tessel_error[worse][0]:.2f} ulp from "
                              f"{exact[worse][0]!r}; jax.jit's {xla[worse][0]!r} is {xla_error[worse][0]:.2f} ulp")
+
+
+# Every narrow type a kernel computes in a container (8-bit floats in f32,
+# sub-byte integers in i8) or natively (16-bit floats, 8/16-bit integers).
+NARROW_FLOATS = [jnp.float8_e4m3fn, jnp.float8_e5m2, jnp.float8_e4m3fnuz, jnp.float8_e5m2fnuz,
+                 jnp.float8_e4m3b11fnuz, jnp.float8_e4m3, jnp.float8_e3m4, jnp.bfloat16, jnp.float16]
+NARROW_INTEGERS = [jnp.int4, jnp.uint4, jnp.int2, jnp.uint2, jnp.int8, jnp.uint8, jnp.int16, jnp.uint16]
+
+# Operations of a narrow expression: exact in the type (each rounded once
+# to it, as XLA's op-by-op evaluation does), literals of every special
+# value (an infinity literal in a type without infinities is its NaN), and
+# the primitives whose constants once crashed the translator on float8
+# (is_finite, infinite literals, cummax).
+NARROW_FLOAT_UNARY = {
+    "neg": lambda a: -a,
+    "abs": jnp.abs,
+    "floor": jnp.floor,
+    "ceil": jnp.ceil,
+    "sign": jnp.sign,
+    "square": lax.square,
+    "finite_or_zero": lambda a: jnp.where(jnp.isfinite(a), a, jnp.zeros_like(a)),
+    "max_minus_inf": lambda a: jnp.maximum(a, -jnp.inf),
+    "min_inf": lambda a: jnp.minimum(a, jnp.inf),
+    "nan_to_one": lambda a: jnp.where(jnp.isnan(a), jnp.ones_like(a), a),
+    "cummax": lambda a: lax.cummax(a, axis=1),
+    "cummin": lambda a: lax.cummin(a, axis=0),
+    "twice": lambda a: a * 2,
+    "clamp": lambda a: jnp.clip(a, -1.5, 2.5),
+    "round_even": lambda a: lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN),
+    "row_max": lambda a: jnp.broadcast_to(jnp.max(a, axis=1, keepdims=True), a.shape),
+    "column_min": lambda a: jnp.broadcast_to(jnp.min(a, axis=0, keepdims=True), a.shape),
+}
+NARROW_FLOAT_BINARY = {
+    "add": lax.add,
+    "sub": lax.sub,
+    "mul": lax.mul,
+    "div": lax.div,
+    "max": lax.max,
+    "min": lax.min,
+    "select": lambda a, b: jnp.where(a < b, a, b),
+    "select_ne": lambda a, b: jnp.where(a != b, b, a),
+}
+NARROW_INTEGER_UNARY = {
+    "neg": lambda a: -a,
+    "not": lax.bitwise_not,
+    "sign": jnp.sign,
+    "square": lambda a: a * a,
+    "cummax": lambda a: lax.cummax(a, axis=1),
+    "cummin": lambda a: lax.cummin(a, axis=0),
+    "clamp": lambda a: jnp.clip(a, -1, 2),
+    "plus_one": lambda a: a + 1,
+    "row_max": lambda a: jnp.broadcast_to(jnp.max(a, axis=1, keepdims=True), a.shape),
+    "column_min": lambda a: jnp.broadcast_to(jnp.min(a, axis=0, keepdims=True), a.shape),
+}
+NARROW_INTEGER_BINARY = {
+    "add": lax.add,
+    "sub": lax.sub,
+    "mul": lax.mul,
+    "div": lax.div,
+    "rem": lax.rem,
+    "max": lax.max,
+    "min": lax.min,
+    "and": lax.bitwise_and,
+    "or": lax.bitwise_or,
+    "xor": lax.bitwise_xor,
+    "shift_left": lax.shift_left,
+    "shift_right_arithmetic": lax.shift_right_arithmetic,
+    "shift_right_logical": lax.shift_right_logical,
+    "select": lambda a, b: jnp.where(a > b, a, b),
+}
+
+
+def narrow_expression(rng, depth, inputs, unary, binary):
+    """(text, fn(*xs)) of a random expression over `inputs` blocks."""
+    if depth == 0 or rng.random() < 0.2:
+        index = int(rng.integers(inputs))
+        return f"x{index}", lambda *xs, index=index: xs[index]
+    if rng.random() < 0.4:
+        name = str(rng.choice(list(unary)))
+        text, inner = narrow_expression(rng, depth - 1, inputs, unary, binary)
+        return f"{name}({text})", lambda *xs: unary[name](inner(*xs))
+    name = str(rng.choice(list(binary)))
+    (left_text, left), (right_text, right) = (narrow_expression(rng, depth - 1, inputs, unary, binary),
+                                              narrow_expression(rng, depth - 1, inputs, unary, binary))
+    return f"{name}({left_text}, {right_text})", lambda *xs: binary[name](left(*xs), right(*xs))
+
+
+def narrow_specials(dtype):
+    """The edges of `dtype`: signed zeros, infinities (NaN or the largest
+    value in types without), NaN, the largest finite values, the smallest
+    normals and subnormals, +-1; for integers the extremes, 0, +-1, and
+    the bit width (shifts) and its neighbours."""
+    if jnp.issubdtype(dtype, jnp.floating):
+        info = jnp.finfo(dtype)
+        edges = [0.0, -0.0, np.inf, -np.inf, np.nan, float(info.max), -float(info.max), float(info.tiny),
+                 -float(info.tiny), float(info.smallest_subnormal), -float(info.smallest_subnormal), 1.0, -1.0]
+        return np.array(edges, np.float32).astype(dtype)
+    info = jnp.iinfo(dtype)
+    bits = info.bits
+    edges = [int(info.min), int(info.max), 0, 1, -1, bits - 1, bits, bits + 1]
+    return np.array([e for e in edges if int(info.min) <= e <= int(info.max)], np.int64).astype(dtype)
+
+
+def narrow_inputs(rng, dtype, shape):
+    """Random values of `dtype` (every bit pattern of 8-bit floats and
+    random ones of 16-bit floats; uniform integers), a third of them its
+    special values."""
+    count = int(np.prod(shape))
+    if jnp.issubdtype(dtype, jnp.floating):
+        width = jnp.finfo(dtype).bits
+        bits = rng.integers(0, 1 << width, count, dtype=np.int64)
+        values = bits.astype(np.uint8 if width == 8 else np.uint16).view(dtype)
+    else:
+        info = jnp.iinfo(dtype)
+        values = rng.integers(int(info.min), int(info.max) + 1, count, dtype=np.int64).astype(dtype)
+    special = narrow_specials(dtype)
+    mask = rng.random(count) < 0.35
+    picked = special[rng.integers(0, len(special), count)]
+    return np.where(mask, picked, values).astype(dtype).reshape(shape)
+
+
+def assert_same_bits(got, want, what):
+    """Bit for bit, as XLA's threads read the values: every NaN equals every
+    NaN, and a value below f32's normal range (a bf16 subnormal) is the
+    zero of its sign, which denormals-are-zero makes it to every later
+    operation. XLA's own bits differ there between programs (eager
+    `where(a < b, a, b)` of an f32 subnormal keeps it, jax.jit's gives
+    zero); 8-bit and f16 subnormals are normal f32 values and must match."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, what
+    if jnp.issubdtype(got.dtype, jnp.floating):
+        width = np.uint8 if got.dtype.itemsize == 1 else np.uint16
+
+        def as_read(values):
+            wide = values.astype(np.float32)
+            zero = np.abs(wide) < np.finfo(np.float32).tiny
+            signed_zero = np.where(np.signbit(wide), np.float32(-0.0), np.float32(0.0)).astype(values.dtype)
+            return np.where(zero, signed_zero, values).view(width).astype(np.int64), np.isnan(wide)
+
+        (got, got_nan), (want, want_nan) = as_read(got), as_read(want)
+        both_nan = got_nan & want_nan
+        got, want = np.where(both_nan, 0, got), np.where(both_nan, 0, want)
+    np.testing.assert_array_equal(np.asarray(got).astype(np.int64), np.asarray(want).astype(np.int64), err_msg=what)
+
+
+@pytest.mark.parametrize("seed", range(int(os.environ.get("TESSEL_NARROW_SEEDS", 5))))
+@pytest.mark.parametrize("dtype", NARROW_FLOATS + NARROW_INTEGERS, ids=lambda dtype: jnp.dtype(dtype).name)
+def test_narrow_expressions_match_xla_bit_for_bit(dtype, seed):
+    # Random expressions in every narrow type, over inputs full of the
+    # type's special values, against XLA evaluating them op by op (eager
+    # jax: every operation's result rounded to the type, as a kernel's
+    # are; jax.jit may keep f32 between a fusion's steps). Found: float8
+    # kernels with is_finite, an infinite literal or cummax crashed the
+    # translator (their constants' bits were read as 32-bit).
+    rng = np.random.default_rng(5000 + 97 * seed + sum(map(ord, jnp.dtype(dtype).name)))
+    floating = jnp.issubdtype(dtype, jnp.floating)
+    unary = NARROW_FLOAT_UNARY if floating else NARROW_INTEGER_UNARY
+    binary = NARROW_FLOAT_BINARY if floating else NARROW_INTEGER_BINARY
+    inputs = int(rng.integers(1, 4))
+    text, fn = narrow_expression(rng, int(rng.integers(1, 5)), inputs, unary, binary)
+    args = [jnp.asarray(narrow_inputs(rng, dtype, (8, 128))) for _ in range(inputs)]
+    want = fn(*args)
+
+    def kernel(*refs):
+        refs[-1][...] = fn(*[ref[...] for ref in refs[:-1]])
+
+    got = jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(want.shape, want.dtype)))(*args)
+    assert_same_bits(got, want, f"{text} in {jnp.dtype(dtype).name}")

@@ -86,3 +86,20 @@ def test_fp8_cache_dequantized_in_attention_scores():
         jnp.asarray(q), k8, jnp.asarray(scale))
     expected = q.astype(np.float64) @ (np.asarray(k8).astype(np.float64) * scale).T
     np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=ids)
+def test_infinite_constants_is_finite_and_cummax(dtype):
+    # Found: each of these raised "Changing the dtype of a 0d array is only
+    # supported if the itemsize is unchanged" in the translator (an
+    # infinite constant's bits were read in the 8-bit type's width, not its
+    # f32 container's).
+    values = jnp.asarray(np.arange(256, dtype=np.uint8).view(dtype).reshape(8, 32))
+    for name, fn in {"is_finite": lambda v: jnp.isfinite(v), "max_minus_inf": lambda v: jnp.maximum(v, -jnp.inf),
+                     "min_inf": lambda v: jnp.minimum(v, jnp.inf), "cummax": lambda v: lax.cummax(v, axis=1),
+                     "cummin": lambda v: lax.cummin(v, axis=0)}.items():
+        got, want = in_kernel(fn, values), fn(values)
+        if got.dtype == np.bool_:
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=f"{name} on {ids(dtype)}")
+        else:
+            assert_same_values(got, want, f"{name} on {ids(dtype)}")

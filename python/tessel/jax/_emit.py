@@ -121,16 +121,22 @@ class Value:
         return memref_type(self.shape, self.dtype) if self.ref else tensor_type(self.shape, self.dtype)
 
 
+# The bits of a non-finite float literal are written in the MLIR element
+# type's own width: an 8-bit float's container is f32 (its infinities and
+# NaNs are f32's there), so the dtype's own width would be the wrong one.
+_CONTAINER_BITS = {"f16": np.uint16, "bf16": np.uint16, "f32": np.uint32, "f64": np.uint64}
+_CONTAINER_FLOAT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
 def float_literal(value, dtype) -> str:
     value = float(value)
     if math.isfinite(value):
         return f"{value:.17e}"
     elem = element(dtype)
-    width = {"f16": np.uint16, "bf16": None, "f32": np.uint32, "f64": np.uint64}[elem]
     if elem == "bf16":
         bits = int(np.array(value, np.float32).view(np.uint32)) >> 16
         return f"0x{bits:04X}"
-    bits = int(np.array(value, np.dtype(dtype)).view(width))
+    bits = int(np.array(value, _CONTAINER_FLOAT[elem]).view(_CONTAINER_BITS[elem]))
     return f"0x{bits:X}"
 
 

@@ -410,6 +410,8 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
             # bases exactly (LLVM's powi needs a compiler runtime).
             b = self.convert(b, dtype)
         b = Value(b.name, b.shape, dtype)
+        if eqn.primitive.name in ("max", "min"):
+            a, b = self.flush_bf16_subnormals(a), self.flush_bf16_subnormals(b)
         if eqn.primitive.name.startswith("shift_right") and sub_byte(dtype):
             # The narrow type's bits, its top bit as the sign for an
             # arithmetic shift (of unsigned types too, as XLA shifts them).
@@ -574,7 +576,7 @@ class KernelTranslator(ShapeRules, RefRules, ControlFlowRules, MathRules, Reduct
 
     def rule_clamp(self, eqn, env):
         shape = tuple(eqn.outvars[0].aval.shape)
-        low, x, high = [self.splat(self.read(env, a), shape) for a in eqn.invars]
+        low, x, high = [self.flush_bf16_subnormals(self.splat(self.read(env, a), shape)) for a in eqn.invars]
         if is_float(x.dtype):
             ops = ("arith.minimumf", "arith.maximumf")
         elif is_unsigned(x.dtype):

@@ -44,6 +44,16 @@ class MathRules:
         small = self.cmp("cmpf", "olt", self.arith("math.absf", x), self.const_like(float(smallest_normal), x))
         return self.pick(small, self.arith("math.copysign", self.const_like(0, x), x), x)
 
+    def flush_bf16_subnormals(self, x: Value) -> Value:
+        """`x` with bf16 subnormals made signed zeros before a min or max:
+        XLA computes those in f32 on threads whose denormals are zero, so
+        min(-s, +s) of the smallest subnormal s is -0; LLVM's vector
+        minimum on widened bf16 compared them as zeros but chose by the
+        operands' bits (+s). f32's own lowering already agrees."""
+        if x.dtype.name != "bfloat16":
+            return x
+        return self.flush_subnormal(x)
+
     def arith(self, op: str, *operands: Value) -> Value:
         """`op` on same-shaped operands (scalars splat to the first block's
         shape); the result has the first operand's type."""
