@@ -7,7 +7,7 @@
 //! filled in. The generated builders in [`crate::block`] and [`crate::grid`]
 //! are right for every other op.
 
-use crate::{AxisSemantics, BlockSpec, BlockSpecError, ffi};
+use crate::{AtomicKind, AxisSemantics, BlockSpec, BlockSpecError, ffi};
 use melior::{
     Context,
     ir::{
@@ -65,20 +65,6 @@ pub fn store<'c>(
     write_access(context, "block.store", vec![], value, r#ref, offsets, mask, location)
 }
 
-/// Combiner of `block.atomic_rmw`, in ODS case order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtomicKind {
-    Add = 0,
-    Max = 1,
-    Min = 2,
-    Xchg = 3,
-    And = 4,
-    Or = 5,
-    Xor = 6,
-    UMax = 7,
-    UMin = 8,
-}
-
 /// `block.atomic_rmw kind %value, %ref[offsets] mask %m : tensor, memref`.
 pub fn atomic_rmw<'c>(
     context: &'c Context,
@@ -89,7 +75,7 @@ pub fn atomic_rmw<'c>(
     mask: Option<Value<'c, '_>>,
     location: Location<'c>,
 ) -> Operation<'c> {
-    let kind = IntegerAttribute::new(IntegerType::new(context, 32).into(), kind as i64);
+    let kind = IntegerAttribute::new(IntegerType::new(context, 32).into(), kind.ods());
     let attributes = vec![(Identifier::new(context, "kind"), kind.into())];
     write_access(context, "block.atomic_rmw", attributes, value, r#ref, offsets, mask, location)
 }

@@ -1,6 +1,6 @@
 //! A read/write view of a `grid.call` operation for Rust passes.
 
-use crate::{BlockSpec, BlockSpecError, ffi};
+use crate::{AxisSemantics, BlockSpec, BlockSpecError, ffi};
 use melior::ir::{
     Attribute, AttributeLike, OperationRef, TypeLike, Value, ValueLike,
     attribute::ArrayAttribute,
@@ -14,15 +14,6 @@ use mlir_sys::{
 
 /// A grid size given as a value (MLIR's `ShapedType::kDynamic`).
 pub const DYNAMIC: i64 = i64::MIN;
-
-/// Iteration semantics of one grid axis.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AxisSemantics {
-    /// Programs along the axis may run concurrently, in any order.
-    Parallel,
-    /// Programs along the axis run in order.
-    Arbitrary,
-}
 
 /// One array operand of a call with its BlockSpec.
 #[derive(Clone, Debug)]
@@ -132,14 +123,11 @@ impl<'c, 'a> GridCall<'c, 'a> {
     pub fn semantics(&self) -> Option<Vec<AxisSemantics>> {
         let raw = self.operation.attribute("semantics").ok()?.to_raw();
         // SAFETY: the op is a verified grid.call (`new` checks the name; the verifier the attribute kinds): `semantics` is an array of integer-valued enum attributes.
-        Some(unsafe {
+        unsafe {
             (0..mlirArrayAttrGetNumElements(raw))
-                .map(|i| match mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(raw, i)) {
-                    0 => AxisSemantics::Parallel,
-                    _ => AxisSemantics::Arbitrary,
-                })
-                .collect()
-        })
+                .map(|i| AxisSemantics::from_ods(mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(raw, i))))
+                .collect::<Option<Vec<_>>>()
+        }
     }
 
     /// Writes `semantics` on the op.

@@ -10,6 +10,7 @@
 mod block_spec;
 pub mod builders;
 mod chip;
+pub mod enums;
 pub mod ffi;
 mod grid_call;
 pub mod jit_cpu;
@@ -41,12 +42,13 @@ pub const CHECKED_ACCESSES: &str = "tessel.checked_accesses";
 /// The module attribute asking the CPU pipeline to check every access's
 /// bounds (`tessel run --bounds-checks`, `tessel-check-bounds`).
 pub const BOUNDS_CHECKS: &str = "tessel.bounds_checks";
-pub use symbols::{atomic_combiner, find_symbol, reduce_combiner};
+pub use enums::{AtomicKind, AtomicUpdate, AxisSemantics, Identity, ReduceKind};
+pub use symbols::find_symbol;
 #[cfg(test)]
 mod tests;
 
 pub use block_spec::{BlockSpec, BlockSpecError, IndexExpr, IndexMap, MAX_ENUMERATED_PROGRAMS};
-pub use grid_call::{AxisSemantics, DYNAMIC, GridCall, Operand};
+pub use grid_call::{DYNAMIC, GridCall, Operand};
 use melior::{
     Context,
     dialect::{DialectHandle, DialectRegistry},

@@ -1,5 +1,4 @@
-//! Looking things up in modules, and facts about block ops that both the
-//! lowering and the interpreter need.
+//! Looking things up in modules.
 
 use melior::ir::{BlockLike, OperationRef, RegionLike, attribute::StringAttribute, operation::OperationLike};
 
@@ -15,36 +14,4 @@ pub fn find_symbol<'c, 'a>(module: &impl OperationLike<'c, 'a>, name: &str) -> O
         op = current.next_in_block();
     }
     None
-}
-
-/// The `arith` op combining two elements for a `block.reduce` kind (sum,
-/// max, min, prod, umax, umin, in ODS order).
-pub fn reduce_combiner(kind: i64, float: bool) -> &'static str {
-    match (kind, float) {
-        (0, true) => "arith.addf",
-        (1, true) => "arith.maximumf",
-        (2, true) => "arith.minimumf",
-        (_, true) => "arith.mulf",
-        (0, false) => "arith.addi",
-        (1, false) => "arith.maxsi",
-        (2, false) => "arith.minsi",
-        (4, false) => "arith.maxui",
-        (5, false) => "arith.minui",
-        (_, false) => "arith.muli",
-    }
-}
-
-/// The `arith` op combining a `block.atomic_rmw` value into the ref's
-/// element for its kind (add, max, min, xchg, and, or, xor, umax, umin, in
-/// ODS order); `None` for `xchg`, which stores the value.
-pub fn atomic_combiner(kind: i64, float: bool) -> Option<&'static str> {
-    Some(match kind {
-        0..=2 => reduce_combiner(kind, float),
-        3 => return None,
-        4 => "arith.andi",
-        5 => "arith.ori",
-        6 => "arith.xori",
-        7 => "arith.maxui",
-        _ => "arith.minui",
-    })
 }

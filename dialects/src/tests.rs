@@ -53,7 +53,7 @@ fn typed_builders_make_a_verified_kernel() {
     ));
     body.append_operation(builders::atomic_rmw(
         &context,
-        builders::AtomicKind::Max,
+        crate::AtomicKind::Max,
         sum.result(0).unwrap().into(),
         body.argument(1).unwrap().into(),
         &[],

@@ -6,7 +6,8 @@
 //! functions with scalar prefetch, grids sized by values, element-wise
 //! blocks long enough for batched loads on the GPU, arrays updated in
 //! place or accumulated in blocks that do not divide them, rows whose
-//! intermediates are read back, in the GPU's private memory or LDS) are compiled
+//! intermediates are read back, in the GPU's private memory or LDS,
+//! booleans through signed and unsigned ops) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs. The emulated GPU runs
@@ -92,7 +93,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..56) {
+        let case = match rng.random_range(0..58) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -112,6 +113,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             48..50 => loop_carried(&mut rng),
             50..52 => partial_blocks(&mut rng),
             52..54 => row_intermediates(&mut rng),
+            54..56 => boolean_ops(&mut rng),
             _ => integer_edges(&mut rng),
         };
         let dir = work.join(index.to_string());

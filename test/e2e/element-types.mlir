@@ -13,7 +13,20 @@
 // RUN: tessel run %s --entry bf16_dot --arg 0=random:5 --arg 1=random:6 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry i8_dot --arg 0=random:7 --arg 1=random:8 --check | FileCheck %s --check-prefix=CHECKED
 // RUN: tessel run %s --entry f16_dot --arg 0=random:9 --arg 1=random:10 --arg 2=random:11 --check | FileCheck %s --check-prefix=CHECKED
+// i1 to the signed ops is -1 for true: a signed max of booleans is their
+// `and`, extsi makes true -1 (the interpreter once read true as +1 there).
+// RUN: tessel run %s --entry signed_i1 --arg 0=random:3 --check | FileCheck %s --check-prefix=SIGNED-I1
 // CHECKED: check: compiled code matches the interpreter
+// SIGNED-I1: arg1: memref<6xi32>
+// SIGNED-I1-NEXT: [ 0  0  0  0  0 -1]
+// SIGNED-I1-NEXT: arg2: memref<6x2xi32>
+// SIGNED-I1-NEXT: {{\[\[}} 0  0]
+// SIGNED-I1-NEXT: [ 0  0]
+// SIGNED-I1-NEXT: [ 0  0]
+// SIGNED-I1-NEXT: [ 0 -1]
+// SIGNED-I1-NEXT: [ 0 -1]
+// SIGNED-I1-NEXT: [-1 -1]]
+// SIGNED-I1: check: compiled code matches the interpreter
 
 func.func @k_f64(%x: memref<3x4xf64>, %y: memref<3x4xf64>, %o: memref<3x4xf64>) {
   %a = block.load %x : memref<3x4xf64> -> tensor<3x4xf64>
@@ -192,5 +205,22 @@ func.func @f16_dot(%x: memref<8x8xf16>, %y: memref<8x8xf16>, %a: memref<8x8xf32>
   grid.call @k_f16_dot grid [2, 2] ins(%x, %y, %a : memref<8x8xf16>, memref<8x8xf16>, memref<8x8xf32>) outs(%o : memref<8x8xf32>)
       in_specs [#grid.block<[4, 8], (i, j) -> (i, 0)>, #grid.block<[8, 4], (i, j) -> (0, j)>, #grid.block<[4, 4], (i, j) -> (i, j)>]
       out_specs [#grid.block<[4, 4], (i, j) -> (i, j)>]
+  return
+}
+
+func.func @k_signed_i1(%x: memref<6x2xf32>, %o: memref<6xi32>, %e: memref<6x2xi32>) {
+  %a = block.load %x : memref<6x2xf32> -> tensor<6x2xf32>
+  %z = arith.constant dense<0.0> : tensor<6x2xf32>
+  %pos = arith.cmpf ogt, %a, %z : tensor<6x2xf32>
+  %m = block.reduce max %pos dims [1] : tensor<6x2xi1> -> tensor<6xi1>
+  %w = arith.extsi %m : tensor<6xi1> to tensor<6xi32>
+  block.store %w, %o : tensor<6xi32>, memref<6xi32>
+  %ew = arith.extsi %pos : tensor<6x2xi1> to tensor<6x2xi32>
+  block.store %ew, %e : tensor<6x2xi32>, memref<6x2xi32>
+  return
+}
+func.func @signed_i1(%x: memref<6x2xf32>, %o: memref<6xi32>, %e: memref<6x2xi32>) {
+  grid.call @k_signed_i1 grid [] ins(%x : memref<6x2xf32>) outs(%o, %e : memref<6xi32>, memref<6x2xi32>)
+      in_specs [#grid.block<full>] out_specs [#grid.block<full>, #grid.block<full>]
   return
 }

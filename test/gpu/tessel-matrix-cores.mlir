@@ -450,3 +450,57 @@ module attributes {tessel.chip = "gfx942", tessel.num_warps = 1 : i64, tessel.ld
     return
   }
 }
+
+// -----
+
+// Only bodies that compute block.dot go to the matrix cores, read from
+// their dataflow: an fma with the accumulator as a factor (acc * u + v),
+// an i8 body subtracting the product or multiplying an input by itself,
+// and an f32 body yielding the input stay on FMAs (by op names alone, the
+// first three once passed).
+// CHECK-LABEL: func.func @not_block_dots
+// CHECK-NOT: amdgpu.mfma
+// CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.subi
+// CHECK: arith.muli
+// CHECK: linalg.yield %{{.*}} : f32
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+module attributes {tessel.chip = "gfx942"} {
+  func.func @not_block_dots(%x: memref<64x64xf32>, %o: memref<64x64xf32>, %xi: memref<64x64xi8>, %oi: memref<64x64xi32>) {
+    scf.forall (%p) in (1) {
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+      ^bb0(%u: f32, %v: f32, %s: f32):
+        %t = math.fma %s, %u, %v : f32
+        linalg.yield %t : f32
+      }
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%xi, %xi : memref<64x64xi8>, memref<64x64xi8>) outs(%oi : memref<64x64xi32>) {
+      ^bb0(%u: i8, %v: i8, %s: i32):
+        %uw = arith.extsi %u : i8 to i32
+        %vw = arith.extsi %v : i8 to i32
+        %m = arith.muli %uw, %vw : i32
+        %t = arith.subi %s, %m : i32
+        linalg.yield %t : i32
+      }
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%xi, %xi : memref<64x64xi8>, memref<64x64xi8>) outs(%oi : memref<64x64xi32>) {
+      ^bb0(%u: i8, %v: i8, %s: i32):
+        %uw = arith.extsi %u : i8 to i32
+        %vw = arith.extsi %v : i8 to i32
+        %m = arith.muli %uw, %uw : i32
+        %t = arith.addi %s, %m : i32
+        linalg.yield %t : i32
+      }
+      linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], tessel.contraction}
+          ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+      ^bb0(%u: f32, %v: f32, %s: f32):
+        %t = math.fma %u, %v, %s : f32
+        linalg.yield %u : f32
+      }
+    }
+    return
+  }
+}

@@ -87,3 +87,89 @@ fn defined(op: &str, a: i32, b: i32) -> i32 {
         _ => unreachable!("not a division: {op}"),
     }
 }
+
+/// i1 blocks (signs of two random f32 blocks) through one signed or
+/// unsigned op or reduction, widened with extsi: to the signed ops true
+/// is -1, so a signed max of booleans is their `and`, and extsi makes
+/// true -1. The reference interpreter once read true as +1 there (a
+/// signed max of true and false was true; extsi gave 1).
+pub(super) fn boolean_ops(rng: &mut StdRng) -> Case {
+    let ops = [
+        "arith.maxsi",
+        "arith.minsi",
+        "arith.maxui",
+        "arith.minui",
+        "arith.addi",
+        "arith.muli",
+        "arith.cmpi slt,",
+        "arith.cmpi sge,",
+        "arith.cmpi ugt,",
+        "block.reduce max",
+        "block.reduce min",
+        "block.reduce umax",
+        "block.reduce umin",
+        "block.reduce sum",
+    ];
+    let op = ops[rng.random_range(0..ops.len())];
+    let (rows, columns) = (rng.random_range(1..=6usize), rng.random_range(1..=9usize));
+    let (f, b) = (format!("tensor<{rows}x{columns}xf32>"), format!("tensor<{rows}x{columns}xi1>"));
+    let reduces = op.starts_with("block.reduce");
+    let out_shape = if reduces { format!("{rows}") } else { format!("{rows}x{columns}") };
+    let result = if reduces {
+        format!("%r = {op} %a dims [1] : {b} -> tensor<{rows}xi1>")
+    } else {
+        format!("%r = {op} %a, %b : {b}")
+    };
+    let memref = |shape: &str, element: &str| format!("memref<{shape}x{element}>");
+    let (input, output) = (memref(&format!("{rows}x{columns}"), "f32"), memref(&out_shape, "i32"));
+    let text = format!(
+        "func.func @kernel(%x: {input}, %y: {input}, %o: {output}) {{\n\
+         %xs = block.load %x : {input} -> {f}\n\
+         %ys = block.load %y : {input} -> {f}\n\
+         %zero = arith.constant dense<0.0> : {f}\n\
+         %a = arith.cmpf ogt, %xs, %zero : {f}\n\
+         %b = arith.cmpf ogt, %ys, %zero : {f}\n\
+         {result}\n\
+         %w = arith.extsi %r : tensor<{out_shape}xi1> to tensor<{out_shape}xi32>\n\
+         block.store %w, %o : tensor<{out_shape}xi32>, {output}\nreturn\n}}\n\
+         func.func @main(%x: {input}, %y: {input}, %o: {output}) {{\n\
+         grid.call @kernel grid [] ins(%x, %y : {input}, {input}) outs(%o : {output})\n\
+         in_specs [#grid.block<full>, #grid.block<full>] out_specs [#grid.block<full>]\nreturn\n}}\n"
+    );
+    let description = format!("{op} of {rows}x{columns} i1, extsi to i32");
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        // Booleans as i1's signed values (true = -1) and unsigned ones (1).
+        let signed = |x: f64| -i64::from(x > 0.0);
+        let (a, b): (Vec<i64>, Vec<i64>) =
+            (inputs[0].iter().map(|&x| signed(x)).collect(), inputs[1].iter().map(|&x| signed(x)).collect());
+        // An i1 result (0 or 1 as bits) sign-extended.
+        let extend = |bit: bool| if bit { -1.0 } else { 0.0 };
+        let unsigned = |v: i64| v & 1;
+        let combine = |x: i64, y: i64| -> bool {
+            match op {
+                "arith.maxsi" | "block.reduce max" => x.max(y) != 0,
+                "arith.minsi" | "block.reduce min" => x.min(y) != 0,
+                "arith.maxui" | "block.reduce umax" => unsigned(x).max(unsigned(y)) != 0,
+                "arith.minui" | "block.reduce umin" => unsigned(x).min(unsigned(y)) != 0,
+                "arith.addi" | "block.reduce sum" => (unsigned(x) + unsigned(y)) & 1 != 0,
+                "arith.muli" => unsigned(x) * unsigned(y) != 0,
+                "arith.cmpi slt," => x < y,
+                "arith.cmpi sge," => x >= y,
+                "arith.cmpi ugt," => unsigned(x) > unsigned(y),
+                _ => unreachable!("{op}"),
+            }
+        };
+        if !reduces {
+            return vec![a.iter().zip(&b).map(|(&x, &y)| extend(combine(x, y))).collect()];
+        }
+        let identity = match op {
+            "block.reduce max" => -1,
+            "block.reduce min" | "block.reduce umax" | "block.reduce sum" => 0,
+            _ => -1,
+        };
+        let rows_of =
+            a.chunks(columns).map(|row| extend(row.iter().fold(identity, |acc, &x| -i64::from(combine(x, acc))) != 0));
+        vec![rows_of.collect()]
+    };
+    Case { text, inputs: 2, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}

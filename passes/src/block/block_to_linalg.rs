@@ -135,7 +135,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 }
 
 pub(super) use tessel_dialects::RawOp as Op;
-use tessel_dialects::knobs;
+use tessel_dialects::{AtomicKind, Identity, ReduceKind, knobs};
 
 /// A shaped type, printed and taken apart.
 pub(super) struct Shaped {
@@ -460,39 +460,41 @@ fn dot(op: &Op) -> Lowering {
     Ok((format!("func.func @template({}) -> {r} {{\n{body}return %c : {r}\n}}", join(&params)), operands))
 }
 
-/// The identity of a reduction or atomic combiner, as `value : type`.
-fn identity(kind: i64, element: &str) -> String {
-    let float = is_float(element);
-    let text = match (kind, float) {
-        (0, _) => return zero(element),
-        (4, false) => "0".to_string(),
+/// A combiner's identity as `value : type` for `element`.
+fn identity(identity: Identity, element: &str) -> String {
+    let (negative_infinity, positive_infinity) = match element {
+        "f64" => ("0xFFF0000000000000", "0x7FF0000000000000"),
+        "f16" => ("0xFC00", "0x7C00"),
+        "bf16" => ("0xFF80", "0x7F80"),
+        _ => ("0xFF800000", "0x7F800000"),
+    };
+    let bits: u32 = if element == "index" { 64 } else { element[1..].parse().unwrap_or(64) };
+    // i1's signed range is [-1, 0].
+    let (signed_min, signed_max) =
+        if bits == 1 { (-1i128, 0i128) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
+    let text = match (identity, is_float(element)) {
+        (Identity::Zero, _) => return zero(element),
+        (Identity::One, true) => "1.0".to_string(),
+        (Identity::One, false) => "1".to_string(),
+        (Identity::Lowest, true) => negative_infinity.to_string(),
+        (Identity::Highest, true) => positive_infinity.to_string(),
+        (Identity::Lowest, false) => signed_min.to_string(),
+        (Identity::Highest, false) => signed_max.to_string(),
+        (Identity::UnsignedLowest, _) => "0".to_string(),
         // All ones: the largest unsigned value.
-        (5, false) => "-1".to_string(),
-        (_, true) if kind == 3 => "1.0".to_string(),
-        (3, false) => "1".to_string(),
-        (_, true) => {
-            let (negative, positive) = match element {
-                "f64" => ("0xFFF0000000000000", "0x7FF0000000000000"),
-                "f16" => ("0xFC00", "0x7C00"),
-                "bf16" => ("0xFF80", "0x7F80"),
-                _ => ("0xFF800000", "0x7F800000"),
-            };
-            (if kind == 1 { negative } else { positive }).to_string()
-        }
-        (_, false) => {
-            let bits: u32 = if element == "index" { 64 } else { element[1..].parse().unwrap_or(64) };
-            let (min, max) =
-                if bits == 1 { (-1i128, 0i128) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
-            (if kind == 1 { min } else { max }).to_string()
-        }
+        (Identity::UnsignedHighest, _) => "-1".to_string(),
     };
     format!("{text} : {element}")
 }
 
 fn reduce(op: &Op) -> Lowering {
     let (input, result) = (operand_type(op, 0), result_type(op));
-    let kind = op.integer("kind");
+    let kind = ReduceKind::of(*op).ok_or("block.reduce: unknown kind")?;
     let (e, r) = (&result.element, &result.text);
+    let combine = kind
+        .combiner()
+        .op(is_float(e))
+        .ok_or_else(|| format!("block.reduce: '{}' is not defined on {e}", kind.keyword()))?;
     let text = format!(
         "func.func @template(%in: {i}) -> {r} {{\n\
          %id = arith.constant {id}\n\
@@ -505,9 +507,8 @@ fn reduce(op: &Op) -> Lowering {
            }}\n\
          return %red : {r}\n}}",
         i = input.text,
-        id = identity(kind, e),
+        id = identity(kind.identity(), e),
         dims = join(op.integers("dims")),
-        combine = tessel_dialects::reduce_combiner(kind, is_float(e)),
         // The order of a float reduction is unspecified (as jnp.sum's):
         // reassociation lets LLVM vectorize it.
         flags = if is_float(e) { " fastmath<reassoc>" } else { "" },
@@ -611,19 +612,14 @@ fn atomic(op: &Op, cas: bool) -> Lowering {
     let r#ref = operand_type(op, first + 1);
     let returns_old = !op.results().is_empty();
     let float = is_float(&value.element);
-    let kind = match (op.integer("kind"), float) {
-        (0, true) => "addf",
-        (1, true) => "maximumf",
-        (2, true) => "minimumf",
-        (0, false) => "addi",
-        (1, false) => "maxs",
-        (2, false) => "mins",
-        (3, _) => "assign",
-        (4, _) => "andi",
-        (5, _) => "ori",
-        (6, _) => "xori",
-        (7, _) => "maxu",
-        _ => "minu",
+    // A compare-and-swap has no kind; every atomic_rmw kind names its
+    // memref.atomic_rmw kind in the enum table, or is refused.
+    let kind = if cas {
+        ""
+    } else {
+        let kind = AtomicKind::of(*op).ok_or("block.atomic_rmw: unknown kind")?;
+        kind.memref_kind(float)
+            .ok_or_else(|| format!("block.atomic_rmw: '{}' is not defined on {}", kind.keyword(), value.element))?
     };
     let rank = value.shape.len();
     let mut params = Vec::new();

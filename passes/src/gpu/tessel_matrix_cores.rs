@@ -68,11 +68,11 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use tessel_dialects::knobs;
 use tessel_dialects::{
     Chip,
     matrix_layout::{Family, MatrixInstruction},
 };
+use tessel_dialects::{RawOp, knobs};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-matrix-cores",
@@ -280,18 +280,51 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: &dyn Fn(i64) ->
     })
 }
 
-/// Is the contraction's body block.dot's multiply-add (a fused one for
-/// floats, sign-extended products for integers)?
+/// Whether the contraction's body computes what `block.dot` does, read
+/// from its dataflow, not its op names: for f32 `math.fma` of the two
+/// input elements (either order) onto the accumulator, yielded; for i8,
+/// the accumulator plus the product of the sign-extended inputs (either
+/// order each), yielded. Any other body (an fma whose addend is an
+/// input, a sub for an add) is left to the FMA path, which computes
+/// whatever the body says.
 fn computes_block_dot(op: MlirOperation, input: &str) -> bool {
     let body = raw_op(op).region_block(0);
-    let names: Vec<String> =
-        crate::support::ir::block_operations(body).into_iter().map(|op| raw_op(op).name()).collect();
-    let expected: &[&str] = if input == "f32" {
-        &["math.fma", "linalg.yield"]
-    } else {
-        &["arith.extsi", "arith.extsi", "arith.muli", "arith.addi", "linalg.yield"]
+    let arguments = crate::support::ir::block_arguments(body);
+    let ops: Vec<RawOp> = crate::support::ir::block_operations(body).into_iter().map(raw_op).collect();
+    let [a, b, acc] = arguments[..] else { return false };
+    let same = |x: MlirValue, y: MlirValue| x.ptr == y.ptr;
+    let pair = |operands: &[MlirValue], x: MlirValue, y: MlirValue| matches!(operands, [p, q] if (same(*p, x) && same(*q, y)) || (same(*p, y) && same(*q, x)));
+    let yields = |yield_op: &RawOp, value: MlirValue| {
+        yield_op.name() == "linalg.yield" && matches!(yield_op.operands()[..], [yielded] if same(yielded, value))
     };
-    names == expected
+    let result = |op: &RawOp| op.results().first().copied();
+    match (input, &ops[..]) {
+        ("f32", [fma, yield_op]) => {
+            let operands = fma.operands();
+            fma.name() == "math.fma"
+                && operands.len() == 3
+                && pair(&operands[..2], a, b)
+                && same(operands[2], acc)
+                && result(fma).is_some_and(|sum| yields(yield_op, sum))
+        }
+        ("i8", [wide_a, wide_b, mul, add, yield_op]) => {
+            let extends = |op: &RawOp, from: MlirValue| {
+                op.name() == "arith.extsi" && matches!(op.operands()[..], [x] if same(x, from))
+            };
+            let (Some(wide_a_value), Some(wide_b_value), Some(product), Some(sum)) =
+                (result(wide_a), result(wide_b), result(mul), result(add))
+            else {
+                return false;
+            };
+            ((extends(wide_a, a) && extends(wide_b, b)) || (extends(wide_a, b) && extends(wide_b, a)))
+                && mul.name() == "arith.muli"
+                && pair(&mul.operands(), wide_a_value, wide_b_value)
+                && add.name() == "arith.addi"
+                && pair(&add.operands(), acc, product)
+                && yields(yield_op, sum)
+        }
+        _ => false,
+    }
 }
 
 /// The waves' arrangement (`wave_columns`) and each wave's tiles (rows,

@@ -6,6 +6,7 @@ use super::{
     value_type,
 };
 use crate::ElementType;
+use tessel_dialects::{AtomicKind, AtomicUpdate, Identity, ReduceKind};
 
 fn buffer(val: &Val) -> Result<usize> {
     match val {
@@ -62,34 +63,43 @@ impl Indexed<'_> {
     }
 }
 
-/// Identity of a reduction combiner (sum, max, min, prod, umax, umin).
-fn identity(kind: i64, element: ElementType) -> Num {
+/// A combiner's identity for `element`.
+fn identity(identity: Identity, element: ElementType) -> Num {
     let float = element.is_float();
-    match (kind, float) {
-        (4, false) => Num::I(0),
+    match identity {
+        Identity::Zero if float => Num::F(0.0),
+        Identity::One if float => Num::F(1.0),
+        Identity::Lowest if float => Num::F(f64::NEG_INFINITY),
+        Identity::Highest if float => Num::F(f64::INFINITY),
+        Identity::Zero | Identity::UnsignedLowest => Num::I(0),
+        Identity::One => Num::I(1),
+        // The signed extremes of the element's width (i1's are -1 and 0).
+        Identity::Lowest => {
+            Num::I(normalize(element, Num::I(i64::MIN >> (64 - super::elementwise::bits(element)))).i())
+        }
+        Identity::Highest => {
+            Num::I(normalize(element, Num::I(i64::MAX >> (64 - super::elementwise::bits(element)))).i())
+        }
         // All ones: the largest unsigned value.
-        (5, false) => Num::I(normalize(element, Num::I(-1)).i()),
-        (0, true) => Num::F(0.0),
-        (0, false) => Num::I(0),
-        (1, true) => Num::F(f64::NEG_INFINITY),
-        (2, true) => Num::F(f64::INFINITY),
-        (1, false) => poison(element),
-        (2, false) => Num::I(normalize(element, Num::I(poison(element).i().wrapping_sub(1))).i()),
-        (_, true) => Num::F(1.0),
-        (_, false) => Num::I(1),
+        Identity::UnsignedHighest => Num::I(normalize(element, Num::I(-1)).i()),
     }
 }
 
 /// A `block.reduce` of `kind` combining `x` into `acc`.
-fn combine(kind: i64, element: ElementType, x: Num, acc: Num) -> Result<Num> {
-    let name = tessel_dialects::reduce_combiner(kind, element.is_float());
+fn combine(kind: ReduceKind, element: ElementType, x: Num, acc: Num) -> Result<Num> {
+    let name = kind.combiner().op(element.is_float()).ok_or_else(|| {
+        super::InterpretError(format!("block.reduce: '{}' is not defined on {element:?}", kind.keyword()))
+    })?;
     super::elementwise::evaluate(name, element, element, 0, &[x, acc]).map_err(super::InterpretError)
 }
 
 /// The new element of a `block.atomic_rmw` of `kind` combining `x` into
 /// `current` (`x` itself for xchg).
-fn atomic_update(kind: i64, element: ElementType, x: Num, current: Num) -> Result<Num> {
-    let Some(name) = tessel_dialects::atomic_combiner(kind, element.is_float()) else { return Ok(x) };
+fn atomic_update(kind: AtomicKind, element: ElementType, x: Num, current: Num) -> Result<Num> {
+    let update = kind.update(element.is_float()).ok_or_else(|| {
+        super::InterpretError(format!("block.atomic_rmw: '{}' is not defined on {element:?}", kind.keyword()))
+    })?;
+    let AtomicUpdate::Combine(name) = update else { return Ok(x) };
     super::elementwise::evaluate(name, element, element, 0, &[x, current]).map_err(super::InterpretError)
 }
 
@@ -181,7 +191,12 @@ impl Interpreter {
                     }),
                     _ => None,
                 };
-                let atomic = (name == "block.atomic_rmw").then(|| op.integer("kind"));
+                let atomic = (name == "block.atomic_rmw")
+                    .then(|| {
+                        AtomicKind::of(*op)
+                            .ok_or_else(|| super::InterpretError("block.atomic_rmw: unknown kind".into()))
+                    })
+                    .transpose()?;
                 // The elements as they were, for atomics that return them
                 // (zero where masked off).
                 let mut olds = vec![normalize(value.element, Num::I(0)); value.data.len()];
@@ -287,9 +302,11 @@ impl Interpreter {
             "block.reduce" => {
                 let (element, shape) = result_type.unwrap();
                 let input = tensor(&operands[0])?;
-                let (kind, dims) = (op.integer("kind"), op.integers("dims"));
+                let kind =
+                    ReduceKind::of(*op).ok_or_else(|| super::InterpretError("block.reduce: unknown kind".into()))?;
+                let dims = op.integers("dims");
                 let strides = Tensor::strides(&shape);
-                let mut data = vec![identity(kind, element); shape.iter().product::<usize>().max(1)];
+                let mut data = vec![identity(kind.identity(), element); shape.iter().product::<usize>().max(1)];
                 let mut k = 0;
                 let mut outcome = Ok(());
                 for_each_index(&input.shape, |index| {

@@ -4,7 +4,8 @@
 use super::value::{Num, normalize};
 use crate::ElementType;
 
-fn bits(element: ElementType) -> u32 {
+/// The bits of an element of `element`'s type.
+pub(super) fn bits(element: ElementType) -> u32 {
     match element.signless() {
         ElementType::I1 => 1,
         ElementType::I8 => 8,
@@ -87,7 +88,9 @@ pub fn evaluate(
     args: &[Num],
 ) -> Result<Num, String> {
     let f = |i: usize| args[i].f();
-    let i = |k: usize| args[k].i();
+    // Signed integer views: i1's true is -1 to the signed ops (MLIR's
+    // extsi, maxsi and slt read it so), though stored as 1.
+    let i = |k: usize| if bits(input) == 1 { -(args[k].i() & 1) } else { args[k].i() };
     let u = |k: usize| unsigned(input, args[k].i());
     // Integer division is total, as XLA and tessel-total-division define
     // it: x / 0 = -1 (all ones), x % 0 = x (INT_MIN / -1 wraps to INT_MIN,
