@@ -50,8 +50,10 @@ from jax.interpreters import mlir  # noqa: E402
 from tessel import _tessel  # noqa: E402
 from tessel.jax._call import translate  # noqa: E402
 from tessel.jax._emit import Unsupported, is_float8, sub_byte  # noqa: E402
+from tessel.jax._registry import supported_primitives  # noqa: E402
 
-__all__ = ["CompilerParams", "install", "installed", "uninstall", "is_installed", "translate_call", "TARGET"]
+__all__ = ["CompilerParams", "install", "installed", "uninstall", "is_installed", "translate_call", "TARGET",
+           "supported_primitives"]
 
 #: The XLA custom-call target Tessel's kernels are called through.
 TARGET = "tessel_pallas_call"

@@ -1,4 +1,6 @@
-"""Ref accesses with index arrays beyond one 1-D array: numpy's advanced
+"""Gathers and scatters: index arrays on refs and values.
+
+Ref accesses with index arrays beyond one 1-D array: numpy's advanced
 indexing on refs (`x_ref.at[rows[:, None], cols[None]]`, the layer-norm
 backward kernels' outer-product windows; several or N-D index arrays mixed
 with `pl.ds` slices and scalars).
@@ -13,7 +15,8 @@ indexed dims are contiguous, first otherwise (numpy's rule). Loads clamp
 positions into the ref, as JAX's gathers do (masked-off elements then read
 `other`); stores skip positions outside it and masked-off elements.
 `gather_values` is `lax.gather` of a value (indexing a loaded block) in
-the same form: a generic extracting each element.
+the same form: a generic extracting each element; `scatter_values` is
+`lax.scatter` (`x.at[i].set/add/mul/min/max(v)`) into a value.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tessel.jax._emit import Value, element, integer_range, is_unsigned, tensor_type
+from tessel.jax._elementwise import BINARY
+from tessel.jax._emit import Value, element, integer_range, is_float, is_unsigned, tensor_type
+from tessel.jax._registry import rule
 
 
 @dataclass
@@ -385,3 +390,26 @@ def scatter_values(tr, operand: Value, indices: Value, updates: Value, params, c
         emit.lines.append("  " * emit.depth + "} " + loc)
         result = loop
     return Value(result, operand.shape, dtype)
+
+
+@rule("gather", moves_values=True)
+def gather_rule(ctx, operand, indices):
+    return gather_values(ctx.tr, operand, indices, ctx.params, ctx.out_shape)
+
+
+# Scatters into values: the binary primitive combining the element there
+# with the update (None: replace it).
+SCATTERS = {"scatter": None, "scatter-add": "add", "scatter-sub": "sub", "scatter-mul": "mul", "scatter-min": "min",
+            "scatter-max": "max"}
+
+
+@rule("scatter", moves_values=True)
+@rule(*(name for name in SCATTERS if name != "scatter"))
+def scatter_rule(ctx, operand, indices, updates):
+    combine, op = SCATTERS[ctx.name], None
+    if combine is not None:
+        ops, dtype = BINARY[combine], operand.dtype
+        op = ops[0] if is_float(dtype) else ops[2] if is_unsigned(dtype) else ops[1]
+        if op is None or dtype == np.bool_:
+            ctx.fail(f"'{ctx.name}' on {dtype}")
+    return scatter_values(ctx.tr, operand, indices, updates, ctx.params, op)

@@ -1,9 +1,10 @@
-"""Kernel rules for element-wise math without a single MLIR op: inverse
-and hyperbolic trigonometry, `erf_inv`, `nextafter`, bit casts and bit
-counts. Each expands into ops Tessel lowers everywhere (exp, log1p, atan2,
-integer bit operations), as numerically careful as XLA's own expansions:
-`nextafter` and the bit operations are exact, the rest within a few ulps.
-A mixin of `KernelTranslator`."""
+"""Math without a single MLIR op: inverse and hyperbolic functions, bits.
+
+Inverse and hyperbolic trigonometry, `erf_inv`, `nextafter`, bit casts and
+bit counts. Each expands into ops Tessel lowers everywhere (exp, log1p,
+atan2, integer bit operations), as numerically careful as XLA's own
+expansions: `nextafter` and the bit operations are exact, the rest within
+a few ulps."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 from jax import lax
 
 from tessel.jax._emit import Value, bit_width, element, is_float, is_float8, sub_byte, tensor_type
+from tessel.jax._registry import rule
 
 # XLA's single-precision erf_inv polynomial (Giles, "Approximating the
 # erfinv function"): coefficients for w < 5 and for w >= 5.
@@ -22,14 +24,15 @@ ERF_INV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
 
 
-class MathRules:
+class MathOps:
+    """The translator's arithmetic helpers (a mixin of `KernelTranslator`)."""
+
     # ----- helpers ------------------------------------------------------
-    def float_operand(self, eqn, env) -> tuple[Value, np.dtype]:
+    def float_operand(self, primitive: str, x: Value) -> tuple[Value, np.dtype]:
         """The operand, widened to f32 when narrower (as XLA computes
         16-bit float math), and its own dtype to round back to."""
-        (x,) = [self.read(env, a) for a in eqn.invars]
         if not is_float(x.dtype):
-            self.fail(f"'{eqn.primitive.name}' on {x.dtype}")
+            self.fail(f"'{primitive}' on {x.dtype}")
         if x.dtype.itemsize < 4:
             return self.convert(x, np.float32), x.dtype
         return x, x.dtype
@@ -92,141 +95,13 @@ class MathRules:
         root = self.arith("math.exp", self.arith("arith.mulf", magnitude, self.const_like(0.5, x)))
         return far, self.arith("arith.mulf", self.arith("arith.mulf", root, self.const_like(0.5, x)), root)
 
-    def rule_sinh(self, eqn, env):
-        # (expm1(x) - expm1(-x)) / 2 keeps sinh's precision near zero.
-        x, dtype = self.float_operand(eqn, env)
-        up = self.arith("math.expm1", x)
-        down = self.arith("math.expm1", self.arith("arith.negf", x))
-        half = self.const_like(0.5, x)
-        near = self.arith("arith.mulf", self.arith("arith.subf", up, down), half)
-        far, large = self.near_overflow(x)
-        return [self.convert(self.pick(far, self.arith("math.copysign", large, x), near), dtype)]
-
-    def rule_cosh(self, eqn, env):
-        x, dtype = self.float_operand(eqn, env)
-        up = self.arith("math.exp", x)
-        down = self.arith("math.exp", self.arith("arith.negf", x))
-        half = self.const_like(0.5, x)
-        near = self.arith("arith.mulf", self.arith("arith.addf", up, down), half)
-        far, large = self.near_overflow(x)
-        return [self.convert(self.pick(far, large, near), dtype)]
-
-    def rule_asinh(self, eqn, env):
-        # sign(x) * log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); past 2^60,
-        # x^2 would overflow and asinh(|x|) = log(|x|) + log(2).
-        x, dtype = self.float_operand(eqn, env)
-        one = self.const_like(1.0, x)
-        magnitude = self.arith("math.absf", x)
-        square = self.arith("arith.mulf", magnitude, magnitude)
-        root = self.arith("math.sqrt", self.arith("arith.addf", one, square))
-        near = self.arith("math.log1p", self.arith(
-            "arith.addf", magnitude, self.arith("arith.divf", square, self.arith("arith.addf", one, root))))
-        far = self.arith("arith.addf", self.arith("math.log", magnitude), self.const_like(float(np.log(2.0)), x))
-        large = self.cmp("cmpf", "ogt", magnitude, self.const_like(2.0**60, x))
-        result = self.arith("math.copysign", self.pick(large, far, near), x)
-        return [self.convert(result, dtype)]
-
-    def rule_acosh(self, eqn, env):
-        # log1p(t + sqrt(t) * sqrt(t + 2)) with t = x - 1 (NaN below 1);
-        # past 2^60, log(x) + log(2).
-        x, dtype = self.float_operand(eqn, env)
-        t = self.arith("arith.subf", x, self.const_like(1.0, x))
-        root = self.arith("arith.mulf", self.arith("math.sqrt", t),
-                          self.arith("math.sqrt", self.arith("arith.addf", t, self.const_like(2.0, x))))
-        near = self.arith("math.log1p", self.arith("arith.addf", t, root))
-        far = self.arith("arith.addf", self.arith("math.log", x), self.const_like(float(np.log(2.0)), x))
-        large = self.cmp("cmpf", "ogt", x, self.const_like(2.0**60, x))
-        return [self.convert(self.pick(large, far, near), dtype)]
-
-    def rule_atanh(self, eqn, env):
-        # sign(x) log1p(2|x| / (1 - |x|)) / 2: 1 - |x| is exact near 1 and
-        # the ratio never cancels against the 1 in log1p; NaN past ±1, ±inf
-        # at ±1.
-        x, dtype = self.float_operand(eqn, env)
-        magnitude = self.arith("math.absf", x)
-        ratio = self.arith("arith.divf", self.arith("arith.addf", magnitude, magnitude),
-                           self.arith("arith.subf", self.const_like(1.0, x), magnitude))
-        result = self.arith("arith.mulf", self.arith("math.log1p", ratio), self.const_like(0.5, x))
-        return [self.convert(self.arith("math.copysign", result, x), dtype)]
-
     def cosine_side(self, x: Value) -> Value:
         """sqrt((1 - x)(1 + x)): sqrt(1 - x^2) without cancellation."""
         one = self.const_like(1.0, x)
         return self.arith("math.sqrt", self.arith("arith.mulf", self.arith("arith.subf", one, x),
                                                   self.arith("arith.addf", one, x)))
 
-    def rule_asin(self, eqn, env):
-        x, dtype = self.float_operand(eqn, env)
-        return [self.convert(self.arith("math.atan2", x, self.cosine_side(x)), dtype)]
-
-    def rule_acos(self, eqn, env):
-        x, dtype = self.float_operand(eqn, env)
-        return [self.convert(self.arith("math.atan2", self.cosine_side(x), x), dtype)]
-
-    def rule_atan(self, eqn, env):
-        x, dtype = self.float_operand(eqn, env)
-        return [self.convert(self.arith("math.atan2", x, self.const_like(1.0, x)), dtype)]
-
-    def rule_erf_inv(self, eqn, env):
-        """XLA's expansion: a degree-8 polynomial in w = -log1p(-x^2)
-        (shifted, or its square root for the tails); ±inf at ±1."""
-        x, dtype = self.float_operand(eqn, env)
-        w = self.arith("arith.negf", self.arith("math.log1p", self.arith(
-            "arith.mulf", x, self.arith("arith.negf", x))))
-        small = self.cmp("cmpf", "olt", w, self.const_like(5.0, x))
-        w = self.pick(small, self.arith("arith.subf", w, self.const_like(2.5, x)),
-                      self.arith("arith.subf", self.arith("math.sqrt", w), self.const_like(3.0, x)))
-
-        def coefficient(i):
-            return self.pick(small, self.const_like(ERF_INV_SMALL[i], x), self.const_like(ERF_INV_LARGE[i], x))
-
-        p = coefficient(0)
-        for i in range(1, len(ERF_INV_SMALL)):
-            p = self.arith("arith.addf", coefficient(i), self.arith("arith.mulf", p, w))
-        result = self.arith("arith.mulf", p, x)
-        edge = self.cmp("cmpf", "oeq", self.arith("math.absf", x), self.const_like(1.0, x))
-        infinite = self.arith("arith.mulf", x, self.const_like(float("inf"), x))
-        return [self.convert(self.pick(edge, infinite, result), dtype)]
-
     # ----- exact bit-level operations ----------------------------------
-    def rule_nextafter(self, eqn, env):
-        """The float after `x` towards `y`, by stepping x's bit pattern (as
-        XLA does): `y` when equal, the smallest subnormal signed like `y`
-        from zero, NaN when either is NaN."""
-        shape = tuple(eqn.outvars[0].aval.shape)
-        x, y = [self.splat(self.read(env, a), shape) for a in eqn.invars]
-        if not is_float(x.dtype):
-            self.fail(f"'nextafter' on {x.dtype}")
-        bits = np.dtype(f"int{8 * x.dtype.itemsize}")
-        xi, yi = self.bitcast(x, bits), self.bitcast(y, bits)
-        sign = self.const_like(-(1 << (8 * bits.itemsize - 1)), xi)
-        magnitude_mask = self.const_like((1 << (8 * bits.itemsize - 1)) - 1, xi)
-        x_abs, y_abs = self.arith("arith.andi", xi, magnitude_mask), self.arith("arith.andi", yi, magnitude_mask)
-        x_sign, y_sign = self.arith("arith.andi", xi, sign), self.arith("arith.andi", yi, sign)
-        zero, one = self.const_like(0, xi), self.const_like(1, xi)
-        shrink = self.arith("arith.ori", self.cmp("cmpi", "sgt", x_abs, y_abs), self.cmp("cmpi", "ne", x_sign, y_sign))
-        stepped = self.arith("arith.addi", xi, self.pick(shrink, self.const_like(-1, xi), one))
-        from_zero = self.pick(self.cmp("cmpi", "eq", y_abs, zero), yi, self.arith("arith.ori", y_sign, one))
-        result = self.pick(self.cmp("cmpi", "eq", x_abs, zero), from_zero, stepped)
-        result = self.pick(self.cmp("cmpi", "eq", xi, yi), yi, result)
-        nan = self.arith("arith.ori", self.cmp("cmpf", "uno", x, x), self.cmp("cmpf", "uno", y, y))
-        quiet_nan = self.bitcast(self.const_like(float("nan"), x), bits)
-        return [self.bitcast(self.pick(nan, quiet_nan, result), x.dtype)]
-
-    def rule_bitcast_convert_type(self, eqn, env):
-        (x,) = [self.read(env, a) for a in eqn.invars]
-        dtype = np.dtype(eqn.params["new_dtype"])
-        if is_float8(x.dtype) or is_float8(dtype):
-            self.fail(f"bitcast_convert_type from {x.dtype} to {dtype} (8-bit floats compute in f32)")
-        source, target = bit_width(x.dtype), bit_width(dtype)
-        if np.bool_ in (x.dtype, dtype) or (source != target and (sub_byte(x.dtype) or sub_byte(dtype))):
-            self.fail(f"bitcast_convert_type from {x.dtype} to {dtype}")
-        if source == target:
-            return [self.bitcast(x, dtype)]
-        if source > target:
-            return [self.bitcast_to_narrower(x, dtype)]
-        return [self.bitcast_to_wider(x, dtype)]
-
     def bitcast_to_narrower(self, x: Value, dtype) -> Value:
         """Each element's bits as a new last dim of narrower elements, the
         least significant first (XLA's order)."""
@@ -258,40 +133,206 @@ class MathRules:
             joined = part if joined is None else self.arith("arith.ori", joined, part)
         return self.bitcast(joined, dtype)
 
-    def rule_bitcast(self, eqn, env):
-        """`pltpu.bitcast`: Mosaic's bitcast packs and unpacks along the
-        second-minor dim; translated as JAX's own lowering spells it."""
-        (x,) = [self.read(env, a) for a in eqn.invars]
-        dtype = np.dtype(eqn.params["ty"])
-        source, target = bit_width(x.dtype), bit_width(dtype)
 
-        def spelled(v):
-            if source < target:
-                *leading, m, n = v.shape
-                packing = target // source
-                packed = jnp.swapaxes(v.reshape(*leading, m // packing, packing, n), -1, -2)
-                return lax.bitcast_convert_type(packed, dtype)
-            if source > target:
-                unpacked = lax.bitcast_convert_type(v, dtype)
-                *leading, m, n, packing = unpacked.shape
-                return jnp.swapaxes(unpacked, -1, -2).reshape(*leading, m * packing, n)
-            return lax.bitcast_convert_type(v, dtype)
+@rule("sinh")
+def sinh(ctx, x):
+    tr = ctx.tr
+    # (expm1(x) - expm1(-x)) / 2 keeps sinh's precision near zero.
+    x, dtype = tr.float_operand(ctx.name, x)
+    up = tr.arith("math.expm1", x)
+    down = tr.arith("math.expm1", tr.arith("arith.negf", x))
+    half = tr.const_like(0.5, x)
+    near = tr.arith("arith.mulf", tr.arith("arith.subf", up, down), half)
+    far, large = tr.near_overflow(x)
+    return tr.convert(tr.pick(far, tr.arith("math.copysign", large, x), near), dtype)
 
-        return self.inline(jax.make_jaxpr(spelled)(jax.ShapeDtypeStruct(x.shape, x.dtype)), [x])
 
-    def rule_population_count(self, eqn, env):
-        (x,) = [self.read(env, a) for a in eqn.invars]
-        if sub_byte(x.dtype):
-            # The narrow type's own bits. (XLA's CPU code counts an int4's
-            # sign-extended byte, 5 for -8, but an int2's own two bits.)
-            return [self.arith("math.ctpop", self.sub_byte_bits(x, extend_sign=False))]
-        return [self.arith("math.ctpop", x)]
+@rule("cosh")
+def cosh(ctx, x):
+    tr = ctx.tr
+    x, dtype = tr.float_operand(ctx.name, x)
+    up = tr.arith("math.exp", x)
+    down = tr.arith("math.exp", tr.arith("arith.negf", x))
+    half = tr.const_like(0.5, x)
+    near = tr.arith("arith.mulf", tr.arith("arith.addf", up, down), half)
+    far, large = tr.near_overflow(x)
+    return tr.convert(tr.pick(far, large, near), dtype)
 
-    def rule_clz(self, eqn, env):
-        (x,) = [self.read(env, a) for a in eqn.invars]
-        if sub_byte(x.dtype):
-            # Leading zeros of the narrow type's bits, not of its container.
-            bits, _ = sub_byte(x.dtype)
-            leading = self.arith("math.ctlz", self.sub_byte_bits(x, extend_sign=False))
-            return [self.arith("arith.subi", leading, self.const_like(8 - bits, x))]
-        return [self.arith("math.ctlz", x)]
+
+@rule("asinh")
+def asinh(ctx, x):
+    tr = ctx.tr
+    # sign(x) * log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); past 2^60,
+    # x^2 would overflow and asinh(|x|) = log(|x|) + log(2).
+    x, dtype = tr.float_operand(ctx.name, x)
+    one = tr.const_like(1.0, x)
+    magnitude = tr.arith("math.absf", x)
+    square = tr.arith("arith.mulf", magnitude, magnitude)
+    root = tr.arith("math.sqrt", tr.arith("arith.addf", one, square))
+    near = tr.arith("math.log1p", tr.arith(
+        "arith.addf", magnitude, tr.arith("arith.divf", square, tr.arith("arith.addf", one, root))))
+    far = tr.arith("arith.addf", tr.arith("math.log", magnitude), tr.const_like(float(np.log(2.0)), x))
+    large = tr.cmp("cmpf", "ogt", magnitude, tr.const_like(2.0**60, x))
+    result = tr.arith("math.copysign", tr.pick(large, far, near), x)
+    return tr.convert(result, dtype)
+
+
+@rule("acosh")
+def acosh(ctx, x):
+    tr = ctx.tr
+    # log1p(t + sqrt(t) * sqrt(t + 2)) with t = x - 1 (NaN below 1);
+    # past 2^60, log(x) + log(2).
+    x, dtype = tr.float_operand(ctx.name, x)
+    t = tr.arith("arith.subf", x, tr.const_like(1.0, x))
+    root = tr.arith("arith.mulf", tr.arith("math.sqrt", t),
+                      tr.arith("math.sqrt", tr.arith("arith.addf", t, tr.const_like(2.0, x))))
+    near = tr.arith("math.log1p", tr.arith("arith.addf", t, root))
+    far = tr.arith("arith.addf", tr.arith("math.log", x), tr.const_like(float(np.log(2.0)), x))
+    large = tr.cmp("cmpf", "ogt", x, tr.const_like(2.0**60, x))
+    return tr.convert(tr.pick(large, far, near), dtype)
+
+
+@rule("atanh")
+def atanh(ctx, x):
+    tr = ctx.tr
+    # sign(x) log1p(2|x| / (1 - |x|)) / 2: 1 - |x| is exact near 1 and
+    # the ratio never cancels against the 1 in log1p; NaN past ±1, ±inf
+    # at ±1.
+    x, dtype = tr.float_operand(ctx.name, x)
+    magnitude = tr.arith("math.absf", x)
+    ratio = tr.arith("arith.divf", tr.arith("arith.addf", magnitude, magnitude),
+                       tr.arith("arith.subf", tr.const_like(1.0, x), magnitude))
+    result = tr.arith("arith.mulf", tr.arith("math.log1p", ratio), tr.const_like(0.5, x))
+    return tr.convert(tr.arith("math.copysign", result, x), dtype)
+
+
+@rule("asin")
+def asin(ctx, x):
+    tr = ctx.tr
+    x, dtype = tr.float_operand(ctx.name, x)
+    return tr.convert(tr.arith("math.atan2", x, tr.cosine_side(x)), dtype)
+
+
+@rule("acos")
+def acos(ctx, x):
+    tr = ctx.tr
+    x, dtype = tr.float_operand(ctx.name, x)
+    return tr.convert(tr.arith("math.atan2", tr.cosine_side(x), x), dtype)
+
+
+@rule("atan")
+def atan(ctx, x):
+    tr = ctx.tr
+    x, dtype = tr.float_operand(ctx.name, x)
+    return tr.convert(tr.arith("math.atan2", x, tr.const_like(1.0, x)), dtype)
+
+
+@rule("erf_inv")
+def erf_inv(ctx, x):
+    """XLA's expansion: a degree-8 polynomial in w = -log1p(-x^2)
+    (shifted, or its square root for the tails); ±inf at ±1."""
+    tr = ctx.tr
+    x, dtype = tr.float_operand(ctx.name, x)
+    w = tr.arith("arith.negf", tr.arith("math.log1p", tr.arith(
+        "arith.mulf", x, tr.arith("arith.negf", x))))
+    small = tr.cmp("cmpf", "olt", w, tr.const_like(5.0, x))
+    w = tr.pick(small, tr.arith("arith.subf", w, tr.const_like(2.5, x)),
+                  tr.arith("arith.subf", tr.arith("math.sqrt", w), tr.const_like(3.0, x)))
+
+    def coefficient(i):
+        return tr.pick(small, tr.const_like(ERF_INV_SMALL[i], x), tr.const_like(ERF_INV_LARGE[i], x))
+
+    p = coefficient(0)
+    for i in range(1, len(ERF_INV_SMALL)):
+        p = tr.arith("arith.addf", coefficient(i), tr.arith("arith.mulf", p, w))
+    result = tr.arith("arith.mulf", p, x)
+    edge = tr.cmp("cmpf", "oeq", tr.arith("math.absf", x), tr.const_like(1.0, x))
+    infinite = tr.arith("arith.mulf", x, tr.const_like(float("inf"), x))
+    return tr.convert(tr.pick(edge, infinite, result), dtype)
+
+
+@rule("nextafter")
+def nextafter(ctx, x, y):
+    """The float after `x` towards `y`, by stepping x's bit pattern (as
+    XLA does): `y` when equal, the smallest subnormal signed like `y`
+    from zero, NaN when either is NaN."""
+    tr = ctx.tr
+    shape = ctx.out_shape
+    x, y = tr.splat(x, shape), tr.splat(y, shape)
+    if not is_float(x.dtype):
+        ctx.fail(f"'nextafter' on {x.dtype}")
+    bits = np.dtype(f"int{8 * x.dtype.itemsize}")
+    xi, yi = tr.bitcast(x, bits), tr.bitcast(y, bits)
+    sign = tr.const_like(-(1 << (8 * bits.itemsize - 1)), xi)
+    magnitude_mask = tr.const_like((1 << (8 * bits.itemsize - 1)) - 1, xi)
+    x_abs, y_abs = tr.arith("arith.andi", xi, magnitude_mask), tr.arith("arith.andi", yi, magnitude_mask)
+    x_sign, y_sign = tr.arith("arith.andi", xi, sign), tr.arith("arith.andi", yi, sign)
+    zero, one = tr.const_like(0, xi), tr.const_like(1, xi)
+    shrink = tr.arith("arith.ori", tr.cmp("cmpi", "sgt", x_abs, y_abs), tr.cmp("cmpi", "ne", x_sign, y_sign))
+    stepped = tr.arith("arith.addi", xi, tr.pick(shrink, tr.const_like(-1, xi), one))
+    from_zero = tr.pick(tr.cmp("cmpi", "eq", y_abs, zero), yi, tr.arith("arith.ori", y_sign, one))
+    result = tr.pick(tr.cmp("cmpi", "eq", x_abs, zero), from_zero, stepped)
+    result = tr.pick(tr.cmp("cmpi", "eq", xi, yi), yi, result)
+    nan = tr.arith("arith.ori", tr.cmp("cmpf", "uno", x, x), tr.cmp("cmpf", "uno", y, y))
+    quiet_nan = tr.bitcast(tr.const_like(float("nan"), x), bits)
+    return tr.bitcast(tr.pick(nan, quiet_nan, result), x.dtype)
+
+
+@rule("bitcast_convert_type")
+def bitcast_convert_type(ctx, x):
+    tr = ctx.tr
+    dtype = np.dtype(ctx.params["new_dtype"])
+    if is_float8(x.dtype) or is_float8(dtype):
+        ctx.fail(f"bitcast_convert_type from {x.dtype} to {dtype} (8-bit floats compute in f32)")
+    source, target = bit_width(x.dtype), bit_width(dtype)
+    if np.bool_ in (x.dtype, dtype) or (source != target and (sub_byte(x.dtype) or sub_byte(dtype))):
+        ctx.fail(f"bitcast_convert_type from {x.dtype} to {dtype}")
+    if source == target:
+        return tr.bitcast(x, dtype)
+    if source > target:
+        return tr.bitcast_to_narrower(x, dtype)
+    return tr.bitcast_to_wider(x, dtype)
+
+
+@rule("bitcast")
+def bitcast(ctx, x):
+    """`pltpu.bitcast`: Mosaic's bitcast packs and unpacks along the
+    second-minor dim; translated as JAX's own lowering spells it."""
+    tr = ctx.tr
+    dtype = np.dtype(ctx.params["ty"])
+    source, target = bit_width(x.dtype), bit_width(dtype)
+
+    def spelled(v):
+        if source < target:
+            *leading, m, n = v.shape
+            packing = target // source
+            packed = jnp.swapaxes(v.reshape(*leading, m // packing, packing, n), -1, -2)
+            return lax.bitcast_convert_type(packed, dtype)
+        if source > target:
+            unpacked = lax.bitcast_convert_type(v, dtype)
+            *leading, m, n, packing = unpacked.shape
+            return jnp.swapaxes(unpacked, -1, -2).reshape(*leading, m * packing, n)
+        return lax.bitcast_convert_type(v, dtype)
+
+    return tr.inline(jax.make_jaxpr(spelled)(jax.ShapeDtypeStruct(x.shape, x.dtype)), [x])
+
+
+@rule("population_count")
+def population_count(ctx, x):
+    tr = ctx.tr
+    if sub_byte(x.dtype):
+        # The narrow type's own bits. (XLA's CPU code counts an int4's
+        # sign-extended byte, 5 for -8, but an int2's own two bits.)
+        return tr.arith("math.ctpop", tr.sub_byte_bits(x, extend_sign=False))
+    return tr.arith("math.ctpop", x)
+
+
+@rule("clz")
+def clz(ctx, x):
+    tr = ctx.tr
+    if sub_byte(x.dtype):
+        # Leading zeros of the narrow type's bits, not of its container.
+        bits, _ = sub_byte(x.dtype)
+        leading = tr.arith("math.ctlz", tr.sub_byte_bits(x, extend_sign=False))
+        return tr.arith("arith.subi", leading, tr.const_like(8 - bits, x))
+    return tr.arith("math.ctlz", x)

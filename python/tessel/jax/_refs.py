@@ -1,7 +1,10 @@
-"""Kernel rules that read and write refs: `get`/`swap`/`addupdate`, masked
-loads and stores, with `pl.ds` windows, scalar indices and index arrays
-(one 1-D array: `block.load ... gather`; anything else: `_gather`), and
-TPU local DMAs between refs. A mixin of `KernelTranslator`."""
+"""Ref reads and writes, scoped allocations and TPU local DMAs.
+
+`get`/`swap`/`addupdate` and masked loads and stores, with `pl.ds`
+windows, scalar indices and index arrays (one 1-D array: `block.load ...
+gather`; anything else: `_gather`); `run_scoped`; TPU local DMAs between
+refs. Ref rules read their operands themselves: an indexer's static
+starts stay Python ints."""
 
 from __future__ import annotations
 
@@ -12,22 +15,11 @@ from jax._src.state import indexing
 
 from tessel.jax import _gather
 from tessel.jax._emit import ScalarWrite, Value, is_float, tensor_type
+from tessel.jax._registry import rule
 
 
-class RefRules:
-    def rule_gather(self, eqn, env):
-        operand, indices = [self.read(env, a) for a in eqn.invars]
-        return [_gather.gather_values(self, operand, indices, eqn.params, tuple(eqn.outvars[0].aval.shape))]
-
-    def rule_run_scoped(self, eqn, env):
-        """`pl.run_scoped`: the body with its allocations bound to the
-        scratch refs `translate` set aside for this scope."""
-        if any(eqn.params.get("ref_transforms") or ()) or eqn.params.get("collective_axes"):
-            self.fail("run_scoped with ref transforms or collective axes")
-        body = eqn.params["jaxpr"]
-        inner = {var: self.read(env, atom) for var, atom in zip(body.constvars, eqn.invars)}
-        inner.update(zip(body.invars, self.scoped[id(eqn)]))
-        return self.jaxpr(body, inner)
+class RefOps:
+    """The translator's ref access helpers (a mixin of `KernelTranslator`)."""
 
     def indexer(self, eqn, env, ref: Value, leaves):
         """(offsets, sizes, squeezed dims) of a ref access, or None for the
@@ -246,95 +238,121 @@ class RefRules:
             f"{ref.type}{index_type}"
         )
 
-    def rule_masked_load(self, eqn, env):
-        ref, transforms, mask, other = tree_util.tree_unflatten(eqn.params["args_tree"], eqn.invars)
-        ref = self.read(env, ref)
-        access = self.access(env, ref, transforms)
-        out = eqn.outvars[0].aval
-        mask = None if mask is None else self.read(env, mask)
-        other = None if other is None else self.read(env, other)
-        if mask is not None and other is None:
-            other = self.emit.constant(0, out.dtype)
-        return [self.load(ref, access, tuple(out.shape), np.dtype(out.dtype), mask, other)]
 
-    def rule_masked_swap(self, eqn, env):
-        ref, transforms, value, mask = tree_util.tree_unflatten(eqn.params["args_tree"], eqn.invars)
-        ref = self.read(env, ref)
-        access = self.access(env, ref, transforms)
-        value = self.read(env, value)
-        mask = None if mask is None else self.read(env, mask)
-        out = eqn.outvars[0].aval
-        old = None
-        if eqn.outvars[0] in self.used:
-            zero = self.emit.constant(0, out.dtype) if mask is not None else None
-            old = self.load(ref, access, tuple(out.shape), np.dtype(out.dtype), mask, zero)
-            if mask is not None:
-                # JAX's masked swap returns the old value where the mask
-                # holds and the stored value elsewhere.
-                shape = tuple(out.shape)
-                where = self.splat(mask, shape)
-                stored = self.convert(self.splat(value, shape), out.dtype)
-                old = self.emit.op(f"arith.select {where.name}, {old.name}, {stored.name} : {where.type}, {old.type}",
-                                   shape, old.dtype)
-        self.store(ref, access, value, mask)
-        return [old if old is not None else value]
+@rule("run_scoped", moves_values=True)
+def run_scoped(ctx, *consts):
+    """`pl.run_scoped`: the body with its allocations bound to the scratch
+    refs `translate` set aside for this scope."""
+    tr = ctx.tr
+    if any(ctx.params.get("ref_transforms") or ()) or ctx.params.get("collective_axes"):
+        ctx.fail("run_scoped with ref transforms or collective axes")
+    body = ctx.params["jaxpr"]
+    inner = dict(zip(body.constvars, consts))
+    inner.update(zip(body.invars, tr.scoped[id(ctx.eqn)]))
+    return tr.jaxpr(body, inner)
 
-    def rule_get(self, eqn, env):
-        ref = self.read(env, eqn.invars[0])
-        access = self.indexer(eqn, env, ref, eqn.invars[1:])
-        out = eqn.outvars[0].aval
-        return [self.load(ref, access, tuple(out.shape), np.dtype(out.dtype))]
 
-    def rule_swap(self, eqn, env):
-        ref = self.read(env, eqn.invars[0])
-        value = self.read(env, eqn.invars[1])
-        access = self.indexer(eqn, env, ref, eqn.invars[2:])
-        out = eqn.outvars[0].aval
-        old = None
-        if eqn.outvars[0] in self.used:
-            old = self.load(ref, access, tuple(out.shape), np.dtype(out.dtype))
-        self.store(ref, access, value)
-        return [old] if old is not None else [value]
+@rule("masked_load", reads_operands=False, moves_values=True)
+def masked_load(ctx):
+    tr = ctx.tr
+    ref, transforms, mask, other = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
+    ref = ctx.read(ref)
+    access = tr.access(ctx.env, ref, transforms)
+    mask = None if mask is None else ctx.read(mask)
+    other = None if other is None else ctx.read(other)
+    if mask is not None and other is None:
+        other = tr.emit.constant(0, ctx.out_dtype)
+    return tr.load(ref, access, ctx.out_shape, ctx.out_dtype, mask, other)
 
-    def rule_dma_start(self, eqn, env):
-        """A TPU local async copy (`pltpu.async_copy`, `make_async_copy`):
-        done at its start, as JAX's interpreter does; `add=True` adds into
-        the destination. The semaphores are not counted: nothing Tessel
-        translates reads them (`semaphore_read`/`semaphore_wait` are
-        unsupported), and a kernel may only read the destination after
-        its wait."""
-        src, dst, _, _, device_id = eqn.params["tree"].unflatten(eqn.invars)
-        if device_id is not None:
-            self.fail("a remote DMA (device_id)")
-        (src, src_transforms), (dst, dst_transforms) = _ref_and_transforms(src), _ref_and_transforms(dst)
-        src, dst = self.read(env, src), self.read(env, dst)
-        shape = transformed_shape(src, src_transforms)
-        if shape != transformed_shape(dst, dst_transforms):
-            self.fail(f"a DMA from a {shape} window to a {transformed_shape(dst, dst_transforms)} one")
-        value = self.load(src, self.access(env, src, src_transforms), shape, src.dtype)
-        dst_access = self.access(env, dst, dst_transforms)
-        if eqn.params.get("add"):
-            old = self.load(dst, dst_access, shape, dst.dtype)
-            op = "arith.addf" if is_float(dst.dtype) else "arith.addi"
-            value = self.emit.op(f"{op} {old.name}, {value.name} : {old.type}", shape, dst.dtype)
-        self.store(dst, dst_access, value)
-        return []
 
-    def rule_dma_wait(self, eqn, env):
-        # The copy is done at its start.
-        if eqn.params["tree"].unflatten(eqn.invars)[4] is not None:
-            self.fail("a remote DMA (device_id)")
-        return []
+@rule("masked_swap", reads_operands=False)
+def masked_swap(ctx):
+    tr = ctx.tr
+    ref, transforms, value, mask = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
+    ref = ctx.read(ref)
+    access = tr.access(ctx.env, ref, transforms)
+    value = ctx.read(value)
+    mask = None if mask is None else ctx.read(mask)
+    shape, dtype = ctx.out_shape, ctx.out_dtype
+    old = None
+    if ctx.eqn.outvars[0] in tr.used:
+        zero = tr.emit.constant(0, dtype) if mask is not None else None
+        old = tr.load(ref, access, shape, dtype, mask, zero)
+        if mask is not None:
+            # JAX's masked swap returns the old value where the mask holds
+            # and the stored value elsewhere.
+            where = tr.splat(mask, shape)
+            stored = tr.convert(tr.splat(value, shape), dtype)
+            old = tr.emit.op(f"arith.select {where.name}, {old.name}, {stored.name} : {where.type}, {old.type}",
+                             shape, old.dtype)
+    tr.store(ref, access, value, mask)
+    return old if old is not None else value
 
-    def rule_addupdate(self, eqn, env):
-        ref = self.read(env, eqn.invars[0])
-        value = self.read(env, eqn.invars[1])
-        access = self.indexer(eqn, env, ref, eqn.invars[2:])
-        old = self.load(ref, access, value.shape, value.dtype)
-        op = "arith.addf" if is_float(value.dtype) else "arith.addi"
-        total = self.emit.op(f"{op} {old.name}, {value.name} : {old.type}", value.shape, value.dtype)
-        self.store(ref, access, total)
-        return []
+
+@rule("get", reads_operands=False, moves_values=True)
+def get(ctx):
+    tr = ctx.tr
+    ref = ctx.read(ctx.eqn.invars[0])
+    access = tr.indexer(ctx.eqn, ctx.env, ref, ctx.eqn.invars[1:])
+    return tr.load(ref, access, ctx.out_shape, ctx.out_dtype)
+
+
+@rule("swap", reads_operands=False, moves_values=True)
+def swap(ctx):
+    tr = ctx.tr
+    ref, value = ctx.read(ctx.eqn.invars[0]), ctx.read(ctx.eqn.invars[1])
+    access = tr.indexer(ctx.eqn, ctx.env, ref, ctx.eqn.invars[2:])
+    old = None
+    if ctx.eqn.outvars[0] in tr.used:
+        old = tr.load(ref, access, ctx.out_shape, ctx.out_dtype)
+    tr.store(ref, access, value)
+    return old if old is not None else value
+
+
+@rule("dma_start", reads_operands=False)
+def dma_start(ctx):
+    """A TPU local async copy (`pltpu.async_copy`, `make_async_copy`): done
+    at its start, as JAX's interpreter does; `add=True` adds into the
+    destination. The semaphores are not counted: nothing Tessel translates
+    reads them (`semaphore_read`/`semaphore_wait` are unsupported), and a
+    kernel may only read the destination after its wait."""
+    tr = ctx.tr
+    src, dst, _, _, device_id = ctx.params["tree"].unflatten(ctx.eqn.invars)
+    if device_id is not None:
+        ctx.fail("a remote DMA (device_id)")
+    (src, src_transforms), (dst, dst_transforms) = _ref_and_transforms(src), _ref_and_transforms(dst)
+    src, dst = ctx.read(src), ctx.read(dst)
+    shape = transformed_shape(src, src_transforms)
+    if shape != transformed_shape(dst, dst_transforms):
+        ctx.fail(f"a DMA from a {shape} window to a {transformed_shape(dst, dst_transforms)} one")
+    value = tr.load(src, tr.access(ctx.env, src, src_transforms), shape, src.dtype)
+    dst_access = tr.access(ctx.env, dst, dst_transforms)
+    if ctx.params.get("add"):
+        old = tr.load(dst, dst_access, shape, dst.dtype)
+        op = "arith.addf" if is_float(dst.dtype) else "arith.addi"
+        value = tr.emit.op(f"{op} {old.name}, {value.name} : {old.type}", shape, dst.dtype)
+    tr.store(dst, dst_access, value)
+    return []
+
+
+@rule("dma_wait", reads_operands=False)
+def dma_wait(ctx):
+    # The copy is done at its start.
+    if ctx.params["tree"].unflatten(ctx.eqn.invars)[4] is not None:
+        ctx.fail("a remote DMA (device_id)")
+    return []
+
+
+@rule("addupdate", reads_operands=False)
+def addupdate(ctx):
+    tr = ctx.tr
+    ref, value = ctx.read(ctx.eqn.invars[0]), ctx.read(ctx.eqn.invars[1])
+    access = tr.indexer(ctx.eqn, ctx.env, ref, ctx.eqn.invars[2:])
+    old = tr.load(ref, access, value.shape, value.dtype)
+    op = "arith.addf" if is_float(value.dtype) else "arith.addi"
+    total = tr.emit.op(f"{op} {old.name}, {value.name} : {old.type}", value.shape, value.dtype)
+    tr.store(ref, access, total)
+    return []
 
 
 def _ref_and_transforms(ref) -> tuple:
