@@ -146,14 +146,11 @@ pub(super) struct Shaped {
 }
 
 fn shaped(raw: MlirType) -> Shaped {
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    unsafe {
-        Shaped {
-            text: print_type(raw),
-            shape: (0..rank_of(raw)).map(|d| mlirShapedTypeGetDimSize(raw, d as isize)).collect(),
-            element: print_type(mlirShapedTypeGetElementType(raw)),
-            raw,
-        }
+    Shaped {
+        text: print_type(raw),
+        shape: (0..rank_of(raw) as usize).map(|d| crate::support::handles::dim_size(raw, d)).collect(),
+        element: print_type(crate::support::handles::shaped_element(raw)),
+        raw,
     }
 }
 

@@ -57,10 +57,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if bits > 0 {
         let text = format!("[[\"prefer-vector-width\", \"{bits}\"], [\"min-legal-vector-width\", \"0\"]]");
         let attribute =
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+            // SAFETY: the module is live (crate invariant); the attribute text is well formed by construction (a list of two string pairs), so the parse gives a non-null attribute.
             unsafe { mlirAttributeParseGet(mlirOperationGetContext(module.to_raw()), StringRef::new(&text).to_raw()) };
         for (function, _) in collect_operations(module, |name| name == "func.func") {
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+            // SAFETY: `function` is a live func.func of the module and `attribute` the non-null attribute parsed above.
             unsafe { mlirOperationSetAttributeByName(function, StringRef::new("passthrough").to_raw(), attribute) };
         }
     }
@@ -84,7 +84,7 @@ fn set_thread_count(parallel: MlirOperation, threads: i64) -> Result<(), String>
     let at: i32 = segments[..NUM_THREADS_GROUP].iter().sum();
     operands.insert(at as usize, values[0]);
     segments[NUM_THREADS_GROUP] = 1;
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `parallel` is a live omp.parallel; `operands` are its operands with the thread count inserted in its group, and `segments` sums to their number, so the op stays well formed.
     unsafe {
         mlirOperationSetOperands(parallel, operands.len() as isize, operands.as_ptr());
         let context = mlirOperationGetContext(parallel);

@@ -68,6 +68,7 @@
 //! k in order, chunk after chunk.
 
 use crate::cpu::tessel_hoist_packing::PACKING;
+use crate::support::handles::is_integer_or_index;
 use crate::support::handles::{dim_size, rank_of, raw_op, shaped_element, value_type};
 use crate::support::template::{emit, emit_line};
 use crate::{
@@ -139,8 +140,7 @@ struct TileGroup {
 /// The zero of a shaped type's element type, as an attribute.
 fn zero_of(shaped: MlirType) -> String {
     let element = shaped_element(shaped);
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    let zero = if unsafe { mlirTypeIsAInteger(element) || mlirTypeIsAIndex(element) } { "0" } else { "0.0" };
+    let zero = if is_integer_or_index(element) { "0" } else { "0.0" };
     format!("{zero} : {}", print_type(element))
 }
 
@@ -217,7 +217,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             (want_m, rows / want_m * want_m)
         };
         let (pad_rows, pad_columns) = (pad_tiles && rows % m != 0, columns % n != 0);
-        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+        // SAFETY: `raw` is the live contraction (crate invariant); the dense i64 array is made in its context from `sizes`, which outlives the call.
         unsafe {
             let context = mlirOperationGetContext(raw);
             let sizes = [m, n];

@@ -13,6 +13,7 @@
 //! `arith-expand{include-bf16}` would also expand `maximumf`/`minimumf`
 //! into selects that LLVM no longer recognizes as vectorizable reductions.
 
+use crate::support::handles::is_shaped;
 use crate::support::handles::{raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
@@ -46,8 +47,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             let (source_text, target_text) = (print_type(source), print_type(target));
             let retyped = |element: &str| source_text.replace(if widen { "bf16" } else { "f32" }, element);
             let (i16_type, i32_type, i1_type) = (retyped("i16"), retyped("i32"), retyped("i1"));
-            // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-            let shaped = unsafe { mlirTypeIsAShaped(source) };
+            let shaped = is_shaped(source);
             let constant =
                 |value: i64| if shaped { format!("dense<{value}> : {i32_type}") } else { format!("{value} : i32") };
             let body = if widen {

@@ -15,6 +15,7 @@
 //! Runs on tensors, before `tessel-tile` (CPU pipeline only: GPUs read
 //! narrow operands straight into their matrix instructions).
 
+use crate::support::handles::is_ranked_tensor;
 use crate::support::handles::{attribute_text, rank_of, raw_op};
 use crate::{
     PassDefinition, PassError,
@@ -45,8 +46,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                 return Ok(None);
             }
             let op = raw_op(raw);
-            // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-            if types.iter().any(|&t| unsafe { !mlirTypeIsARankedTensor(t) }) {
+            if types.iter().any(|&t| !is_ranked_tensor(t)) {
                 return Ok(None);
             }
             let (input, output) = (element_name(types[0]), element_name(types[2]));

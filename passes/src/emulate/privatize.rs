@@ -14,6 +14,7 @@
 //! computations on the item ids are left to rematerialization.
 
 use crate::support::handles::{block_of, next_of, operation_ref, raw_op, shaped_element, value_type};
+use crate::support::handles::{is_float_type, is_integer_or_index, is_vector};
 use crate::{
     gpu::per_item::{PerItem, is_pure_arithmetic},
     support::ir::{
@@ -67,22 +68,14 @@ pub(crate) fn zero(type_: MlirType) -> Result<String, String> {
     let text = print_type(type_);
     // SAFETY: live IR (crate invariant, support/handles.rs); a value is read only after its kind is checked
     let element = unsafe { if mlirTypeIsAVector(type_) { mlirShapedTypeGetElementType(type_) } else { type_ } };
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    let scalar = unsafe {
-        if mlirTypeIsAFloat(element) {
-            "0.0"
-        } else if mlirTypeIsAInteger(element) || mlirTypeIsAIndex(element) {
-            "0"
-        } else {
-            return Err(format!("a per-item value of type {text} kept across a barrier is not emulated"));
-        }
-    };
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    Ok(if unsafe { mlirTypeIsAVector(type_) } {
-        format!("dense<{scalar}> : {text}")
+    let scalar = if is_float_type(element) {
+        "0.0"
+    } else if is_integer_or_index(element) {
+        "0"
     } else {
-        format!("{scalar} : {text}")
-    })
+        return Err(format!("a per-item value of type {text} kept across a barrier is not emulated"));
+    };
+    Ok(if is_vector(type_) { format!("dense<{scalar}> : {text}") } else { format!("{scalar} : {text}") })
 }
 
 impl Workgroup {
@@ -167,7 +160,7 @@ fn load_at_uses(
     for (user, index) in uses(value) {
         if only(user) {
             let loaded = group.load(buffer, user)?;
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+            // SAFETY: `user` is a live user of `value` and `index` the operand position `uses` found it at; `loaded` is a live value defined before `user`.
             unsafe { mlirOperationSetOperand(user, index as isize, loaded) };
         }
     }
@@ -218,7 +211,7 @@ pub fn privatize(root: MlirOperation, group: &Workgroup) -> Result<(), String> {
             load_at_uses(group, result, buffer, |_| true)?;
             let zero = group.uniform_zero(type_, op)?;
             let zero_in_body = group.uniform_zero(type_, yield_op)?;
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+            // SAFETY: `op` (an scf.for) has iteration arguments from operand 3 on and `yield_op` one operand per result, so both positions exist; the zeros are live values defined before each.
             unsafe {
                 mlirOperationSetOperand(op, 3 + index as isize, zero);
                 mlirOperationSetOperand(yield_op, index as isize, zero_in_body);

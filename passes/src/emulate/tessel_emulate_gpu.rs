@@ -144,7 +144,7 @@ fn emulate_launch(launch: MlirOperation) -> Result<(), String> {
     kernel.pop(); // gpu.terminator
     move_before(&kernel, placeholder);
     for d in 0..3 {
-        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+        // SAFETY: the kernel's block arguments and the values replacing them are live values of the function being rewritten; replacing their uses only rewires operands.
         unsafe {
             mlirValueReplaceAllUsesOfWith(arguments[d], workgroup_ids[d]);
             mlirValueReplaceAllUsesOfWith(arguments[6 + d], grid[d]);
@@ -251,7 +251,7 @@ fn rematerialize_per_item(root: MlirOperation, item_ids: &[MlirValue; 3]) {
     for &op in computations.iter().rev() {
         for (index, value) in raw_op(op).results().into_iter().enumerate() {
             for (user, operand) in uses(value) {
-                // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+                // SAFETY: `op` is live; its clone is owned by no block until inserted before `user`, a live op; `operand` is the position `uses` found the value at in `user`, and `index` one of `op`'s results.
                 unsafe {
                     let clone = mlirOperationClone(op);
                     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(user), user, clone);

@@ -243,7 +243,7 @@ fn map_programs(nest: MlirOperation, threads: i64, budget: i64) -> Result<(), St
         }
         erase(nest);
     } else {
-        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+        // SAFETY: `nest` and `placeholder` are live ops (crate invariant); the move relinks `nest` before `placeholder`, which is erased only afterwards.
         unsafe { mlirOperationMoveBefore(nest, placeholder) };
     }
     erase(placeholder);
@@ -281,7 +281,7 @@ fn sink_globals(launch: MlirOperation, body: MlirBlock) {
             if raw_op(definition).name() != "memref.get_global" || crate::support::ir::is_inside(definition, launch) {
                 continue;
             }
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+            // SAFETY: `definition` is live; its clone is owned by no block until inserted before `first` in `body`; `position` is the operand position of `op` found to hold the cloned value.
             unsafe {
                 let clone = mlirOperationClone(definition);
                 mlirBlockInsertOwnedOperationBefore(body, first, clone);

@@ -40,7 +40,7 @@ fn symbol_name(op: MlirOperation) -> String {
 }
 
 fn set_attribute(op: MlirOperation, name: &str, text: &str) -> Result<(), String> {
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `op` is live (crate invariant); a text that does not parse gives a null attribute, which is returned as an error and never set.
     unsafe {
         let attribute = mlirAttributeParseGet(mlirOperationGetContext(op), StringRef::new(text).to_raw());
         if attribute.ptr.is_null() {
@@ -81,7 +81,7 @@ fn gather(module: OperationRef<'static, '_>) -> Result<(), String> {
             } else {
                 defined.insert(name);
             }
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+            // SAFETY: `op` is a live op of `other`'s body, unlinked and appended to the live `target_body`, which now owns it; `other`, erased next, no longer holds it.
             unsafe {
                 mlirOperationRemoveFromParent(op);
                 mlirBlockAppendOwnedOperation(target_body, op);

@@ -18,6 +18,7 @@
 //! some ops (`math.absi`) on one-dimensional vectors only.
 
 use crate::support::handles::{attribute_text, dim_size, is_memref, rank_of, raw_op, shaped_element, value_type};
+use crate::support::handles::{has_static_shape, is_shaped};
 use crate::support::template::emit;
 use crate::{
     PassDefinition, PassError,
@@ -52,8 +53,7 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
     }
     let operands = raw.operands();
     let output = value_type(*operands.last()?);
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    if !unsafe { mlirTypeIsAMemRef(output) && mlirShapedTypeHasStaticShape(output) } {
+    if !is_memref(output) || !has_static_shape(output) {
         return None;
     }
     let rank = rank_of(output);
@@ -78,7 +78,8 @@ fn elementwise_extents(op: MlirOperation) -> Option<Vec<i64>> {
         let operand_rank = rank_of(memref) as usize;
         let mut strides = vec![0i64; operand_rank.max(1)];
         let mut offset = 0i64;
-        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
+        // SAFETY: `memref` is checked above to be a memref type of rank
+        // `operand_rank`, and `strides` has room for that many strides.
         unsafe { mlirMemRefTypeGetStridesAndOffset(memref, strides.as_mut_ptr(), &mut offset) };
         if operand_rank == 0 || strides[operand_rank - 1] != 1 {
             return None;
@@ -138,8 +139,7 @@ fn lanes(op: MlirOperation) -> i64 {
     let widest = raw_op(op)
         .operands()
         .iter()
-        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-        .filter(|&&value| unsafe { mlirTypeIsAShaped(value_type(value)) })
+        .filter(|&&value| is_shaped(value_type(value)))
         .map(|&value| element_bits(shaped_element(value_type(value))))
         .max()
         .unwrap_or(32);

@@ -24,6 +24,7 @@
 use crate::support::handles::{
     dim_size, location_of, operation_ref, rank_of, raw_op, result_of, shaped_element, value_type,
 };
+use crate::support::handles::{has_static_shape, is_memref};
 use crate::support::template::emit;
 use crate::{
     PassDefinition, PassError,
@@ -69,8 +70,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             continue;
         }
         let lhs = value_type(op.operands()[0]);
-        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-        if !unsafe { mlirTypeIsAMemRef(lhs) && mlirShapedTypeHasStaticShape(lhs) } {
+        if !is_memref(lhs) || !has_static_shape(lhs) {
             continue;
         }
         let rank = rank_of(lhs);
@@ -118,8 +118,7 @@ fn double_buffer(op: MlirOperation, wanted: i64) -> Result<bool, String> {
     let operands = raw_op(op).operands();
     let (a, b, c) = (operands[0], operands[1], operands[2]);
     let types = [a, b, c].map(value_type);
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) || !mlirShapedTypeHasStaticShape(t) }) {
+    if types.iter().any(|&t| !is_memref(t) || !has_static_shape(t)) {
         return Ok(false);
     }
     let dim = |t: MlirType, d: isize| dim_size(t, (d) as usize);
@@ -184,7 +183,7 @@ fn double_buffer(op: MlirOperation, wanted: i64) -> Result<bool, String> {
     }
     let [a0, a1, b0, b1] = buffers[..] else { return Err("the double-buffer template changed".into()) };
     for (placeholder, (lhs, rhs)) in placeholders.into_iter().zip([(a0, b0), (a1, b1), (a0, b0), (a1, b1)]) {
-        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+        // SAFETY: `op` is a live contraction with at least two operands; its clone is owned by no block until inserted before the live `placeholder`, in the placeholder's block.
         unsafe {
             let compute = mlirOperationClone(op);
             mlirOperationSetOperand(compute, 0, lhs);

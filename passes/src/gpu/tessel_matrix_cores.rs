@@ -53,6 +53,7 @@
 //! rounded to the instruction's k).
 
 use crate::support::handles::{dim_size, rank_of, raw_op, value_type};
+use crate::support::handles::{has_static_shape, is_memref};
 use crate::support::template::emit_line;
 use crate::{
     PassDefinition, PassError,
@@ -186,9 +187,7 @@ fn plan(op: MlirOperation, chip: Chip, warps: i64, wanted_chunk: &dyn Fn(i64) ->
         return None;
     }
     let types = [0, 1, 2].map(|index| value_type(raw.operands()[index]));
-    let static_rank_2 =
-        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-        |t: MlirType| unsafe { mlirTypeIsAMemRef(t) && mlirShapedTypeHasStaticShape(t) && rank_of(t) == 2 };
+    let static_rank_2 = |t: MlirType| is_memref(t) && has_static_shape(t) && rank_of(t) == 2;
     if !types.iter().all(|&t| static_rank_2(t)) {
         return None;
     }

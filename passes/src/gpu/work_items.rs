@@ -243,7 +243,7 @@ fn on_first_item(ops: &mut Vec<MlirOperation>, items: &Items) -> Result<(), Stri
     let closing = *added.last().expect("the template's last barrier");
     move_before(ops, placeholder);
     erase(placeholder);
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `closing` and `guard` are live ops of one block (crate invariant); the move relinks `closing` after `guard`.
     unsafe { mlirOperationMoveAfter(closing, guard) };
     ops.clear();
     Ok(())

@@ -6,6 +6,7 @@
 
 use crate::gpu::private_buffers::PrivateBuffer;
 use crate::grid::grid_to_loops::kernel_version;
+use crate::support::handles::has_static_shape;
 use crate::support::handles::{context_of, operation_ref, parent_of, raw_op, result_of, value_type};
 use crate::support::ir::{block_arguments, block_operations, collect_operations, erase, print_type, static_bytes};
 use mlir_sys::*;
@@ -72,8 +73,7 @@ pub(super) fn plan_arena(nest: MlirOperation, budget: i64, privates: &[PrivateBu
         }
         current_version = version;
         let memref = value_type(result_of(alloc, 0));
-        // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-        if !unsafe { mlirShapedTypeHasStaticShape(memref) } {
+        if !has_static_shape(memref) {
             return Err(format!(
                 "a local buffer of dynamic shape ({}) cannot live in workgroup memory",
                 print_type(memref)

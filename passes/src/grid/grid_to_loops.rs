@@ -101,7 +101,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         if !is_called(module, &kernel)
             && let Some(function) = find_symbol(&module, &kernel).map(|op| op.to_raw())
         {
-            // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+            // SAFETY: `function` is a live kernel of the module that no call refers to any more (`is_called`), so destroying it leaves no dangling symbol use or handle.
             unsafe { mlirOperationDestroy(function) };
         }
     }
@@ -505,7 +505,7 @@ fn specialize_kernel(
     types: &[String],
     grid: &[i64],
 ) -> Result<MlirOperation, String> {
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `kernel` and `module` are live; the clone is owned by no block until inserted after `kernel`; attributes and types are made in `context` (null parses are refused before use); `entry` is checked non-null.
     unsafe {
         let clone = mlirOperationClone(kernel);
         let body = mlirRegionGetFirstBlock(mlirOperationGetFirstRegion(module));

@@ -207,7 +207,7 @@ fn pipeline_loop(for_op: MlirOperation, stages: i64) -> Result<(), String> {
     if moving.is_empty() {
         return Ok(());
     }
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `for_op` is a live scf.for (operands 0 and 1 its bounds); its clone is owned by no block until inserted after it; the string attributes are made in its context; `body` is the loop's live body.
     unsafe {
         // Epilogue: the last S - 1 steps, without prefetches.
         let split = index_constant(for_op, upper - distance * step)?;

@@ -104,6 +104,43 @@ pub fn is_memref(r#type: MlirType) -> bool {
     unsafe { mlirTypeIsAMemRef(r#type) }
 }
 
+/// Whether `r#type` is a ranked tensor type.
+pub fn is_ranked_tensor(r#type: MlirType) -> bool {
+    // SAFETY: types live in the context; a kind test reads only the type's id.
+    unsafe { mlirTypeIsARankedTensor(r#type) }
+}
+
+/// Whether `r#type` is a vector type.
+pub fn is_vector(r#type: MlirType) -> bool {
+    // SAFETY: types live in the context; a kind test reads only the type's id.
+    unsafe { mlirTypeIsAVector(r#type) }
+}
+
+/// Whether `r#type` is a shaped type (tensor, memref, vector).
+pub fn is_shaped(r#type: MlirType) -> bool {
+    // SAFETY: types live in the context; a kind test reads only the type's id.
+    unsafe { mlirTypeIsAShaped(r#type) }
+}
+
+/// Whether `r#type` is a float type.
+pub fn is_float_type(r#type: MlirType) -> bool {
+    // SAFETY: types live in the context; a kind test reads only the type's id.
+    unsafe { mlirTypeIsAFloat(r#type) }
+}
+
+/// Whether `r#type` is an integer or `index`.
+pub fn is_integer_or_index(r#type: MlirType) -> bool {
+    // SAFETY: types live in the context; kind tests read only the type's id.
+    unsafe { mlirTypeIsAInteger(r#type) || mlirTypeIsAIndex(r#type) }
+}
+
+/// Whether `r#type` is a shaped type with a static shape.
+pub fn has_static_shape(r#type: MlirType) -> bool {
+    // SAFETY: types live in the context; the shape is read only of a
+    // shaped type.
+    unsafe { mlirTypeIsAShaped(r#type) && mlirShapedTypeHasStaticShape(r#type) }
+}
+
 /// Replaces every use of `of` by `with`.
 pub fn replace_all_uses(of: MlirValue, with: MlirValue) {
     // SAFETY: the crate invariant, for both values.

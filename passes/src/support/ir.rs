@@ -62,7 +62,8 @@ pub fn element_type(raw: MlirType) -> MlirType {
 /// Bits of an element type: a float's or integer's width, 64 for `index`
 /// (the host's), 32 for anything else.
 pub fn element_bits(element: MlirType) -> i64 {
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
+    // SAFETY: types live in the context; a width is read only of a type
+    // of the kind just tested.
     unsafe {
         if mlirTypeIsAFloat(element) {
             mlirFloatTypeGetWidth(element) as i64
@@ -176,21 +177,21 @@ pub fn region_blocks(op: MlirOperation) -> Vec<MlirBlock> {
 
 /// The arguments of `block`.
 pub fn block_arguments(block: MlirBlock) -> Vec<MlirValue> {
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `block` is a live block of the module (crate invariant, support/handles.rs); indices stay below its argument count.
     unsafe { (0..mlirBlockGetNumArguments(block)).map(|i| mlirBlockGetArgument(block, i)).collect() }
 }
 
 /// Moves `operations`, in order, before `anchor`.
 pub fn move_before(operations: &[MlirOperation], anchor: MlirOperation) {
     for &op in operations {
-        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+        // SAFETY: `op` and `anchor` are live ops of the module (crate invariant); the move unlinks `op` and links it before `anchor`, so every handle still names a linked op.
         unsafe { mlirOperationMoveBefore(op, anchor) };
     }
 }
 
 /// Erases `op` (its results must be unused).
 pub fn erase(op: MlirOperation) {
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `op` is live (crate invariant) and, as the caller promises, none of its results is used, so erasing it leaves no dangling use; the rewriter is created and destroyed here.
     unsafe {
         let rewriter = mlirIRRewriterCreate(mlirOperationGetContext(op));
         mlirRewriterBaseEraseOp(rewriter, op);
@@ -201,7 +202,7 @@ pub fn erase(op: MlirOperation) {
 /// Replaces the uses of `of` by `with` in `op` and in every op nested in it.
 pub fn replace_uses_within(op: MlirOperation, of: MlirValue, with: MlirValue) {
     operation_ref(op).walk(WalkOrder::PreOrder, |nested| {
-        // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+        // SAFETY: `nested` is a live op of the walk; `of` and `with` are live values of the module (crate invariant): only operand slots of `nested` change.
         unsafe { mlirOperationReplaceUsesOfWith(nested.to_raw(), of, with) };
         WalkResult::Advance
     });
@@ -256,12 +257,9 @@ pub fn inline_template(
     text: &str,
     args: &[MlirValue],
 ) -> Result<(Vec<MlirValue>, Vec<MlirOperation>), String> {
-    let block = block_of(anchor);
-    let before: std::collections::HashSet<_> = block_operations(block).iter().map(|op| op.ptr).collect();
-    let context = context_of(anchor);
-    let results = crate::support::template::inline_before(context, anchor, text, args).map_err(|error| error.0)?;
-    let added = block_operations(block).into_iter().filter(|op| !before.contains(&op.ptr)).collect();
-    Ok((results, added))
+    let inlined =
+        crate::support::template::inline_ops_before(context_of(anchor), anchor, text, args).map_err(|error| error.0)?;
+    Ok((inlined.results, inlined.operations))
 }
 
 /// The first of `operations` named `name`.
@@ -300,7 +298,7 @@ pub fn fitting(extent: i64, wanted: i64) -> i64 {
 
 /// Sets the attribute `name` of `op` to `value : i64`.
 pub fn set_i64_attribute(op: MlirOperation, name: &str, value: i64) {
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `op` is live (crate invariant); the i64 attribute is made in its context, and the name outlives the call.
     unsafe {
         let context = mlirOperationGetContext(op);
         let attribute = mlirIntegerAttrGet(mlirIntegerTypeGet(context, 64), value);

@@ -154,7 +154,7 @@ pub fn replace(
     args: &[MlirValue],
 ) -> Result<(), TemplateError> {
     let results = inline_before(context, operation, text, args)?;
-    // SAFETY: live IR of the module being rewritten (crate invariant, support/handles.rs); the moved, replaced or destroyed ops are this pass's own and unused afterwards
+    // SAFETY: `operation` is live (crate invariant) and `results` are the inlined template's values, one per result of `operation` (the template verified against its types), so replacing leaves no use of it; the rewriter is ours.
     unsafe {
         let rewriter = mlirIRRewriterCreate(context);
         mlirRewriterBaseReplaceOpWithValues(rewriter, operation, results.len() as isize, results.as_ptr());

@@ -7,6 +7,7 @@
 //! become loops with a unit-stride innermost loop that LLVM vectorizes.
 //! Copies between contiguous memrefs stay `memref.copy` (a `memcpy`).
 
+use crate::support::handles::is_memref;
 use crate::support::handles::{raw_op, value_type};
 use crate::{
     PassDefinition, PassError,
@@ -31,9 +32,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         |raw, _| {
             let operands = raw_op(raw).operands();
             let types: Vec<MlirType> = operands.iter().map(|&value| value_type(value)).collect();
-            // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-            if types.iter().any(|&t| unsafe { !mlirTypeIsAMemRef(t) }) || types.iter().all(|&t| has_identity_layout(t))
-            {
+            if types.iter().any(|&t| !is_memref(t)) || types.iter().all(|&t| has_identity_layout(t)) {
                 return Ok(None);
             }
             let (source, target) = (print_type(types[0]), print_type(types[1]));

@@ -26,6 +26,7 @@
 //! unspecified). Contractions keep their k order.
 
 use crate::support::handles::{attribute_text, dim_size, rank_of, raw_op, value_type};
+use crate::support::handles::{has_static_shape, is_ranked_tensor};
 use crate::support::ir::defining_op;
 use crate::support::template::emit_line;
 use crate::{
@@ -96,8 +97,7 @@ fn reassociable(op: MlirOperation) -> bool {
 fn reduction_shape(op: MlirOperation) -> Option<(Vec<i64>, usize)> {
     let raw = raw_op(op);
     let input = value_type(*raw.operands().first()?);
-    // SAFETY: types live in the context; shape and layout queries run on shaped (memref) types, as checked or as the op's verifier guarantees
-    if !unsafe { mlirTypeIsARankedTensor(input) && mlirShapedTypeHasStaticShape(input) } || raw.results().len() != 1 {
+    if !is_ranked_tensor(input) || !has_static_shape(input) || raw.results().len() != 1 {
         return None;
     }
     let rank = rank_of(input) as usize;

@@ -2,12 +2,15 @@
 //! --device hip`; cargo feature `hip`, which links libamdhip64).
 //!
 //! What the host does around the kernels is described by a [`HostProgram`]
-//! (read off the lowered host function by `tessel_lowering::rocm`): steps,
+//! (read off the lowered host function by [`host_program`]): steps,
 //! in order, that allocate scratch buffers and launch kernels with their
 //! grid, workgroup size and arguments, and, for grids sized by values,
 //! read integers of the arrays from the device, compute with them in
 //! registers and loop. The launcher copies the arrays to the device, runs
 //! the steps and copies every array back.
+
+mod host_walk;
+pub use host_walk::host_program;
 
 /// An integer of the host code: a constant, or a register the program
 /// sets while it runs (grids sized by values read from an array).
