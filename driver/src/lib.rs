@@ -1,8 +1,8 @@
-#![doc = include_str!("../../README.md")]
+#![doc = include_str!("../../docs/library.md")]
 #![deny(clippy::undocumented_unsafe_blocks)]
 // The `tessel-opt` and `tessel` command-line tools, as thin shells over the
-// Tessel crates; the README (above) is the crate's documentation, and its
-// library example a doctest.
+// Tessel crates; docs/library.md (above) is the crate's documentation, and
+// its library example a doctest.
 
 pub mod compile;
 pub mod error;

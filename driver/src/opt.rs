@@ -52,6 +52,13 @@ struct Options {
     /// List every registered pass and pipeline with its options, then exit.
     #[arg(long = "list-passes")]
     list_passes: bool,
+    /// Run each of Tessel's own passes alone, each on a fresh parse of the
+    /// input (of each chunk), printing `PASS: ok|failed` per pass: a
+    /// robustness check (a pass meeting IR it does not handle must leave
+    /// it alone or report it, never crash) in one process instead of one
+    /// per pass. Exit 1 when any pass (or the parse) failed.
+    #[arg(long = "each-pass", conflicts_with_all = ["pass_pipeline", "verify_diagnostics"])]
+    each_pass: bool,
 }
 
 /// One `--<pass>[=options]` flag.
@@ -77,6 +84,10 @@ pub fn main(args: Vec<String>) -> ExitCode {
         // SAFETY: takes no arguments; prints the process's pass registry.
         unsafe { ffi::tesselPrintRegisteredPasses() };
         return ExitCode::SUCCESS;
+    }
+    if options.each_pass && !pass_flags.is_empty() {
+        eprintln!("tessel-opt: error: --each-pass runs every Tessel pass itself: give no pass flags");
+        return ExitCode::from(2);
     }
     let pipeline = match (&options.pass_pipeline, pass_flags.is_empty()) {
         (Some(_), false) => {
@@ -108,7 +119,11 @@ pub fn main(args: Vec<String>) -> ExitCode {
     let mut outputs = Vec::new();
     let mut failed = false;
     for chunk in &chunks {
-        let (output, ok) = process_chunk(&options, pipeline.as_deref(), chunk, &name);
+        let (output, ok) = if options.each_pass {
+            each_pass(chunk, &name)
+        } else {
+            process_chunk(&options, pipeline.as_deref(), chunk, &name)
+        };
         failed |= !ok;
         outputs.extend(output);
     }
@@ -256,4 +271,37 @@ fn process_chunk(options: &Options, pipeline: Option<&str>, chunk: &str, name: &
     }
     let ok = result.is_some();
     (result.map(|text| text + "\n"), ok)
+}
+
+/// Every Tessel pass's pipeline alone: Rust passes on the module, C++
+/// passes nested where they run.
+fn every_tessel_pass() -> Vec<(String, String)> {
+    let rust = tessel_passes::PASSES
+        .iter()
+        .map(|pass| (pass.argument.to_string(), format!("builtin.module({})", pass.argument)));
+    let cpp = tessel_passes::CPP_PASSES.iter().map(|pass| {
+        let pipeline = match pass.anchor {
+            "builtin.module" => format!("builtin.module({})", pass.argument),
+            anchor => format!("builtin.module({anchor}({}))", pass.argument),
+        };
+        (pass.argument.to_string(), pipeline)
+    });
+    rust.chain(cpp).collect()
+}
+
+/// `--each-pass` on one chunk: (a `PASS: ok|failed` line per pass, all
+/// passed). Each pass gets its own parse, as `tessel-opt --PASS` would.
+fn each_pass(chunk: &str, name: &str) -> (Option<String>, bool) {
+    let context = create_context();
+    let mut report = String::new();
+    let mut all = true;
+    for (argument, pipeline) in every_tessel_pass() {
+        let diagnostics = SourceDiagnostics::new(&context, chunk, name, false);
+        let ok = diagnostics.parse().is_some_and(|mut module| {
+            build_pass_manager(&context, &pipeline, false).is_ok_and(|manager| manager.run(&mut module).is_ok())
+        });
+        all &= ok;
+        report += &format!("{argument}: {}\n", if ok { "ok" } else { "failed" });
+    }
+    (Some(report), all)
 }

@@ -20,6 +20,7 @@
 
 mod accuracy;
 mod differential;
+mod generated_docs;
 mod interpreter_coverage;
 
 use std::{
@@ -27,7 +28,7 @@ use std::{
     process::Command,
 };
 
-const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
+pub(crate) const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -300,19 +301,33 @@ fn mutations_never_crash(path: &Path, source: String) -> datatest_stable::Result
     Ok(())
 }
 
-/// The passes written in C++ (`dialects/cpp`), which `tessel_passes::PASSES`
-/// does not list, as tessel-opt options (the subgroup lowering runs on
-/// `gpu.module`s).
-const CPP_PASSES: &[&str] =
-    &["--tessel-fuse-elementwise", "--pass-pipeline=builtin.module(gpu.module(tessel-lower-subgroup-reduce))"];
-
 /// Every Tessel pass alone on every test input and example — IR from any stage of
 /// either pipeline, valid or not — must never crash tessel-opt: exit 0, or
 /// 1 with a diagnostic, as mlir-opt users expect of any pass on any input
-/// (tessel-tile panicked on a contraction on buffers).
+/// (tessel-tile panicked on a contraction on buffers). One process runs
+/// them all (`--each-pass`, each pass on its own parse); when it crashes,
+/// each pass runs in a process of its own to name the one that did.
 fn every_pass_never_crashes(path: &Path, _source: String) -> datatest_stable::Result<()> {
+    let output = Command::new(tessel_opt()).arg(path).args(["--split-input-file", "--each-pass"]).output()?;
+    if matches!(output.status.code(), Some(0 | 1)) {
+        // Every pass ran: one report line per pass and chunk.
+        let report = String::from_utf8_lossy(&output.stdout);
+        let expected = tessel_passes::PASSES.len() + tessel_passes::CPP_PASSES.len();
+        let lines = report.lines().filter(|line| line.ends_with(": ok") || line.ends_with(": failed")).count();
+        if lines == 0 || lines % expected != 0 {
+            return Err(
+                format!("tessel-opt {} --each-pass reported {lines} pass runs:\n{report}", path.display()).into()
+            );
+        }
+        return Ok(());
+    }
     let rust_passes = tessel_passes::PASSES.iter().map(|pass| format!("--{}", pass.argument));
-    for pass in rust_passes.chain(CPP_PASSES.iter().map(|option| option.to_string())) {
+    // The C++ passes on `gpu.module`s nest there, as in the pipelines.
+    let cpp_passes = tessel_passes::CPP_PASSES.iter().map(|pass| match pass.anchor {
+        "builtin.module" => format!("--{}", pass.argument),
+        anchor => format!("--pass-pipeline=builtin.module({anchor}({}))", pass.argument),
+    });
+    for pass in rust_passes.chain(cpp_passes) {
         let output = Command::new(tessel_opt()).arg(path).arg("--split-input-file").arg(&pass).output()?;
         if !matches!(output.status.code(), Some(0 | 1)) {
             return Err(format!(
@@ -324,7 +339,13 @@ fn every_pass_never_crashes(path: &Path, _source: String) -> datatest_stable::Re
             .into());
         }
     }
-    Ok(())
+    Err(format!(
+        "tessel-opt {} --split-input-file --each-pass ended with {}, yet no pass alone crashes:\n{}",
+        path.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr).chars().take(2000).collect::<String>()
+    )
+    .into())
 }
 
 /// The end-to-end RUN lines that run compiled code (not the interpreter,
@@ -482,4 +503,5 @@ datatest_stable::harness! {
     { test = accuracy::accuracy, root = "../test/accuracy", pattern = r"\.toml$" },
     { test = interpreter_coverage::interpreter_covers_kernels, root = "../test", pattern = r"\.mlir$" },
     { test = interpreter_coverage::interpreter_covers_kernels, root = "../examples", pattern = r"\.mlir$" },
+    { test = generated_docs::generated_docs, root = "../docs/reference", pattern = r"\.md$" },
 }

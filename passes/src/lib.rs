@@ -81,6 +81,36 @@ pub static PASSES: &[&PassDefinition] = &[
     &emulate::tessel_emulate_gpu::PASS,
 ];
 
+/// A pass written in C++ (`dialects/cpp`; registered with the MLIR
+/// registry by `tesselRegisterCppPasses`, called from [`register_passes`]).
+pub struct CppPass {
+    pub argument: &'static str,
+    /// The op it runs on: `builtin.module`, or `gpu.module` (nested there
+    /// in a pipeline).
+    pub anchor: &'static str,
+    /// Its source file, from the repository's root.
+    pub source: &'static str,
+    /// The group of its lit test, `test/<group>/<argument>.mlir`.
+    pub group: &'static str,
+}
+
+/// Every pass written in C++: what the C API cannot reach (upstream
+/// patterns that exist only as C++ `populate...` functions).
+pub static CPP_PASSES: &[CppPass] = &[
+    CppPass {
+        argument: "tessel-fuse-elementwise",
+        anchor: "builtin.module",
+        source: "dialects/cpp/TesselFuseElementwise.cpp",
+        group: "cpu",
+    },
+    CppPass {
+        argument: "tessel-lower-subgroup-reduce",
+        anchor: "gpu.module",
+        source: "dialects/cpp/TesselLowerSubgroupReduce.cpp",
+        group: "gpu",
+    },
+];
+
 #[cfg(test)]
 mod layout_tests {
     use std::path::Path;
@@ -112,5 +142,12 @@ mod layout_tests {
             .filter(|path| path.is_file() && path.file_name().unwrap() != "lib.rs")
             .collect();
         assert!(at_root.is_empty(), "only lib.rs belongs at the root of passes/src: {at_root:?}");
+        for pass in super::CPP_PASSES {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let text = std::fs::read_to_string(root.join(pass.source)).unwrap();
+            assert!(text.contains(&format!("return \"{}\"", pass.argument)), "{} defines another pass", pass.source);
+            let lit = tests.join(pass.group).join(format!("{}.mlir", pass.argument));
+            assert!(lit.is_file(), "the lit test of {} belongs at {}", pass.argument, lit.display());
+        }
     }
 }

@@ -1,6 +1,9 @@
 """The translator's primitive registry: one rule per primitive, the only
 place the walk looks, and what `supported_primitives()` reports."""
 
+import os
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -32,3 +35,11 @@ def test_a_primitive_without_a_rule_is_named_with_the_users_line():
     with pytest.raises(NotImplementedError, match=r"test_registry\.py:\d+: .*'igamma'"):
         jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype)))(x)
     assert "igamma" not in tessel.jax.supported_primitives()
+
+
+def test_the_generated_page_lists_the_registry():
+    page = Path(__file__).resolve().parents[2] / "docs" / "reference" / "jax-primitives.md"
+    expected = _registry.page()
+    if os.environ.get("TESSEL_UPDATE_DOCS"):
+        page.write_text(expected)
+    assert page.read_text() == expected, f"{page} is out of date: run scripts/generate-docs.sh"

@@ -129,3 +129,14 @@ def markdown() -> str:
         names = ", ".join(f"`{name}`" for name in sorted(by_module[module]))
         lines.append(f"- {title} (`{module.rsplit('.', 1)[-1]}.py`): {names}")
     return "\n".join(lines) + "\n"
+
+
+def page() -> str:
+    """`docs/reference/jax-primitives.md`: the registry as a page."""
+    return ("<!-- Generated from tessel.jax's primitive registry (python/tessel/jax/_registry.py) by "
+            "python/tests/test_registry.py; do not edit: scripts/generate-docs.sh rewrites it. -->\n\n"
+            "# JAX primitives\n\n"
+            "The JAX primitives Tessel translates in Pallas kernels, by the rule module that translates them "
+            "(`tessel.jax.supported_primitives()` returns the same names). A kernel using any other raises "
+            "`NotImplementedError` naming the primitive and the user's line. What they mean in Pallas terms, "
+            "and the numerics, are in [../jax.md](../jax.md).\n\n" + markdown())
