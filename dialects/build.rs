@@ -11,7 +11,16 @@ fn main() {
     }
 
     let prefix = std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
+    // One CMake build per profile directory (`target/debug`, ...), not per
+    // build-script run: `cargo clippy`, `cargo test` and builds with other
+    // feature sets (the `hip` feature, the Python module) each run this
+    // script in an OUT_DIR of their own, and each rebuilt the C++ from
+    // scratch (a minute apiece); Ninja now finds it up to date. Cargo's
+    // lock on the target directory keeps two builds from sharing it at once.
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let shared = out_dir.ancestors().nth(3).map(|profile| profile.join("tessel-dialects-cmake")).unwrap_or(out_dir);
     let out = cmake::Config::new(&root)
+        .out_dir(&shared)
         .generator("Ninja")
         .profile("Release")
         .define("MLIR_DIR", format!("{prefix}/lib/cmake/mlir"))

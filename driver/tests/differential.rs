@@ -90,6 +90,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
         Err(_) => 1,
     };
     let (seed, count) = (field("seed"), field("count") * scale);
+    let targets = Targets::from_env()?;
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
@@ -123,7 +124,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
         std::fs::write(&file, &case.text)?;
         // The CPU pipeline and the ROCm pipeline's kernels (emulated) must
         // both match the interpreter and the Rust reference bit for bit.
-        for (run, (device, flags)) in RUNS.into_iter().enumerate() {
+        for (run, (device, flags)) in RUNS.into_iter().enumerate().filter(|(_, (device, _))| targets.runs(device)) {
             let out = dir.join(format!("out-{run}-{device}"));
             let check = flags.contains(&"--check");
             let output = Command::new(env!("CARGO_BIN_EXE_tessel"))
@@ -151,7 +152,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
         }
         // And the ROCm pipeline all the way to a code object, for every
         // chip (what the emulator runs stops before ROCDL and codegen).
-        for chip in CHIPS {
+        for chip in CHIPS.into_iter().filter(|_| targets.gpu) {
             let object = dir.join(format!("{chip}.hsaco"));
             let output = Command::new(env!("CARGO_BIN_EXE_tessel"))
                 .env("TESSEL_CACHE_DIR", crate::empty_cache_dir())
@@ -180,6 +181,28 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
 /// emulated GPU always checks them).
 const RUNS: [(&str, &[&str]); 3] =
     [("cpu", &["--check", "--bounds-checks"]), ("rocm-emulated", &["--check"]), ("rocm-emulated", &[])];
+
+/// Which of the runs a case gets: all by default; `TESSEL_DIFFERENTIAL_TARGETS=cpu`
+/// keeps the CPU's alone (`.ci/run`'s AVX2 rerun: the emulated GPU's
+/// kernels and the code objects do not depend on the host's vector ISA,
+/// and ran in the full suite).
+struct Targets {
+    gpu: bool,
+}
+
+impl Targets {
+    fn from_env() -> Result<Targets, String> {
+        match std::env::var("TESSEL_DIFFERENTIAL_TARGETS").as_deref() {
+            Err(_) | Ok("all") => Ok(Targets { gpu: true }),
+            Ok("cpu") => Ok(Targets { gpu: false }),
+            Ok(other) => Err(format!("TESSEL_DIFFERENTIAL_TARGETS={other}: expected 'all' or 'cpu'")),
+        }
+    }
+
+    fn runs(&self, device: &str) -> bool {
+        self.gpu || device == "cpu"
+    }
+}
 
 /// The chips every case also compiles for.
 const CHIPS: [&str; 3] = ["gfx90a", "gfx942", "gfx1100"];
