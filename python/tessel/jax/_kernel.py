@@ -8,12 +8,13 @@ the line.
 
 from __future__ import annotations
 
+import jax
 import ml_dtypes
 import numpy as np
 from jax._src import core, source_info_util
 
 # The rule modules register their primitives on import.
-from tessel.jax import _control, _elementwise, _gather, _math, _reductions, _refs, _shapes  # noqa: F401
+from tessel.jax import _control, _elementwise, _gather, _math, _random, _reductions, _refs, _shapes  # noqa: F401
 from tessel.jax._control import ControlFlowOps
 from tessel.jax._emit import (Emitter, Unsupported, Value, element, integer_range, is_float, is_float8, is_unsigned,
                               location, sub_byte, tensor_type)
@@ -260,7 +261,8 @@ class KernelTranslator(ShapeOps, RefOps, ControlFlowOps, MathOps, ReductionOps):
             for var, value in zip(eqn.outvars, outs):
                 if isinstance(var, core.DropVar):
                     continue
-                if value.ref:
+                if value.ref or _random.is_key(var.aval):
+                    # Refs keep their own type; typed keys are their data.
                     env[var] = value
                     continue
                 value = Value(value.name, tuple(var.aval.shape), np.dtype(var.aval.dtype))
@@ -280,6 +282,13 @@ class KernelTranslator(ShapeOps, RefOps, ControlFlowOps, MathOps, ReductionOps):
         for var, arg in zip(jaxpr.invars, args):
             env[var] = arg
         return self.jaxpr(jaxpr, env)
+
+    def inline_traced(self, function, args: list[Value]) -> list[Value]:
+        """`function` of `args` (JAX code: jnp, lax) traced to a jaxpr and
+        translated in place, as Mosaic's `lower_fun` does for primitives
+        JAX defines through others."""
+        avals = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in args]
+        return self.inline(jax.make_jaxpr(function)(*avals), args)
 
     def track_contiguous(self, result: Value, a: Value, b: Value) -> None:
         """Records `result` = offset + iota when one operand is such a block

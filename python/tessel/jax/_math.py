@@ -8,7 +8,6 @@ a few ulps."""
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -314,7 +313,7 @@ def bitcast(ctx, x):
             return jnp.swapaxes(unpacked, -1, -2).reshape(*leading, m * packing, n)
         return lax.bitcast_convert_type(v, dtype)
 
-    return tr.inline(jax.make_jaxpr(spelled)(jax.ShapeDtypeStruct(x.shape, x.dtype)), [x])
+    return tr.inline_traced(spelled, [x])
 
 
 @rule("population_count")
