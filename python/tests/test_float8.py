@@ -103,3 +103,27 @@ def test_infinite_constants_is_finite_and_cummax(dtype):
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=f"{name} on {ids(dtype)}")
         else:
             assert_same_values(got, want, f"{name} on {ids(dtype)}")
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=ids)
+def test_bitcasts_to_and_from_bits_match_xla(dtype):
+    # Every bit pattern to the type and every value back to its bits, and
+    # through a 32-bit word (four values packed, as a TPU kernel reading
+    # fp8 pages as uint32 does), against XLA. NaNs come back as the type's
+    # canonical NaN.
+    patterns = jnp.asarray(np.arange(256, dtype=np.uint8).reshape(8, 32))
+    values = jax.lax.bitcast_convert_type(patterns, dtype)
+    assert_same_values(in_kernel(lambda b: jax.lax.bitcast_convert_type(b, dtype), patterns), values,
+                       f"uint8 to {ids(dtype)}")
+    canonical = np.asarray(np.float32(np.nan)).astype(dtype).view(np.uint8)
+    want = np.where(np.isnan(np.asarray(values).astype(np.float32)), canonical, np.asarray(patterns))
+    got = in_kernel(lambda v: jax.lax.bitcast_convert_type(v, jnp.uint8), values)
+    np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{ids(dtype)} to uint8")
+    words = jax.lax.bitcast_convert_type(patterns.reshape(8, 8, 4), jnp.uint32)
+    finite = jnp.asarray(np.where(np.isnan(np.asarray(values).astype(np.float32)), 0, np.asarray(patterns)))
+    finite_values = jax.lax.bitcast_convert_type(finite.reshape(8, 8, 4), dtype)
+    got = in_kernel(lambda v: jax.lax.bitcast_convert_type(v, jnp.uint32), finite_values)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jax.lax.bitcast_convert_type(finite.reshape(8, 8, 4),
+                                                                                            jnp.uint32)))
+    assert_same_values(in_kernel(lambda w: jax.lax.bitcast_convert_type(w, dtype), words),
+                       jax.lax.bitcast_convert_type(words, dtype), f"uint32 to {ids(dtype)} x4")

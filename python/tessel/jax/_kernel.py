@@ -23,6 +23,7 @@ from tessel.jax._reductions import ReductionOps
 from tessel.jax._refs import RefOps
 from tessel.jax._registry import RuleContext, lookup
 from tessel.jax._shapes import ShapeOps
+from tessel.jax._views import ViewOps
 
 
 def _frame(source_info):
@@ -32,7 +33,7 @@ def _frame(source_info):
         return None
 
 
-class KernelTranslator(ShapeOps, RefOps, ControlFlowOps, MathOps, ReductionOps):
+class KernelTranslator(ShapeOps, RefOps, ViewOps, ControlFlowOps, MathOps, ReductionOps):
     """Translates one kernel jaxpr into a `func.func` body."""
 
     def __init__(self, program_axes: list[int], index_map_grid=None):

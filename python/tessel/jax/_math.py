@@ -9,6 +9,7 @@ a few ulps."""
 from __future__ import annotations
 
 import jax.numpy as jnp
+import ml_dtypes
 import numpy as np
 from jax import lax
 
@@ -101,6 +102,103 @@ class MathOps:
                                                   self.arith("arith.addf", one, x)))
 
     # ----- exact bit-level operations ----------------------------------
+    def tpu_bitcast(self, x: Value, dtype) -> Value:
+        """`x` reinterpreted as `dtype` as a TPU does (`pltpu.bitcast`, and
+        `ref.bitcast` views): elements of another width pack and unpack
+        along the second-minor dim, the first the least significant;
+        translated as JAX's own lowering spells it."""
+        dtype = np.dtype(dtype)
+        source, target = bit_width(x.dtype), bit_width(dtype)
+
+        def spelled(v):
+            if source < target:
+                *leading, m, n = v.shape
+                packing = target // source
+                packed = jnp.swapaxes(v.reshape(*leading, m // packing, packing, n), -1, -2)
+                return lax.bitcast_convert_type(packed, dtype)
+            if source > target:
+                unpacked = lax.bitcast_convert_type(v, dtype)
+                *leading, m, n, packing = unpacked.shape
+                return jnp.swapaxes(unpacked, -1, -2).reshape(*leading, m * packing, n)
+            return lax.bitcast_convert_type(v, dtype)
+
+        if source != target and (len(x.shape) < 2 or x.shape[-2] * source % target):
+            self.fail(f"a bitcast of a {x.shape} {x.dtype} block to {dtype} (the second-minor dim packs)")
+        (result,) = self.inline_traced(spelled, [x])
+        return result
+
+    def bitcast_value(self, x: Value, dtype) -> Value:
+        """`lax.bitcast_convert_type` of a value of a type kernels hold as
+        itself (not an 8-bit float)."""
+        dtype = np.dtype(dtype)
+        source, target = bit_width(x.dtype), bit_width(dtype)
+        if np.bool_ in (x.dtype, dtype) or (source != target and (sub_byte(x.dtype) or sub_byte(dtype))):
+            self.fail(f"bitcast_convert_type from {x.dtype} to {dtype}")
+        if source == target:
+            return self.bitcast(x, dtype)
+        if source > target:
+            return self.bitcast_to_narrower(x, dtype)
+        return self.bitcast_to_wider(x, dtype)
+
+    def float8_bits(self, x: Value) -> Value:
+        """The uint8 encoding of 8-bit float values held in f32 (each
+        exactly a value of the type): sign, the exponent re-biased, the
+        mantissa's top bits; subnormals as multiples of the smallest;
+        every NaN as the type's canonical NaN (`np.nan` cast to it)."""
+        dtype = x.dtype
+        info = ml_dtypes.finfo(dtype)
+        mantissa_bits, minimum_exponent = int(info.nmant), int(info.minexp)
+        bias = 1 - minimum_exponent
+        special = np.array([np.nan, np.inf], np.float32).astype(dtype).view(np.uint8).astype(np.int64)
+        f = Value(x.name, x.shape, np.dtype(np.float32))
+        bits = self.bitcast(f, np.int32)
+        sign = self.arith("arith.andi", self.arith("arith.shrui", bits, self.const_like(24, bits)),
+                          self.const_like(0x80, bits))
+        exponent = self.arith("arith.andi", self.arith("arith.shrui", bits, self.const_like(23, bits)),
+                              self.const_like(0xFF, bits))
+        biased = self.arith("arith.addi", exponent, self.const_like(bias - 127, bits))
+        mantissa = self.arith("arith.shrui", self.arith("arith.andi", bits, self.const_like(0x7FFFFF, bits)),
+                              self.const_like(23 - mantissa_bits, bits))
+        normal = self.arith("arith.ori", self.arith("arith.shli", biased, self.const_like(mantissa_bits, bits)),
+                            mantissa)
+        magnitude = self.arith("math.absf", f)
+        quantum = self.const_like(2.0 ** (minimum_exponent - mantissa_bits), f)
+        subnormal = self.emit.op(
+            f"arith.fptosi {self.arith('arith.divf', magnitude, quantum).name} : {f.type} to {bits.type}",
+            f.shape, np.int32)
+        tiny = self.cmp("cmpf", "olt", magnitude, self.const_like(float(info.tiny), f))
+        encoded = self.arith("arith.ori", sign, self.pick(tiny, subnormal, normal))
+        if dtype.name.endswith("fnuz"):
+            # No negative zero: a zero is 0x00 whatever its sign.
+            zero = self.cmp("cmpf", "oeq", magnitude, self.const_like(0.0, f))
+            encoded = self.pick(zero, self.const_like(0, bits), encoded)
+        if ml_dtypes.finfo(dtype).bits == 8 and np.isinf(np.float32(np.inf).astype(dtype)):
+            infinite = self.cmp("cmpf", "oeq", magnitude, self.const_like(float("inf"), f))
+            encoded = self.pick(infinite, self.arith("arith.ori", sign, self.const_like(int(special[1]), bits)),
+                                encoded)
+        nan = self.cmp("cmpf", "uno", f, f)
+        encoded = self.pick(nan, self.const_like(int(special[0]), bits), encoded)
+        narrow = np.dtype(np.uint8)
+        return self.emit.op(f"arith.trunci {encoded.name} : {encoded.type} to {tensor_type(x.shape, narrow)}",
+                            x.shape, narrow)
+
+    def float8_from_bits(self, bits: Value, dtype) -> Value:
+        """The 8-bit float values (held in f32) uint8 `bits` encode: a
+        256-entry table of the type's values, read at each element."""
+        from tessel.jax._gather import generic_by_position
+
+        dtype = np.dtype(dtype)
+        table = self.emit.dense(np.arange(256, dtype=np.uint8).view(dtype).astype(np.float32))
+        emit = self.emit
+
+        def element_at(positions):
+            byte = emit.assign(f"tensor.extract {bits.name}[{', '.join(positions)}] : {bits.type}")
+            index = emit.assign(f"arith.index_castui {byte} : i8 to index")
+            return emit.assign(f"tensor.extract {table.name}[{index}] : {table.type}")
+
+        value = generic_by_position(emit, bits.shape, np.float32, element_at)
+        return Value(value.name, bits.shape, dtype)
+
     def bitcast_to_narrower(self, x: Value, dtype) -> Value:
         """Each element's bits as a new last dim of narrower elements, the
         least significant first (XLA's order)."""
@@ -281,39 +379,20 @@ def nextafter(ctx, x, y):
 def bitcast_convert_type(ctx, x):
     tr = ctx.tr
     dtype = np.dtype(ctx.params["new_dtype"])
-    if is_float8(x.dtype) or is_float8(dtype):
-        ctx.fail(f"bitcast_convert_type from {x.dtype} to {dtype} (8-bit floats compute in f32)")
-    source, target = bit_width(x.dtype), bit_width(dtype)
-    if np.bool_ in (x.dtype, dtype) or (source != target and (sub_byte(x.dtype) or sub_byte(dtype))):
-        ctx.fail(f"bitcast_convert_type from {x.dtype} to {dtype}")
-    if source == target:
-        return tr.bitcast(x, dtype)
-    if source > target:
-        return tr.bitcast_to_narrower(x, dtype)
-    return tr.bitcast_to_wider(x, dtype)
+    if is_float8(dtype):
+        # The bits as uint8 first, then the value they encode.
+        as_bits = tr.bitcast_value(x, np.dtype(np.uint8)) if not is_float8(x.dtype) else tr.float8_bits(x)
+        return tr.float8_from_bits(as_bits, dtype)
+    if is_float8(x.dtype):
+        x = tr.float8_bits(x)
+    return tr.bitcast_value(x, dtype)
 
 
 @rule("bitcast")
-def bitcast(ctx, x):
+def pltpu_bitcast(ctx, x):
     """`pltpu.bitcast`: Mosaic's bitcast packs and unpacks along the
-    second-minor dim; translated as JAX's own lowering spells it."""
-    tr = ctx.tr
-    dtype = np.dtype(ctx.params["ty"])
-    source, target = bit_width(x.dtype), bit_width(dtype)
-
-    def spelled(v):
-        if source < target:
-            *leading, m, n = v.shape
-            packing = target // source
-            packed = jnp.swapaxes(v.reshape(*leading, m // packing, packing, n), -1, -2)
-            return lax.bitcast_convert_type(packed, dtype)
-        if source > target:
-            unpacked = lax.bitcast_convert_type(v, dtype)
-            *leading, m, n, packing = unpacked.shape
-            return jnp.swapaxes(unpacked, -1, -2).reshape(*leading, m * packing, n)
-        return lax.bitcast_convert_type(v, dtype)
-
-    return tr.inline_traced(spelled, [x])
+    second-minor dim."""
+    return ctx.tr.tpu_bitcast(x, np.dtype(ctx.params["ty"]))
 
 
 @rule("population_count")

@@ -21,16 +21,14 @@ from tessel.jax._registry import rule
 class RefOps:
     """The translator's ref access helpers (a mixin of `KernelTranslator`)."""
 
-    def indexer(self, eqn, env, ref: Value, leaves):
-        """(offsets, sizes, squeezed dims) of a ref access, or None for the
-        whole ref."""
-        return self.access(env, ref, tree_util.tree_unflatten(eqn.params["tree"], leaves))
-
     def access(self, env, ref: Value, transforms):
+        """(offsets, sizes, squeezed dims, gather) of an access through
+        `transforms` (indexers only: `ViewOps` handles views), an
+        `IndexArrays` for index arrays, or None for the whole ref."""
         if not transforms:
             return None
         if not all(isinstance(transform, indexing.NDIndexer) for transform in transforms):
-            self.fail("ref transforms other than indexers (bitcasts, reshapes)")
+            self.fail("ref transforms other than indexers here")
         dims = [self.index_kind(env, index) for index in transforms[0].indices]
         for inner in transforms[1:]:
             # `.at[...].at[...]`: the chain as one indexer of the ref.
@@ -257,12 +255,11 @@ def masked_load(ctx):
     tr = ctx.tr
     ref, transforms, mask, other = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
     ref = ctx.read(ref)
-    access = tr.access(ctx.env, ref, transforms)
     mask = None if mask is None else ctx.read(mask)
     other = None if other is None else ctx.read(other)
     if mask is not None and other is None:
         other = tr.emit.constant(0, ctx.out_dtype)
-    return tr.load(ref, access, ctx.out_shape, ctx.out_dtype, mask, other)
+    return tr.load_view(ctx.env, ref, transforms, ctx.out_shape, ctx.out_dtype, mask, other)
 
 
 @rule("masked_swap", reads_operands=False)
@@ -270,14 +267,13 @@ def masked_swap(ctx):
     tr = ctx.tr
     ref, transforms, value, mask = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
     ref = ctx.read(ref)
-    access = tr.access(ctx.env, ref, transforms)
     value = ctx.read(value)
     mask = None if mask is None else ctx.read(mask)
     shape, dtype = ctx.out_shape, ctx.out_dtype
     old = None
     if ctx.eqn.outvars[0] in tr.used:
         zero = tr.emit.constant(0, dtype) if mask is not None else None
-        old = tr.load(ref, access, shape, dtype, mask, zero)
+        old = tr.load_view(ctx.env, ref, transforms, shape, dtype, mask, zero)
         if mask is not None:
             # JAX's masked swap returns the old value where the mask holds
             # and the stored value elsewhere.
@@ -285,7 +281,7 @@ def masked_swap(ctx):
             stored = tr.convert(tr.splat(value, shape), dtype)
             old = tr.emit.op(f"arith.select {where.name}, {old.name}, {stored.name} : {where.type}, {old.type}",
                              shape, old.dtype)
-    tr.store(ref, access, value, mask)
+    tr.store_view(ctx.env, ref, transforms, value, mask)
     return old if old is not None else value
 
 
@@ -293,19 +289,19 @@ def masked_swap(ctx):
 def get(ctx):
     tr = ctx.tr
     ref = ctx.read(ctx.eqn.invars[0])
-    access = tr.indexer(ctx.eqn, ctx.env, ref, ctx.eqn.invars[1:])
-    return tr.load(ref, access, ctx.out_shape, ctx.out_dtype)
+    transforms = tree_util.tree_unflatten(ctx.params["tree"], ctx.eqn.invars[1:])
+    return tr.load_view(ctx.env, ref, transforms, ctx.out_shape, ctx.out_dtype)
 
 
 @rule("swap", reads_operands=False, moves_values=True)
 def swap(ctx):
     tr = ctx.tr
     ref, value = ctx.read(ctx.eqn.invars[0]), ctx.read(ctx.eqn.invars[1])
-    access = tr.indexer(ctx.eqn, ctx.env, ref, ctx.eqn.invars[2:])
+    transforms = tree_util.tree_unflatten(ctx.params["tree"], ctx.eqn.invars[2:])
     old = None
     if ctx.eqn.outvars[0] in tr.used:
-        old = tr.load(ref, access, ctx.out_shape, ctx.out_dtype)
-    tr.store(ref, access, value)
+        old = tr.load_view(ctx.env, ref, transforms, ctx.out_shape, ctx.out_dtype)
+    tr.store_view(ctx.env, ref, transforms, value)
     return old if old is not None else value
 
 
@@ -320,18 +316,17 @@ def dma_start(ctx):
     src, dst, _, _, device_id = ctx.params["tree"].unflatten(ctx.eqn.invars)
     if device_id is not None:
         ctx.fail("a remote DMA (device_id)")
-    (src, src_transforms), (dst, dst_transforms) = _ref_and_transforms(src), _ref_and_transforms(dst)
-    src, dst = ctx.read(src), ctx.read(dst)
-    shape = transformed_shape(src, src_transforms)
-    if shape != transformed_shape(dst, dst_transforms):
-        ctx.fail(f"a DMA from a {shape} window to a {transformed_shape(dst, dst_transforms)} one")
-    value = tr.load(src, tr.access(ctx.env, src, src_transforms), shape, src.dtype)
-    dst_access = tr.access(ctx.env, dst, dst_transforms)
+    (src_ref, src_transforms), (dst_ref, dst_transforms) = _ref_and_transforms(src), _ref_and_transforms(dst)
+    (src_shape, src_dtype), (dst_shape, dst_dtype) = view_type(src), view_type(dst)
+    src, dst = ctx.read(src_ref), ctx.read(dst_ref)
+    if src_shape != dst_shape or src_dtype != dst_dtype:
+        ctx.fail(f"a DMA from a {src_shape} {src_dtype} window to a {dst_shape} {dst_dtype} one")
+    value = tr.load_view(ctx.env, src, src_transforms, src_shape, src_dtype)
     if ctx.params.get("add"):
-        old = tr.load(dst, dst_access, shape, dst.dtype)
-        op = "arith.addf" if is_float(dst.dtype) else "arith.addi"
-        value = tr.emit.op(f"{op} {old.name}, {value.name} : {old.type}", shape, dst.dtype)
-    tr.store(dst, dst_access, value)
+        old = tr.load_view(ctx.env, dst, dst_transforms, dst_shape, dst_dtype)
+        op = "arith.addf" if is_float(dst_dtype) else "arith.addi"
+        value = tr.emit.op(f"{op} {old.name}, {value.name} : {old.type}", dst_shape, dst_dtype)
+    tr.store_view(ctx.env, dst, dst_transforms, value)
     return []
 
 
@@ -347,11 +342,11 @@ def dma_wait(ctx):
 def addupdate(ctx):
     tr = ctx.tr
     ref, value = ctx.read(ctx.eqn.invars[0]), ctx.read(ctx.eqn.invars[1])
-    access = tr.indexer(ctx.eqn, ctx.env, ref, ctx.eqn.invars[2:])
-    old = tr.load(ref, access, value.shape, value.dtype)
+    transforms = tree_util.tree_unflatten(ctx.params["tree"], ctx.eqn.invars[2:])
+    old = tr.load_view(ctx.env, ref, transforms, value.shape, value.dtype)
     op = "arith.addf" if is_float(value.dtype) else "arith.addi"
     total = tr.emit.op(f"{op} {old.name}, {value.name} : {old.type}", value.shape, value.dtype)
-    tr.store(ref, access, total)
+    tr.store_view(ctx.env, ref, transforms, total)
     return []
 
 
@@ -361,8 +356,12 @@ def _ref_and_transforms(ref) -> tuple:
     return ref, ()
 
 
-def transformed_shape(ref: Value, transforms) -> tuple[int, ...]:
-    """The shape of `ref` seen through its indexers (the last one's)."""
-    if not transforms:
-        return ref.shape
-    return tuple(int(d) for d in transforms[-1].get_indexer_shape())
+def view_type(ref) -> tuple[tuple[int, ...], np.dtype]:
+    """(shape, dtype) of a ref (a jaxpr variable, or a `TransformedRef` of
+    one) seen through its transforms."""
+    ref, transforms = _ref_and_transforms(ref)
+    aval = ref.aval
+    for transform in transforms:
+        aval = transform.transform_type(aval)
+    inner = getattr(aval, "inner_aval", aval)
+    return tuple(int(d) for d in inner.shape), np.dtype(inner.dtype)

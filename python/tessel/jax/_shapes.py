@@ -46,10 +46,11 @@ class ShapeOps:
         return [self.emit.clamp_index(self.as_index(start), dim - size)
                 for start, size, dim in zip(starts, sizes, full)]
 
-    def insert_slice(self, part: Value, into: Value, offsets) -> Value:
+    def insert_slice(self, part: Value, into: Value, offsets, strides=None) -> Value:
+        strides = strides or [1] * len(part.shape)
         return self.emit.op(
             f"tensor.insert_slice {part.name} into {into.name}[{', '.join(map(str, offsets))}] "
-            f"[{', '.join(map(str, part.shape))}] [{', '.join(['1'] * len(part.shape))}] : "
+            f"[{', '.join(map(str, part.shape))}] [{', '.join(map(str, strides))}] : "
             f"{part.type} into {into.type}",
             into.shape, into.dtype)
 
