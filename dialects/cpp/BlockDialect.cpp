@@ -369,3 +369,82 @@ LogicalResult IotaOp::verify() {
            << getDim() << " is out of range for rank " << rank;
   return success();
 }
+
+/// A semaphore ref: i32 counters, statically shaped, indexed by one index
+/// per dimension.
+static LogicalResult verifySemaphore(Operation *op, MemRefType type,
+                                     size_t numIndices, StringRef what) {
+  if (!type.hasStaticShape())
+    return op->emitOpError("the ") << what << " must be statically shaped, got " << type;
+  if (static_cast<int64_t>(numIndices) != type.getRank())
+    return op->emitOpError("expected ")
+           << type.getRank() << " semaphore indices (one per dimension of "
+           << type << "), got " << numIndices;
+  return success();
+}
+
+LogicalResult SemaphoreSignalOp::verify() {
+  return verifySemaphore(*this, getSem().getType(), getIndices().size(),
+                         "semaphore ref");
+}
+
+LogicalResult SemaphoreWaitOp::verify() {
+  return verifySemaphore(*this, getSem().getType(), getIndices().size(),
+                         "semaphore ref");
+}
+
+LogicalResult SemaphoreReadOp::verify() {
+  return verifySemaphore(*this, getSem().getType(), getIndices().size(),
+                         "semaphore ref");
+}
+
+/// One side of a DMA: the window's sizes (the whole ref without offsets).
+static FailureOr<SmallVector<int64_t>>
+dmaWindow(Operation *op, StringRef side, MemRefType type, size_t numOffsets,
+          std::optional<ArrayRef<int64_t>> sizes) {
+  if (numOffsets == 0) {
+    if (sizes)
+      return op->emitOpError("the ") << side << " window's sizes need offsets";
+    return SmallVector<int64_t>(type.getShape());
+  }
+  if (!sizes)
+    return op->emitOpError("the ") << side << " window needs its sizes";
+  if (static_cast<int64_t>(numOffsets) != type.getRank() ||
+      static_cast<int64_t>(sizes->size()) != type.getRank())
+    return op->emitOpError("the ")
+           << side << " window needs " << type.getRank()
+           << " offsets and sizes (one per dimension of " << type << ")";
+  for (auto [d, size] : llvm::enumerate(*sizes))
+    if (size < 1 || size > type.getDimSize(d))
+      return op->emitOpError("the ")
+             << side << " window's size " << size << " in dimension " << d
+             << " is outside [1, " << type.getDimSize(d) << "]";
+  return SmallVector<int64_t>(*sizes);
+}
+
+LogicalResult DMAStartOp::verify() {
+  MemRefType src = getSrc().getType(), dst = getDst().getType();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("copies ") << src.getElementType() << " elements into "
+                                  << dst.getElementType() << " ones";
+  auto srcWindow = dmaWindow(*this, "source", src, getSrcOffsets().size(),
+                             getSrcSizes());
+  auto dstWindow = dmaWindow(*this, "destination", dst,
+                             getDstOffsets().size(), getDstSizes());
+  if (failed(srcWindow) || failed(dstWindow))
+    return failure();
+  auto squeezed = [](ArrayRef<int64_t> sizes) {
+    SmallVector<int64_t> kept;
+    for (int64_t size : sizes)
+      if (size != 1)
+        kept.push_back(size);
+    return kept;
+  };
+  if (squeezed(*srcWindow) != squeezed(*dstWindow))
+    return emitOpError("the source window ")
+           << shapeString(*srcWindow) << " and the destination window "
+           << shapeString(*dstWindow)
+           << " differ beyond their unit dimensions";
+  return verifySemaphore(*this, getSem().getType(), getSemIndices().size(),
+                         "semaphore ref");
+}

@@ -9,6 +9,7 @@
 #include "tessel/BlockDialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SmallSet.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "tessel/Inlining.h"
 #include "llvm/ADT/STLExtras.h"
@@ -248,11 +249,21 @@ ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
 
   if (succeeded(parser.parseOptionalKeyword("scratch"))) {
+    // `scratch(memref<..>, semaphore memref<..xi32>, ..)`: a semaphore
+    // entry's index goes to `semaphores`.
     SmallVector<Type> scratch;
-    if (parser.parseLParen() || parser.parseTypeList(scratch) ||
-        parser.parseRParen())
+    SmallVector<int64_t> semaphores;
+    auto parseOne = [&]() -> ParseResult {
+      if (succeeded(parser.parseOptionalKeyword("semaphore")))
+        semaphores.push_back(static_cast<int64_t>(scratch.size()));
+      return parser.parseType(scratch.emplace_back());
+    };
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren, parseOne))
       return failure();
     result.addAttribute("scratch", builder.getTypeArrayAttr(scratch));
+    if (!semaphores.empty())
+      result.addAttribute("semaphores",
+                          builder.getDenseI64ArrayAttr(semaphores));
   }
 
   ArrayAttr inSpecs, outSpecs;
@@ -315,8 +326,18 @@ void CallOp::print(OpAsmPrinter &p) {
   printGroup("ins", getInputs());
   printGroup("outs", getOutputs());
   if (std::optional<ArrayAttr> scratch = getScratch()) {
+    ArrayRef<int64_t> semaphores;
+    if (std::optional<ArrayRef<int64_t>> marked = getSemaphores())
+      semaphores = *marked;
     p << " scratch(";
-    llvm::interleaveComma(scratch->getAsValueRange<TypeAttr>(), p);
+    llvm::interleaveComma(
+        llvm::enumerate(scratch->getAsValueRange<TypeAttr>()), p,
+        [&](auto entry) {
+          if (llvm::is_contained(semaphores,
+                                 static_cast<int64_t>(entry.index())))
+            p << "semaphore ";
+          p << entry.value();
+        });
     p << ")";
   }
   p << " in_specs ";
@@ -332,8 +353,9 @@ void CallOp::print(OpAsmPrinter &p) {
     p << "]";
   }
   p.printOptionalAttrDict((*this)->getAttrs(),
-                          {"callee", "grid", "scratch", "in_specs",
-                           "out_specs", "semantics", "operandSegmentSizes"});
+                          {"callee", "grid", "scratch", "semaphores",
+                           "in_specs", "out_specs", "semantics",
+                           "operandSegmentSizes"});
 }
 
 namespace {
@@ -372,6 +394,21 @@ LogicalResult CallOp::verify() {
                            "memrefs, got ")
                << type;
     }
+  if (std::optional<ArrayRef<int64_t>> semaphores = getSemaphores()) {
+    SmallVector<Type> scratch;
+    if (std::optional<ArrayAttr> types = getScratch())
+      scratch = llvm::to_vector(types->getAsValueRange<TypeAttr>());
+    llvm::SmallSet<int64_t, 4> seen;
+    for (int64_t index : *semaphores) {
+      if (index < 0 || index >= static_cast<int64_t>(scratch.size()) ||
+          !seen.insert(index).second)
+        return emitOpError("semaphores names scratch #")
+               << index << ", which is not a scratch buffer or is named twice";
+      if (!cast<MemRefType>(scratch[index]).getElementType().isInteger(32))
+        return emitOpError("semaphore scratch #")
+               << index << " must hold i32 counters, got " << scratch[index];
+    }
+  }
 
   auto checkSpec = [&](bool isInput, size_t index, Value array,
                        Attribute specAttr) -> LogicalResult {

@@ -119,6 +119,20 @@ impl<'c, 'a> GridCall<'c, 'a> {
         }
     }
 
+    /// The positions in `scratch_types` of the semaphore scratch (i32
+    /// counters, zero where a worker's programs start).
+    pub fn semaphore_scratch(&self) -> Vec<usize> {
+        let Ok(semaphores) = self.operation.attribute("semaphores") else {
+            return Vec::new();
+        };
+        let raw = semaphores.to_raw();
+        // SAFETY: the op is a verified grid.call: `semaphores` is a dense
+        // i64 array attribute; indices stay below its element count.
+        unsafe {
+            (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i) as usize).collect()
+        }
+    }
+
     /// The written `semantics`, if any.
     pub fn semantics(&self) -> Option<Vec<AxisSemantics>> {
         let raw = self.operation.attribute("semantics").ok()?.to_raw();

@@ -35,6 +35,17 @@ pub const OUT_OF_BOUNDS_FLAG: &str = "__tessel_out_of_bounds";
 /// both; the JIT reports them).
 pub const BOUNDS_FAULT: &str = "__tessel_bounds_fault";
 
+/// The public i64 global in which compiled code records a semaphore wait
+/// that can never be satisfied (its worker's count is short and nothing
+/// else signals it): 0 for none, else the wait's site, counted from 1 in
+/// the module's `SEMAPHORE_WAITS` list (block-to-linalg defines both; the
+/// JIT reports it).
+pub const WAIT_FAULT: &str = "__tessel_wait_fault";
+
+/// The module attribute listing the semaphore waits (strings: the op and
+/// its location).
+pub const SEMAPHORE_WAITS: &str = "tessel.semaphore_waits";
+
 /// The module attribute listing the checked accesses (strings: the op, its
 /// memref types and its location).
 pub const CHECKED_ACCESSES: &str = "tessel.checked_accesses";

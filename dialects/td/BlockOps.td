@@ -257,4 +257,100 @@ def Block_AtomicCASElementOp : Block_Op<"atomic_cas_element",
   let hasVerifier = 1;
 }
 
+// Semaphores: i32 counters in semaphore scratch (`grid.call`'s `scratch(...
+// semaphore memref<..xi32>)`), zero where a worker's programs start, as a
+// TPU core's semaphores are (Pallas' `SemaphoreType.REGULAR/DMA/BARRIER`).
+
+def Block_SemaphoreSignalOp : Block_Op<"semaphore_signal"> {
+  let summary = "add to a semaphore (pl.semaphore_signal)";
+  let description = [{
+    ```mlir
+    block.semaphore_signal %sems[%i], %one : memref<2xi32>
+    ```
+    Adds `amount` to the semaphore at `indices` (one per dimension of the
+    semaphore ref).
+  }];
+  let arguments = (ins
+    Arg<MemRefOf<[I32]>, "the semaphores", [MemRead, MemWrite]>:$sem,
+    Variadic<Index>:$indices,
+    I32:$amount);
+  let assemblyFormat = [{
+    $sem (`[` $indices^ `]`)? `,` $amount attr-dict `:` type($sem)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_SemaphoreWaitOp : Block_Op<"semaphore_wait"> {
+  let summary = "take from a semaphore once it holds enough (pl.semaphore_wait, DMA waits)";
+  let description = [{
+    ```mlir
+    block.semaphore_wait %sems[%i], %bytes : memref<2xi32>
+    ```
+    Waits until the semaphore at `indices` holds at least `amount`, then
+    subtracts it. A program's semaphores are its worker's alone, so a
+    wait for more than the count can never be satisfied: compiled code and
+    the interpreter report it at the op's location instead of hanging.
+  }];
+  let arguments = (ins
+    Arg<MemRefOf<[I32]>, "the semaphores", [MemRead, MemWrite]>:$sem,
+    Variadic<Index>:$indices,
+    I32:$amount);
+  let assemblyFormat = [{
+    $sem (`[` $indices^ `]`)? `,` $amount attr-dict `:` type($sem)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_SemaphoreReadOp : Block_Op<"semaphore_read"> {
+  let summary = "a semaphore's count (pl.semaphore_read)";
+  let description = [{
+    ```mlir
+    %n = block.semaphore_read %sems[%i] : memref<2xi32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<MemRefOf<[I32]>, "the semaphores", [MemRead]>:$sem,
+    Variadic<Index>:$indices);
+  let results = (outs I32:$count);
+  let assemblyFormat = [{
+    $sem (`[` $indices^ `]`)? attr-dict `:` type($sem)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_DMAStartOp : Block_Op<"dma_start", [AttrSizedOperandSegments]> {
+  let summary = "copy a window of one ref into another and count it on a semaphore (TPU async copies)";
+  let description = [{
+    ```mlir
+    block.dma_start %pages[%page, %c0] [1, 128], %buf[%slot, %c0] [1, 128], %sems[%slot]
+        : memref<64x128xf32>, memref<2x128xf32>, memref<2xi32>
+    ```
+    Copies the source window (offsets and static sizes, as `block.load`'s;
+    the whole ref without them) into the destination window, whose sizes
+    without their unit dimensions must equal the source's, adding to it
+    with `add`, then adds the copy's size in bytes to the semaphore at
+    `sem_indices` (`pltpu.make_async_copy(...).start()`; `.wait()` is a
+    `block.semaphore_wait` for as many bytes). The copy is done when the
+    DMA starts, as JAX's TPU interpreter does in its eager mode: a kernel
+    that reads the destination before its wait reads the copied data.
+  }];
+  let arguments = (ins
+    Arg<AnyStaticShapeMemRef, "the source", [MemRead]>:$src,
+    Variadic<Index>:$src_offsets,
+    OptionalAttr<DenseI64ArrayAttr>:$src_sizes,
+    Arg<AnyStaticShapeMemRef, "the destination", [MemRead, MemWrite]>:$dst,
+    Variadic<Index>:$dst_offsets,
+    OptionalAttr<DenseI64ArrayAttr>:$dst_sizes,
+    Arg<MemRefOf<[I32]>, "the semaphores", [MemRead, MemWrite]>:$sem,
+    Variadic<Index>:$sem_indices,
+    UnitAttr:$add);
+  let assemblyFormat = [{
+    $src (`[` $src_offsets^ `]` custom<SizeList>($src_sizes))? `,`
+    $dst (`[` $dst_offsets^ `]` custom<SizeList>($dst_sizes))? `,`
+    $sem (`[` $sem_indices^ `]`)? (`add` $add^)? attr-dict
+    `:` type($src) `,` type($dst) `,` type($sem)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_BLOCK_OPS

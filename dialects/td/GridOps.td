@@ -51,6 +51,7 @@ def Grid_CallOp : Grid_Op<"call", [
     Arg<Variadic<AnyMemRef>, "scalar-prefetch arrays, read by kernel and index functions", [MemRead]>:$scalars,
     Variadic<Index>:$dynamic_grid,
     OptionalAttr<TypeArrayAttr>:$scratch,
+    OptionalAttr<DenseI64ArrayAttr>:$semaphores,
     TypedArrayAttrBase<Grid_BlockSpecAttr, "input BlockSpecs">:$in_specs,
     TypedArrayAttrBase<Grid_BlockSpecAttr, "output BlockSpecs">:$out_specs,
     OptionalAttr<TypedArrayAttrBase<Grid_DimensionSemantics, "axis semantics">>:$semantics

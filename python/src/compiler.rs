@@ -36,8 +36,15 @@ pub struct Entry {
 /// A module compiled for the host: its engine and entries, by name.
 pub struct Compiled {
     /// Owns the code `entries` point into.
-    _engine: Jit,
+    engine: Jit,
     pub entries: IndexMap<String, Entry>,
+}
+
+impl Compiled {
+    /// A failed call's error with its fault site described (located).
+    pub fn describe(&self, error: tessel_runtime::JitError) -> tessel_runtime::JitError {
+        self.engine.describe(error)
+    }
 }
 
 // SAFETY: the engine is only read after construction (its entries were
@@ -122,7 +129,7 @@ pub fn compile(text: &str, name: &str, explicit: &Settings) -> Result<Compiled, 
                 .map_err(|error| CompileFailure::Diagnostics(vec![format!("{name}: error: {error}")]))?;
             entries.insert(entry, Entry { point, arguments });
         }
-        Ok(Compiled { _engine: engine, entries })
+        Ok(Compiled { engine, entries })
     })();
     context.detach_diagnostic_handler(handler);
     drop(source);

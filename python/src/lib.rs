@@ -83,7 +83,7 @@ impl NativeModule {
             // SAFETY: `compiled` keeps the engine alive; per this method's
             // contract each address is a live, writable, C-contiguous buffer
             // of the argument's element type and shape.
-            unsafe { point.point.call(&buffers) }
+            unsafe { point.point.call(&buffers) }.map_err(|error| compiled.describe(error))
         })
         .map_err(|error| pyo3::exceptions::PyRuntimeError::new_err(error.to_string()))
     }

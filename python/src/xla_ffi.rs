@@ -262,7 +262,8 @@ unsafe fn execute(frame: &CallFrame) -> Result<(), (i32, String)> {
     // row-major device buffer of the argument's element type and shape
     // (checked above), valid for the call; aliased inputs and outputs are
     // the same buffer, which grid.call allows.
-    unsafe { entry.point.call(&raw) }.map_err(|error| (ERROR_INTERNAL, format!("tessel: {error}")))
+    unsafe { entry.point.call(&raw) }
+        .map_err(|error| (ERROR_INTERNAL, format!("tessel: {}", kernel.compiled.describe(error))))
 }
 
 /// The handler XLA calls (`jax.ffi.register_ffi_target`).

@@ -8,7 +8,7 @@ use mlir_sys::{
 };
 use std::ffi::c_void;
 
-use tessel_dialects::{BOUNDS_FAULT, CHECKED_ACCESSES, OUT_OF_BOUNDS_FLAG};
+use tessel_dialects::{BOUNDS_FAULT, CHECKED_ACCESSES, OUT_OF_BOUNDS_FLAG, SEMAPHORE_WAITS, WAIT_FAULT};
 
 /// OpenMP, which runs the parallel grid of compiled code.
 pub const OPENMP: &str = "/usr/lib/llvm-22/lib/libomp.so";
@@ -40,6 +40,14 @@ pub enum JitError {
         .access.as_deref().unwrap_or("an unlisted access")
     )]
     BoundsFault { site: i64, access: Option<String> },
+    /// A semaphore wait (a DMA's, or `pl.semaphore_wait`) found its
+    /// worker's count short, and nothing else can signal it: the kernel
+    /// would have waited forever (the wait was skipped).
+    #[error(
+        "a semaphore wait can never be satisfied (its count is short and nothing else signals it): {}",
+        .wait.as_deref().unwrap_or("an unlisted wait")
+    )]
+    UnsatisfiedWait { site: i64, wait: Option<String> },
 }
 
 /// `TESSEL_JIT_OBJECT`: where to write the JIT's object code once an entry
@@ -95,6 +103,8 @@ pub struct EntryPoint {
     out_of_bounds: *mut i32,
     /// The bounds checks' fault global (null when the module has none).
     fault: *mut i64,
+    /// The semaphore waits' fault global (null when the module has none).
+    wait_fault: *mut i64,
 }
 
 // SAFETY: an entry point is a code address and the addresses of the module's
@@ -132,9 +142,11 @@ impl EntryPoint {
             // SAFETY: the flag is the live module's i32 global.
             unsafe { self.out_of_bounds.write(0) };
         }
-        if !self.fault.is_null() {
-            // SAFETY: the fault is the live module's i64 global.
-            unsafe { self.fault.write(0) };
+        for fault in [self.fault, self.wait_fault] {
+            if !fault.is_null() {
+                // SAFETY: a fault is one of the live module's i64 globals.
+                unsafe { fault.write(0) };
+            }
         }
         // SAFETY: `arguments` holds one pointer per buffer to a pointer to
         // its descriptor, alive until the call returns; per the contract the
@@ -149,6 +161,11 @@ impl EntryPoint {
         if site != 0 {
             return Err(JitError::BoundsFault { site, access: None });
         }
+        // SAFETY: as for the write above.
+        let site = if self.wait_fault.is_null() { 0 } else { unsafe { self.wait_fault.read() } };
+        if site != 0 {
+            return Err(JitError::UnsatisfiedWait { site, wait: None });
+        }
         Ok(())
     }
 }
@@ -159,12 +176,14 @@ pub struct Jit {
     /// The module's checked accesses (its `tessel.checked_accesses`), by
     /// site - 1.
     accesses: Vec<String>,
+    /// The module's semaphore waits (its `tessel.semaphore_waits`), by site - 1.
+    waits: Vec<String>,
 }
 
-/// The strings of `module`'s `CHECKED_ACCESSES` attribute (none without it).
-fn checked_accesses(module: &Module) -> Vec<String> {
+/// The strings of `module`'s list attribute `name` (none without it).
+fn module_strings(module: &Module, name: &str) -> Vec<String> {
     // SAFETY: the module's operation is live while `module` is borrowed.
-    unsafe { tessel_dialects::RawOp::from_raw(module.as_operation().to_raw()) }.strings(CHECKED_ACCESSES)
+    unsafe { tessel_dialects::RawOp::from_raw(module.as_operation().to_raw()) }.strings(name)
 }
 
 impl Jit {
@@ -200,7 +219,7 @@ impl Jit {
         if engine.ptr.is_null() {
             return Err(JitError::Compile);
         }
-        let accesses = checked_accesses(module);
+        let (accesses, waits) = (module_strings(module, CHECKED_ACCESSES), module_strings(module, SEMAPHORE_WAITS));
         // Kernels allocate through a per-thread cache of freed blocks (see
         // kernel_alloc.rs). Registered before the first lookup, which is
         // when the module's references resolve.
@@ -214,7 +233,7 @@ impl Jit {
             // function has the C signature of the symbol it replaces.
             unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), function) };
         }
-        Ok(Self { engine, accesses })
+        Ok(Self { engine, accesses, waits })
     }
 
     /// The compiled `entry` (a function with a C interface).
@@ -237,10 +256,12 @@ impl Jit {
         let flag = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(OUT_OF_BOUNDS_FLAG).to_raw()) };
         // SAFETY: as for the entry's lookup.
         let fault = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(BOUNDS_FAULT).to_raw()) };
+        // SAFETY: as for the entry's lookup.
+        let wait_fault = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(WAIT_FAULT).to_raw()) };
         // SAFETY: the engine's packed wrappers (`_mlir_<name>`, which
         // LookupPacked finds) all have the signature `void(void**)`.
         let packed = unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn(*mut *mut c_void)>(found) };
-        Ok(EntryPoint { packed, out_of_bounds: flag.cast(), fault: fault.cast() })
+        Ok(EntryPoint { packed, out_of_bounds: flag.cast(), fault: fault.cast(), wait_fault: wait_fault.cast() })
     }
 
     /// Calls `entry(memref, ...)` with one host array per argument, in place.
@@ -257,13 +278,20 @@ impl Jit {
             .collect();
         // SAFETY: `self` keeps the engine alive; each array owns a buffer of
         // its shape, which matches the entry's arguments per the contract above.
-        unsafe { point.call(&buffers) }.map_err(|error| match error {
-            JitError::BoundsFault { site, .. } => {
-                let access = usize::try_from(site - 1).ok().and_then(|k| self.accesses.get(k)).cloned();
-                JitError::BoundsFault { site, access }
+        unsafe { point.call(&buffers) }.map_err(|error| self.describe(error))
+    }
+
+    /// `error` with the site of a fault described (an entry point's faults
+    /// carry only the site's number).
+    pub fn describe(&self, error: JitError) -> JitError {
+        let listed = |sites: &[String], site: i64| usize::try_from(site - 1).ok().and_then(|k| sites.get(k)).cloned();
+        match error {
+            JitError::BoundsFault { site, .. } => JitError::BoundsFault { site, access: listed(&self.accesses, site) },
+            JitError::UnsatisfiedWait { site, .. } => {
+                JitError::UnsatisfiedWait { site, wait: listed(&self.waits, site) }
             }
             other => other,
-        })
+        }
     }
 }
 

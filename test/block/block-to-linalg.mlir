@@ -3,6 +3,7 @@
 // RUN: tessel-opt %s --block-to-linalg | FileCheck %s
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries=1})' > /dev/null
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),linalg-fuse-elementwise-ops)' | FileCheck %s --check-prefix=FUSED
+// RUN: tessel-opt %s --block-to-linalg | FileCheck %s --check-prefix=WAITS
 
 // CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -265,5 +266,35 @@ func.func @copy_out(%acc: memref<4x8xf32>, %out: memref<4x8xf32, strided<[16, 1]
   %zeros = arith.constant dense<0.0> : tensor<4x8xf32>
   block.store %zeros, %acc : tensor<4x8xf32>, memref<4x8xf32>
   block.store %kept, %other : tensor<4x8xf32>, memref<4x8xf32>
+  return
+}
+
+// Semaphores are i32 counters of the worker's semaphore scratch: a signal
+// adds, a read loads, a wait subtracts when the count suffices and else
+// records its site in the wait-fault global (nothing else could ever
+// signal it); a DMA copies its window (unit dims dropped on both sides)
+// and counts its bytes.
+// WAITS: memref.global @__tessel_wait_fault : memref<i64> = dense<0>
+// WAITS-LABEL: func.func @semaphores
+// WAITS: %[[VIEW_SRC:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}] [1, 128] [1, 1] : memref<16x128xf32> to memref<128xf32, strided<[1], offset: ?>>
+// WAITS: %[[VIEW_DST:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 128] [1, 1, 1] : memref<2x1x128xf32> to memref<128xf32, strided<[1], offset: ?>>
+// WAITS: linalg.copy ins(%[[VIEW_SRC]] : {{.*}}) outs(%[[VIEW_DST]] : {{.*}})
+// WAITS: %[[BYTES:.*]] = arith.constant 512 : i32
+// WAITS: arith.addi %{{.*}}, %[[BYTES]] : i32
+// WAITS: memref.store
+// WAITS: %[[COUNT:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<2xi32>
+// WAITS: %[[ENOUGH:.*]] = arith.cmpi sge, %[[COUNT]], %{{.*}} : i32
+// WAITS: scf.if %[[ENOUGH]] {
+// WAITS:   arith.subi %[[COUNT]]
+// WAITS: } else {
+// WAITS:   %[[FAULT:.*]] = memref.get_global @__tessel_wait_fault : memref<i64>
+// WAITS:   memref.store %{{.*}}, %[[FAULT]][] : memref<i64>
+func.func @semaphores(%pages: memref<16x128xf32>, %buf: memref<2x1x128xf32>, %sems: memref<2xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bytes = arith.constant 512 : i32
+  block.dma_start %pages[%c1, %c0] [1, 128], %buf[%c0, %c0, %c0] [1, 1, 128], %sems[%c0]
+      : memref<16x128xf32>, memref<2x1x128xf32>, memref<2xi32>
+  block.semaphore_wait %sems[%c0], %bytes : memref<2xi32>
   return
 }

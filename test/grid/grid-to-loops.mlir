@@ -480,3 +480,28 @@ func.func @kept(%o: memref<8x1xi32>) {
       in_specs [] out_specs [#grid.block<[8, 128], (k) -> (0, 0)>]
   return
 }
+
+// -----
+
+// Semaphore scratch starts at zero with each worker (here the one of an
+// ordered grid), as a TPU core's semaphores do; other scratch is left
+// uninitialized.
+// CHECK-LABEL: func.func @semaphores
+// CHECK: %[[DATA:.*]] = memref.alloc() : memref<128xf32>
+// CHECK-NOT: linalg.fill {{.*}}%[[DATA]]
+// CHECK: %[[SEMS:.*]] = memref.alloc() : memref<2xi32>
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: linalg.fill ins(%[[ZERO]] : i32) outs(%[[SEMS]] : memref<2xi32>)
+// CHECK: scf.for
+func.func @semaphores_kernel(%o: memref<128xf32>, %data: memref<128xf32>, %sems: memref<2xi32>) {
+  %c0 = arith.constant 0 : index
+  %n = block.semaphore_read %sems[%c0] : memref<2xi32>
+  return
+}
+
+func.func @semaphores(%o: memref<512xf32>) {
+  grid.call @semaphores_kernel grid [4] ins() outs(%o : memref<512xf32>)
+      scratch(memref<128xf32>, semaphore memref<2xi32>)
+      in_specs [] out_specs [#grid.block<[128], (i) -> (i)>] semantics [arbitrary]
+  return
+}

@@ -33,7 +33,7 @@
 //! - `block.atomic_rmw` / `block.atomic_cas` are loops of `memref.atomic_rmw` /
 //!   `block.atomic_cas_element`, masked by `scf.if`, old values collected.
 
-use super::predicated;
+use super::{predicated, semaphores};
 use crate::support::handles::{context_of, location_of, next_of, rank_of, raw_op, value_type};
 use crate::support::ir::defining_op;
 use crate::support::template::{emit, emit_line};
@@ -110,6 +110,12 @@ fn copies_between_refs(module: OperationRef<'static, '_>) -> Result<(), PassErro
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     copies_between_refs(module)?;
     let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
+    // The semaphore waits' sites, for the fault their failure records.
+    let mut waits = raw_op(module.to_raw()).strings(tessel_dialects::SEMAPHORE_WAITS);
+    let listed = waits.len();
+    // A GPU's workgroups have no worker semaphores yet (the chip knob
+    // marks the ROCm pipelines).
+    let for_gpu = raw_op(module.to_raw()).has(knobs::CHIP.attribute);
     template::rewrite_each(
         module,
         |name| name.starts_with("block.") || name == "tensor.splat",
@@ -117,6 +123,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             let op = raw_op(operation);
             if name == "tensor.splat" {
                 return Ok(splat(&op));
+            }
+            if for_gpu && semaphores::is_semaphore_op(name) {
+                return Err(format!("{name}: semaphores and DMAs run on the CPU only, not on AMD GPUs yet"));
             }
             match name {
                 "block.load" => load(&op, poison),
@@ -127,11 +136,48 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                 "block.iota" => iota(&op),
                 "block.atomic_rmw" => atomic_rmw(&op),
                 "block.atomic_cas" => atomic_cas(&op),
+                "block.semaphore_signal" => semaphores::signal(&op),
+                "block.semaphore_read" => semaphores::read(&op),
+                "block.semaphore_wait" => {
+                    waits.push(semaphores::wait_site(&op));
+                    semaphores::wait(&op, waits.len())
+                }
+                "block.dma_start" => semaphores::dma_start(&op),
                 other => Err(format!("no lowering for {other}")),
             }
             .map(Some)
         },
+    )?;
+    if waits.len() > listed {
+        record_waits(module, &waits)?;
+    }
+    Ok(())
+}
+
+/// Lists the semaphore waits' sites on `module` (`SEMAPHORE_WAITS`).
+fn record_waits(module: OperationRef<'static, '_>, waits: &[String]) -> Result<(), PassError> {
+    let context = context_of(module.to_raw());
+    let fault = tessel_dialects::WAIT_FAULT;
+    template::define_symbol(
+        context,
+        module.to_raw(),
+        fault,
+        &format!("memref.global @{fault} : memref<i64> = dense<0>"),
     )
+    .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
+    // SAFETY: the module and its context are live; the strings are copied
+    // into the context's attributes, which the module then holds.
+    unsafe {
+        let strings: Vec<MlirAttribute> =
+            waits.iter().map(|site| mlirStringAttrGet(context, melior::StringRef::new(site).to_raw())).collect();
+        let list = mlirArrayAttrGet(context, strings.len() as isize, strings.as_ptr());
+        mlirOperationSetAttributeByName(
+            module.to_raw(),
+            melior::StringRef::new(tessel_dialects::SEMAPHORE_WAITS).to_raw(),
+            list,
+        );
+    }
+    Ok(())
 }
 
 pub(super) use tessel_dialects::RawOp as Op;

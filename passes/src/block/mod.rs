@@ -2,3 +2,4 @@
 
 pub mod block_to_linalg;
 mod predicated;
+mod semaphores;

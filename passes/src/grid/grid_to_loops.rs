@@ -223,9 +223,19 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     // The loop nest, in axis order; scratch lives inside the forall of the
     // leading parallel axes (before the nest when the first is ordered).
     let last_parallel = first_ordered.checked_sub(1);
+    let semaphores = call.semaphore_scratch();
     let allocate_scratch = |body: &mut String| {
         for (k, r#type) in scratch.iter().enumerate() {
             emit_line!(body, "%scratch{k} = memref.alloc() : {type}");
+            if semaphores.contains(&k) {
+                // Semaphores start at zero with each worker, as a TPU
+                // core's do with each kernel.
+                emit_line!(
+                    body,
+                    "%zero{k} = arith.constant 0 : i32
+linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
+                );
+            }
         }
     };
     // Closing text of each loop, innermost last; the ordered loop of an

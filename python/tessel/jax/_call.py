@@ -420,7 +420,10 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
             inner = getattr(aval, "inner_aval", aval)
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")
-            types.append(memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
+            # Semaphores are zero where each worker starts (grid.call's
+            # semaphore scratch), other scratch uninitialized.
+            semaphore = "semaphore " if jnp.issubdtype(inner.dtype, pallas_core.semaphore_dtype) else ""
+            types.append(semaphore + memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
         scratch = f" scratch({', '.join(types)})"
     semantics_text = f"\n        semantics [{', '.join(semantics)}]" if semantics is not None else ""
     call = (

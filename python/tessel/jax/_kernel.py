@@ -14,7 +14,8 @@ import numpy as np
 from jax._src import core, source_info_util
 
 # The rule modules register their primitives on import.
-from tessel.jax import _control, _elementwise, _gather, _math, _random, _reductions, _refs, _shapes  # noqa: F401
+from tessel.jax import (_control, _elementwise, _gather, _math, _random, _reductions, _refs,  # noqa: F401
+                        _semaphores, _shapes)
 from tessel.jax._control import ControlFlowOps
 from tessel.jax._emit import (Emitter, Unsupported, Value, element, integer_range, is_float, is_float8, is_unsigned,
                               location, sub_byte, tensor_type)

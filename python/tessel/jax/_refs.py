@@ -1,10 +1,10 @@
-"""Ref reads and writes, scoped allocations and TPU local DMAs.
+"""Ref reads and writes and scoped allocations.
 
 `get`/`swap`/`addupdate` and masked loads and stores, with `pl.ds`
 windows, scalar indices and index arrays (one 1-D array: `block.load ...
-gather`; anything else: `_gather`); `run_scoped`; TPU local DMAs between
-refs. Ref rules read their operands themselves: an indexer's static
-starts stay Python ints."""
+gather`; anything else: `_gather`), through views (`_views`); `run_scoped`.
+DMAs and semaphores are `_semaphores`'. Ref rules read their operands
+themselves: an indexer's static starts stay Python ints."""
 
 from __future__ import annotations
 
@@ -305,39 +305,6 @@ def swap(ctx):
     return old if old is not None else value
 
 
-@rule("dma_start", reads_operands=False)
-def dma_start(ctx):
-    """A TPU local async copy (`pltpu.async_copy`, `make_async_copy`): done
-    at its start, as JAX's interpreter does; `add=True` adds into the
-    destination. The semaphores are not counted: nothing Tessel translates
-    reads them (`semaphore_read`/`semaphore_wait` are unsupported), and a
-    kernel may only read the destination after its wait."""
-    tr = ctx.tr
-    src, dst, _, _, device_id = ctx.params["tree"].unflatten(ctx.eqn.invars)
-    if device_id is not None:
-        ctx.fail("a remote DMA (device_id)")
-    (src_ref, src_transforms), (dst_ref, dst_transforms) = _ref_and_transforms(src), _ref_and_transforms(dst)
-    (src_shape, src_dtype), (dst_shape, dst_dtype) = view_type(src), view_type(dst)
-    src, dst = ctx.read(src_ref), ctx.read(dst_ref)
-    if src_shape != dst_shape or src_dtype != dst_dtype:
-        ctx.fail(f"a DMA from a {src_shape} {src_dtype} window to a {dst_shape} {dst_dtype} one")
-    value = tr.load_view(ctx.env, src, src_transforms, src_shape, src_dtype)
-    if ctx.params.get("add"):
-        old = tr.load_view(ctx.env, dst, dst_transforms, dst_shape, dst_dtype)
-        op = "arith.addf" if is_float(dst_dtype) else "arith.addi"
-        value = tr.emit.op(f"{op} {old.name}, {value.name} : {old.type}", dst_shape, dst_dtype)
-    tr.store_view(ctx.env, dst, dst_transforms, value)
-    return []
-
-
-@rule("dma_wait", reads_operands=False)
-def dma_wait(ctx):
-    # The copy is done at its start.
-    if ctx.params["tree"].unflatten(ctx.eqn.invars)[4] is not None:
-        ctx.fail("a remote DMA (device_id)")
-    return []
-
-
 @rule("addupdate", reads_operands=False)
 def addupdate(ctx):
     tr = ctx.tr
@@ -350,7 +317,7 @@ def addupdate(ctx):
     return []
 
 
-def _ref_and_transforms(ref) -> tuple:
+def ref_and_transforms(ref) -> tuple:
     if isinstance(ref, state.TransformedRef):
         return ref.ref, ref.transforms
     return ref, ()
@@ -359,7 +326,7 @@ def _ref_and_transforms(ref) -> tuple:
 def view_type(ref) -> tuple[tuple[int, ...], np.dtype]:
     """(shape, dtype) of a ref (a jaxpr variable, or a `TransformedRef` of
     one) seen through its transforms."""
-    ref, transforms = _ref_and_transforms(ref)
+    ref, transforms = ref_and_transforms(ref)
     aval = ref.aval
     for transform in transforms:
         aval = transform.transform_type(aval)

@@ -9,6 +9,7 @@
 
 mod block_ops;
 mod elementwise;
+mod semaphores;
 mod structure;
 mod value;
 
@@ -68,6 +69,10 @@ const OPS: &[&str] = &[
     "linalg.transpose",
     "memref.load",
     "memref.store",
+    "block.semaphore_signal",
+    "block.semaphore_wait",
+    "block.semaphore_read",
+    "block.dma_start",
 ];
 
 /// Whether the interpreter runs ops named `name` (every op a kernel may
@@ -75,6 +80,15 @@ const OPS: &[&str] = &[
 /// `examples/` and `test/`).
 pub fn supports(name: &str) -> bool {
     OPS.contains(&name) || elementwise::is_elementwise(name)
+}
+
+/// An op's location as `file:line:col` (what MLIR prints inside `loc(..)`).
+fn location_text(op: &Op) -> String {
+    // SAFETY: the interpreter only holds live ops of the module it runs.
+    let location = unsafe { melior::ir::Location::from_raw(mlir_sys::mlirOperationGetLocation(op.raw())) };
+    let text = location.to_string();
+    let inner = text.strip_prefix("loc(").and_then(|rest| rest.strip_suffix(')')).unwrap_or(&text);
+    inner.replacen('"', "", 2)
 }
 
 fn fail<T>(message: impl Into<String>) -> Result<T> {
@@ -320,6 +334,11 @@ impl Interpreter {
             "linalg.transpose" | "tensor.extract_slice" | "tensor.insert_slice" => {
                 set_result(env, structure::structure_op(op, &name, &operands)?)
             }
+            "block.semaphore_signal" | "block.semaphore_wait" | "block.semaphore_read" | "block.dma_start" => {
+                if let Some(value) = self.semaphore_op(op, &name, &operands)? {
+                    set_result(env, value);
+                }
+            }
             _ if name.starts_with("block.") || name.starts_with("tensor.") || name.starts_with("memref.") => {
                 if let Some(value) = self.block_op(op, &name, &operands)? {
                     set_result(env, value);
@@ -399,13 +418,18 @@ impl Interpreter {
         let base = self.buffers.len();
         // Scratch lives for the whole call (the grid runs in order).
         let mut scratch = Vec::new();
-        for text in call.scratch_types() {
+        let semaphores = call.semaphore_scratch();
+        for (k, text) in call.scratch_types().into_iter().enumerate() {
             // SAFETY: a live operation's context; the text is a type the
             // verified `grid.call` printed, so it parses (non-null).
             let parsed = unsafe { mlirTypeParseGet(mlirOperationGetContext(op.raw()), StringRef::new(&text).to_raw()) };
             let (element, shape) = type_info(parsed)?;
             let mut buffer = HostArray::zeros(element, &shape).map_err(|e| InterpretError(format!("scratch: {e}")))?;
-            (0..buffer.len()).for_each(|i| write(&mut buffer, i, poison(element)));
+            // Scratch starts poisoned (reading it unwritten shows); semaphores
+            // start at zero.
+            if !semaphores.contains(&k) {
+                (0..buffer.len()).for_each(|i| write(&mut buffer, i, poison(element)));
+            }
             scratch.push(self.buffers.len());
             self.buffers.push(buffer);
         }

@@ -1,0 +1,161 @@
+//! block-to-linalg's lowering of semaphores and DMAs, for the programs of
+//! one worker: a semaphore is an i32 counter in the worker's semaphore
+//! scratch, which no other worker sees, so signals and reads are plain
+//! loads and stores, and a wait for more than the count can never be
+//! satisfied: it records its site in `WAIT_FAULT` (the JIT reports it,
+//! located) instead of hanging. A DMA copies its window when it starts, as
+//! JAX's TPU interpreter does in its eager mode, then counts its bytes on
+//! its semaphore.
+
+use super::block_to_linalg::{Lowering, Op};
+use crate::support::handles::{location_of, value_type};
+use crate::support::ir::{ShapedKind, element_bits, join, print_type, shaped_type_text, strides_and_offset};
+use crate::support::template::{emit, emit_line};
+use tessel_dialects::WAIT_FAULT;
+
+/// Whether `name` is one of the ops lowered here.
+pub(super) fn is_semaphore_op(name: &str) -> bool {
+    matches!(name, "block.semaphore_signal" | "block.semaphore_wait" | "block.semaphore_read" | "block.dma_start")
+}
+
+/// The text of a semaphore ref operand and its index parameters.
+fn semaphore_params(op: &Op, first: usize, count: usize, params: &mut Vec<String>) -> String {
+    params.push(format!("%sem: {}", print_type(value_type(op.operands()[first]))));
+    params.extend((0..count).map(|d| format!("%s{d}: index")));
+    join((0..count).map(|d| format!("%s{d}")))
+}
+
+pub(super) fn signal(op: &Op) -> Lowering {
+    let mut params = Vec::new();
+    let indices = semaphore_params(op, 0, op.operands().len() - 2, &mut params);
+    params.push("%amount: i32".into());
+    let sem = print_type(value_type(op.operands()[0]));
+    let text = format!(
+        "func.func @template({}) {{\n\
+         %count = memref.load %sem[{indices}] : {sem}\n\
+         %next = arith.addi %count, %amount : i32\n\
+         memref.store %next, %sem[{indices}] : {sem}\n\
+         return\n}}",
+        join(&params)
+    );
+    Ok((text, op.operands()))
+}
+
+pub(super) fn read(op: &Op) -> Lowering {
+    let mut params = Vec::new();
+    let indices = semaphore_params(op, 0, op.operands().len() - 1, &mut params);
+    let sem = print_type(value_type(op.operands()[0]));
+    let text = format!(
+        "func.func @template({}) -> i32 {{\n\
+         %count = memref.load %sem[{indices}] : {sem}\n\
+         return %count : i32\n}}",
+        join(&params)
+    );
+    Ok((text, op.operands()))
+}
+
+/// The description of a wait's site, for `SEMAPHORE_WAITS`.
+pub(super) fn wait_site(op: &Op) -> String {
+    format!("block.semaphore_wait at {}", crate::support::diagnostics::location_text(location_of(op.raw())))
+}
+
+/// A wait, fault site `site` (counted from 1).
+pub(super) fn wait(op: &Op, site: usize) -> Lowering {
+    let mut params = Vec::new();
+    let indices = semaphore_params(op, 0, op.operands().len() - 2, &mut params);
+    params.push("%amount: i32".into());
+    let sem = print_type(value_type(op.operands()[0]));
+    let text = format!(
+        "memref.global @{WAIT_FAULT} : memref<i64> = dense<0>\n\
+         func.func @template({}) {{\n\
+         %count = memref.load %sem[{indices}] : {sem}\n\
+         %enough = arith.cmpi sge, %count, %amount : i32\n\
+         scf.if %enough {{\n\
+           %left = arith.subi %count, %amount : i32\n\
+           memref.store %left, %sem[{indices}] : {sem}\n\
+         }} else {{\n\
+           %fault = memref.get_global @{WAIT_FAULT} : memref<i64>\n\
+           %site = arith.constant {site} : i64\n\
+           memref.store %site, %fault[] : memref<i64>\n\
+         }}\n\
+         return\n}}",
+        join(&params)
+    );
+    Ok((text, op.operands()))
+}
+
+/// One side of a DMA: its window as a subview `%<side>_view` with its
+/// unit dimensions dropped (both sides then have one shape), written into
+/// `body`; returns the view's type and rank. The window's offsets are the
+/// template's `%<side>o<d>` (none: the whole ref).
+fn side_view(body: &mut String, side: &str, raw: mlir_sys::MlirType, offsets: usize, sizes: &[i64]) -> (String, usize) {
+    let rank = sizes.len();
+    let element = print_type(crate::support::handles::shaped_element(raw));
+    let strides = strides_and_offset(raw).map_or(vec![i64::MIN; rank], |(strides, _)| strides);
+    // Unit dimensions go (but one, for a single element).
+    let mut kept: Vec<usize> = (0..rank).filter(|&d| sizes[d] != 1).collect();
+    if kept.is_empty() {
+        kept.push(rank - 1);
+    }
+    let view = shaped_type_text(
+        ShapedKind::Memref,
+        &kept.iter().map(|&d| sizes[d]).collect::<Vec<_>>(),
+        &element,
+        Some(&kept.iter().map(|&d| strides[d]).collect::<Vec<_>>()),
+    );
+    let at: Vec<String> =
+        (0..rank).map(|d| if offsets > 0 { format!("%{side}o{d}") } else { "%c0".to_string() }).collect();
+    emit_line!(
+        body,
+        "%{side}_view = memref.subview %{side}[{}] [{}] [{}] : {} to {view}",
+        join(&at),
+        join(sizes),
+        join(sizes.iter().map(|_| 1)),
+        print_type(raw)
+    );
+    (view, kept.len())
+}
+
+pub(super) fn dma_start(op: &Op) -> Lowering {
+    let segments = op.segments();
+    let (src_offsets, dst_offsets, sem_indices) = (segments[1], segments[3], segments[5]);
+    let operands = op.operands();
+    let (src, dst) = (value_type(operands[0]), value_type(operands[1 + src_offsets]));
+    let shape = |raw| crate::support::ir::static_shape(raw).unwrap_or_default();
+    let src_sizes = if src_offsets > 0 { op.integers("src_sizes") } else { shape(src) };
+    let dst_sizes = if dst_offsets > 0 { op.integers("dst_sizes") } else { shape(dst) };
+    let mut params = vec![format!("%src: {}", print_type(src))];
+    params.extend((0..src_offsets).map(|d| format!("%srco{d}: index")));
+    params.push(format!("%dst: {}", print_type(dst)));
+    params.extend((0..dst_offsets).map(|d| format!("%dsto{d}: index")));
+    let indices = semaphore_params(op, 2 + src_offsets + dst_offsets, sem_indices, &mut params);
+    let sem = print_type(value_type(operands[2 + src_offsets + dst_offsets]));
+    let mut body = String::from("%c0 = arith.constant 0 : index\n");
+    let (src_view, rank) = side_view(&mut body, "src", src, src_offsets, &src_sizes);
+    let (dst_view, _) = side_view(&mut body, "dst", dst, dst_offsets, &dst_sizes);
+    let element = print_type(crate::support::handles::shaped_element(src));
+    if op.has("add") {
+        let dims = join((0..rank).map(|d| format!("d{d}")));
+        let add = if element.starts_with('f') || element == "bf16" { "arith.addf" } else { "arith.addi" };
+        emit!(
+            body,
+            "linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>, affine_map<({dims}) -> ({dims})>], \
+             iterator_types = [{}]}} ins(%src_view : {src_view}) outs(%dst_view : {dst_view}) {{\n\
+             ^bb0(%x: {element}, %y: {element}):\n  %s = {add} %y, %x : {element}\n  linalg.yield %s : {element}\n}}\n",
+            join((0..rank).map(|_| "\"parallel\""))
+        );
+    } else {
+        emit_line!(body, "linalg.copy ins(%src_view : {src_view}) outs(%dst_view : {dst_view})");
+    }
+    let elements: i64 = src_sizes.iter().product();
+    let bytes = elements * ((element_bits(crate::support::handles::shaped_element(src)) + 7) / 8);
+    let bytes = i32::try_from(bytes).map_err(|_| format!("a DMA of {bytes} bytes overflows its i32 semaphore"))?;
+    emit!(
+        body,
+        "%count = memref.load %sem[{indices}] : {sem}\n\
+         %bytes = arith.constant {bytes} : i32\n\
+         %next = arith.addi %count, %bytes : i32\n\
+         memref.store %next, %sem[{indices}] : {sem}\n"
+    );
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), operands))
+}

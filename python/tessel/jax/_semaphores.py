@@ -1,0 +1,142 @@
+"""TPU semaphores and DMAs: signal, wait, read, async copies.
+
+Semaphore scratch (`pltpu.SemaphoreType.REGULAR/DMA/BARRIER`, in
+`scratch_shapes` or `run_scoped`) is i32 counters, zero where a worker's
+programs start, as a TPU core's are. `pl.semaphore_signal/wait/read` are
+`block.semaphore_*` ops; an async copy's start is a `block.dma_start`,
+which copies when it starts (as JAX's interpreter does in its eager mode)
+and counts its bytes on its semaphore, and its wait a semaphore wait for
+the source window's bytes. A worker's semaphores are its own, so a wait
+its count cannot satisfy is reported where it stands (the kernel's line),
+never a hang."""
+
+from __future__ import annotations
+
+import numpy as np
+from jax import tree_util
+
+from tessel.jax._emit import Value, is_float
+from tessel.jax._refs import ref_and_transforms, view_type
+from tessel.jax._registry import rule
+from tessel.jax._views import split_transforms
+
+
+def semaphore_at(ctx, sem, transforms) -> tuple[Value, list[str]]:
+    """The semaphore ref and the index of the one semaphore its indexers
+    select (every dimension indexed by a scalar)."""
+    tr = ctx.tr
+    ref = ctx.read(sem)
+    leading, rest = split_transforms(transforms)
+    if rest:
+        ctx.fail("a semaphore through a reshape or bitcast view")
+    access = tr.access(ctx.env, ref, leading)
+    if access is None:
+        if ref.shape:
+            ctx.fail(f"a {ref.shape} array of semaphores where one semaphore is needed")
+        return ref, []
+    if not isinstance(access, tuple) or access[3] is not None or len(access[2]) != len(ref.shape):
+        ctx.fail("a window of semaphores where one semaphore is needed")
+    return ref, list(access[0])
+
+
+def _semaphore_text(ref: Value, indices: list[str]) -> str:
+    return f"{ref.name}[{', '.join(indices)}]" if indices else ref.name
+
+
+@rule("semaphore_signal", reads_operands=False)
+def semaphore_signal(ctx):
+    sem, transforms, inc, device_id, core_index = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
+    if device_id is not None:
+        ctx.fail("a semaphore signal to another device (device_id)")
+    if core_index is not None:
+        ctx.fail("a semaphore signal to another core (core_index) outside pl.kernel/core_map")
+    ref, indices = semaphore_at(ctx, sem, transforms)
+    amount = ctx.tr.convert(ctx.read(inc), np.int32)
+    ctx.tr.emit.line(f"block.semaphore_signal {_semaphore_text(ref, indices)}, {amount.name} : {ref.type}")
+    return []
+
+
+@rule("semaphore_wait", reads_operands=False)
+def semaphore_wait(ctx):
+    sem, transforms, value, decrement = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
+    if decrement is not None and not bool(getattr(decrement, "val", decrement)):
+        ctx.fail("a semaphore wait without decrement (decrement=False)")
+    ref, indices = semaphore_at(ctx, sem, transforms)
+    amount = ctx.tr.convert(ctx.read(value), np.int32)
+    ctx.tr.emit.line(f"block.semaphore_wait {_semaphore_text(ref, indices)}, {amount.name} : {ref.type}")
+    return []
+
+
+@rule("semaphore_read", reads_operands=False)
+def semaphore_read(ctx):
+    sem, transforms = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
+    ref, indices = semaphore_at(ctx, sem, transforms)
+    return ctx.tr.emit.op(f"block.semaphore_read {_semaphore_text(ref, indices)} : {ref.type}", (), np.int32)
+
+
+def _dma_bytes(src) -> int:
+    shape, dtype = view_type(src)
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def _window(ctx, ref: Value, transforms):
+    """` [offsets] [sizes]` of a DMA side (empty for the whole ref), or None
+    when the side needs views or index arrays (copied through values)."""
+    leading, rest = split_transforms(transforms)
+    if rest:
+        return None
+    access = ctx.tr.access(ctx.env, ref, leading)
+    if access is None:
+        return ""
+    if not isinstance(access, tuple) or access[3] is not None:
+        return None
+    offsets, sizes = access[0], access[1]
+    return f"[{', '.join(offsets)}] [{', '.join(map(str, sizes))}]"
+
+
+@rule("dma_start", reads_operands=False)
+def dma_start(ctx):
+    """A TPU local async copy (`pltpu.async_copy`, `make_async_copy`,
+    `sync_copy`): copied when it starts, `add=True` adding into the
+    destination, its bytes counted on the destination's semaphore."""
+    tr = ctx.tr
+    src, dst, dst_sem, src_sem, device_id = ctx.params["tree"].unflatten(ctx.eqn.invars)
+    if device_id is not None:
+        ctx.fail("a remote DMA (device_id)")
+    (src_ref, src_transforms), (dst_ref, dst_transforms) = ref_and_transforms(src), ref_and_transforms(dst)
+    (src_shape, src_dtype), (dst_shape, dst_dtype) = view_type(src), view_type(dst)
+    if src_shape != dst_shape or src_dtype != dst_dtype:
+        ctx.fail(f"a DMA from a {src_shape} {src_dtype} window to a {dst_shape} {dst_dtype} one")
+    sem_ref, sem_transforms = ref_and_transforms(dst_sem)
+    semaphore, indices = semaphore_at(ctx, sem_ref, sem_transforms)
+    source, target = ctx.read(src_ref), ctx.read(dst_ref)
+    src_window, dst_window = _window(ctx, source, src_transforms), _window(ctx, target, dst_transforms)
+    if src_window is not None and dst_window is not None:
+        add = " add" if ctx.params.get("add") else ""
+        tr.emit.line(f"block.dma_start {source.name}{src_window}, {target.name}{dst_window}, "
+                     f"{_semaphore_text(semaphore, indices)}{add} : {source.type}, {target.type}, {semaphore.type}")
+        return []
+    # Through views or index arrays: the copy as values, then its count.
+    value = tr.load_view(ctx.env, source, src_transforms, src_shape, src_dtype)
+    if ctx.params.get("add"):
+        old = tr.load_view(ctx.env, target, dst_transforms, dst_shape, dst_dtype)
+        value = tr.arith("arith.addf" if is_float(dst_dtype) else "arith.addi", old, value)
+    tr.store_view(ctx.env, target, dst_transforms, value)
+    count = tr.emit.constant(_dma_bytes(src), np.int32)
+    tr.emit.line(f"block.semaphore_signal {_semaphore_text(semaphore, indices)}, {count.name} : {semaphore.type}")
+    return []
+
+
+@rule("dma_wait", reads_operands=False)
+def dma_wait(ctx):
+    """A copy's wait: its destination semaphore's count for the source
+    window's bytes (any copy of as many bytes on it satisfies it, as on a
+    TPU)."""
+    src, _, dst_sem, _, device_id = ctx.params["tree"].unflatten(ctx.eqn.invars)
+    if device_id is not None:
+        ctx.fail("a remote DMA (device_id)")
+    sem_ref, sem_transforms = ref_and_transforms(dst_sem)
+    semaphore, indices = semaphore_at(ctx, sem_ref, sem_transforms)
+    count = ctx.tr.emit.constant(_dma_bytes(src), np.int32)
+    ctx.tr.emit.line(f"block.semaphore_wait {_semaphore_text(semaphore, indices)}, {count.name} : {semaphore.type}")
+    return []

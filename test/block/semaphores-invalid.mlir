@@ -1,0 +1,52 @@
+// What the semaphore and DMA ops and semaphore scratch reject.
+// RUN: tessel-opt %s --split-input-file --verify-diagnostics
+
+func.func @f(%s: memref<2xi32>, %n: i32) {
+  // expected-error @+1 {{'block.semaphore_signal' op expected 1 semaphore indices (one per dimension of 'memref<2xi32>'), got 0}}
+  block.semaphore_signal %s, %n : memref<2xi32>
+  return
+}
+
+// -----
+
+func.func @f(%s: memref<2xf32>, %i: index) {
+  // expected-error @+1 {{'block.semaphore_read' op operand #0 must be memref of 32-bit signless integer values}}
+  %n = block.semaphore_read %s[%i] : memref<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %s: memref<i32>) {
+  // expected-error @+1 {{'block.dma_start' op the source window 4x8 and the destination window 8x4 differ beyond their unit dimensions}}
+  block.dma_start %a, %b, %s : memref<4x8xf32>, memref<8x4xf32>, memref<i32>
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<4x8xf32>, %b: memref<4x8xi32>, %s: memref<i32>) {
+  // expected-error @+1 {{'block.dma_start' op copies 'f32' elements into 'i32' ones}}
+  block.dma_start %a, %b, %s : memref<4x8xf32>, memref<4x8xi32>, memref<i32>
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<4x8xf32>, %b: memref<2x8xf32>, %s: memref<i32>, %i: index) {
+  // expected-error @+1 {{'block.dma_start' op the source window's size 9 in dimension 1 is outside [1, 8]}}
+  block.dma_start %a[%i, %i] [2, 9], %b, %s : memref<4x8xf32>, memref<2x8xf32>, memref<i32>
+  return
+}
+
+// -----
+
+func.func @k(%x: memref<4xf32>, %s: memref<2xf32>) {
+  return
+}
+func.func @f(%x: memref<4xf32>) {
+  // expected-error @+1 {{'grid.call' op semaphore scratch #0 must hold i32 counters, got 'memref<2xf32>'}}
+  grid.call @k grid [] ins(%x : memref<4xf32>) outs() scratch(semaphore memref<2xf32>)
+      in_specs [#grid.block<full>] out_specs []
+  return
+}
