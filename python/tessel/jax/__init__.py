@@ -44,6 +44,7 @@ _check_version()
 
 from jax._src.pallas import core as pallas_core  # noqa: E402
 from jax._src.pallas import pallas_call as _pallas_call  # noqa: E402
+from jax._src.pallas.mosaic import tpu_info as _tpu_info  # noqa: E402
 from jax._src.interpreters import mlir as _mlir  # noqa: E402
 from jax.interpreters import mlir  # noqa: E402
 
@@ -173,6 +174,19 @@ def _convert(ctx, value, aval_from, aval_to):
     return value if aval_from is aval_to else _mlir.convert_hlo(ctx, value, aval_from, aval_to)
 
 
+def _register_cpu_as_tpu(register: bool) -> None:
+    """While installed, the CPU answers Pallas' questions about the TPU it
+    traces kernels for (`pltpu.emit_pipeline` asks for the chip's tiling
+    and VMEM) as a single-core TPU v6e: otherwise tracing fails on the CPU
+    with "Unsupported TPU device kind: cpu" before any kernel reaches
+    Tessel. Only the tiling of DMA'd windows depends on it, not results."""
+    if register:
+        _tpu_info.registry["cpu"] = lambda: _tpu_info.get_tpu_info_for_chip(_tpu_info.ChipVersion.TPU_V6E, 1)
+    else:
+        _tpu_info.registry.pop("cpu", None)
+    _tpu_info.get_tpu_info.cache_clear()
+
+
 def install(*, include_interpret: bool = False) -> None:
     """Sends every CPU ``pallas_call`` (without ``interpret=True``) to
     Tessel from now on. Functions ``jax.jit`` lowered before keep their
@@ -192,6 +206,7 @@ def install(*, include_interpret: bool = False) -> None:
     table = mlir._platform_specific_lowerings["cpu"]
     _previous = table.get(_pallas_call.pallas_call_p)
     mlir.register_lowering(_pallas_call.pallas_call_p, _lowering, platform="cpu")
+    _register_cpu_as_tpu(True)
     _installed = True
     jax.clear_caches()
 
@@ -207,6 +222,7 @@ def uninstall() -> None:
         table.pop(_pallas_call.pallas_call_p, None)
     else:
         table[_pallas_call.pallas_call_p] = _previous
+    _register_cpu_as_tpu(False)
     _installed = False
     jax.clear_caches()
 

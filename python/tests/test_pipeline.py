@@ -1,0 +1,82 @@
+"""`pltpu.emit_pipeline` inside kernels over `pl.ANY` refs, under jax.jit
+through Tessel: the pipeline's DMAs, semaphores and buffers (it traces
+because tessel.jax answers Pallas' TPU-info questions for the CPU)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+ANY = pl.BlockSpec(memory_space=pl.ANY)
+
+
+@pytest.mark.parametrize("block_rows", [8, 64, 512])
+def test_elementwise_pipeline_over_hbm(block_rows):
+    def kernel(x_hbm, y_hbm, o_hbm):
+        def inner(x_ref, y_ref, o_ref):
+            o_ref[...] = x_ref[...] * 2 + y_ref[...]
+
+        spec = pl.BlockSpec((block_rows, 128), lambda i: (i, 0))
+        pltpu.emit_pipeline(inner, grid=(512 // block_rows,), in_specs=[spec, spec], out_specs=spec)(
+            x_hbm, y_hbm, o_hbm)
+
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((512, 128)), jnp.float32)
+    y = jnp.arange(512 * 128, dtype=jnp.float32).reshape(512, 128)
+    out = jax.jit(pl.pallas_call(kernel, in_specs=[ANY, ANY], out_specs=ANY,
+                                 out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype)))(x, y)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * 2 + np.asarray(y))
+
+
+@pytest.mark.parametrize("buffers", [2, 3])
+def test_matmul_pipeline_accumulating_over_k(buffers):
+    # The Pallas TPU pipelining docs' matmul: an (m, n, k) inner grid whose
+    # output block is revisited along k, accumulated in a VMEM scratch.
+    m = n = k = 256
+    bm = bn = bk = 128
+
+    def kernel(x_hbm, y_hbm, o_hbm, acc_ref):
+        def inner(x_ref, y_ref, o_ref):
+            @pl.when(pl.program_id(2) == 0)
+            def _():
+                acc_ref[...] = jnp.zeros_like(acc_ref)
+
+            acc_ref[...] += jnp.dot(x_ref[...], y_ref[...], preferred_element_type=jnp.float32)
+
+            @pl.when(pl.program_id(2) == k // bk - 1)
+            def _():
+                o_ref[...] = acc_ref[...]
+
+        pltpu.emit_pipeline(
+            inner, grid=(m // bm, n // bn, k // bk),
+            in_specs=[pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk), pipeline_mode=pl.Buffered(buffers)),
+                      pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j))],
+            out_specs=pl.BlockSpec((bm, bn), lambda i, j, kk: (i, j)))(x_hbm, y_hbm, o_hbm)
+
+    rng = np.random.default_rng(1)
+    x = jnp.asarray(rng.standard_normal((m, k)), jnp.float32)
+    y = jnp.asarray(rng.standard_normal((k, n)), jnp.float32)
+    out = jax.jit(pl.pallas_call(kernel, in_specs=[ANY, ANY], out_specs=ANY,
+                                 out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+                                 scratch_shapes=[pltpu.VMEM((bm, bn), jnp.float32)]))(x, y)
+    np.testing.assert_allclose(np.asarray(out), np.asarray(x, np.float64) @ np.asarray(y, np.float64),
+                               rtol=1e-5, atol=1e-4)
+
+
+def test_pipeline_inside_an_outer_grid():
+    # An outer pallas_call grid over row panels, each streaming its panel's
+    # column blocks through an inner pipeline.
+    def kernel(x_hbm, o_hbm):
+        row = pl.program_id(0)
+
+        def inner(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + row.astype(jnp.float32)
+
+        pltpu.emit_pipeline(inner, grid=(4,), in_specs=[pl.BlockSpec((8, 128), lambda j: (row, j))],
+                            out_specs=pl.BlockSpec((8, 128), lambda j: (row, j)))(x_hbm, o_hbm)
+
+    x = jnp.arange(32 * 512, dtype=jnp.float32).reshape(32, 512)
+    out = jax.jit(pl.pallas_call(kernel, grid=(4,), in_specs=[ANY], out_specs=ANY,
+                                 out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype)))(x)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) + np.repeat(np.arange(4.0), 8)[:, None])
