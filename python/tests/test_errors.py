@@ -26,23 +26,23 @@ def test_unsupported_primitive_names_it_and_the_users_line():
     assert f"test_errors.py:{line_of('# DIGAMMA')}" in str(raised.value)
 
 
-def test_semaphore_signals_are_unsupported_and_located():
-    # Local DMAs are done at their start, so their semaphores are never
-    # counted: reading or signalling one is what Tessel lacks.
+def test_signals_to_other_cores_are_unsupported_and_located():
+    # A worker's semaphores are its own: a signal to another core's would
+    # need cores that wait for each other, which Tessel lacks.
     from jax.experimental.pallas import tpu as pltpu
 
     def kernel(o_ref):
         def scope(copied, signalled, x_ref):
             x_ref[...] = jnp.ones_like(x_ref)
             pltpu.async_copy(x_ref, o_ref, copied).wait()
-            pl.semaphore_signal(signalled)  # SIGNAL
+            pl.semaphore_signal(signalled, core_index=1)  # SIGNAL
 
         pl.run_scoped(scope, pltpu.SemaphoreType.DMA, pltpu.SemaphoreType.REGULAR, pltpu.VMEM((8,), jnp.float32))
 
     call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32))
     with pytest.raises(NotImplementedError) as raised:
         jax.jit(call).lower()
-    assert "'semaphore_signal'" in str(raised.value)
+    assert "another core (core_index)" in str(raised.value)
     assert f"test_errors.py:{line_of('# SIGNAL')}" in str(raised.value)
 
 

@@ -43,6 +43,7 @@ def _check_version() -> None:
 _check_version()
 
 from jax._src.pallas import core as pallas_core  # noqa: E402
+from jax._src.pallas import mpmd as _mpmd  # noqa: E402
 from jax._src.pallas import pallas_call as _pallas_call  # noqa: E402
 from jax._src.pallas.mosaic import tpu_info as _tpu_info  # noqa: E402
 from jax._src.interpreters import mlir as _mlir  # noqa: E402
@@ -89,6 +90,7 @@ class CompilerParams(pallas_core.CompilerParams):
 
 _registered = False
 _previous = None
+_previous_mpmd = None
 _installed = False
 # install(include_interpret=True): also take plain interpret=True calls.
 _include_interpret = False
@@ -129,6 +131,11 @@ def translate_call(jaxpr, grid_mapping, input_output_aliases=(), name="kernel", 
                      dimension_semantics=_dimension_semantics(compiler_params))
 
 
+# JAX's own rule for pallas_call (interpret mode), kept before `pl.kernel`'s
+# lowering is pointed at Tessel's.
+_jax_pallas_call_lowering = _pallas_call._pallas_call_lowering
+
+
 def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, compiler_params, name=None,
               **params):
     # An interpret=True call Tessel takes keeps the interpreter's padding:
@@ -138,9 +145,14 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
         interpret = False
     if interpret:
         # JAX's own rule runs interpret mode.
-        return _pallas_call._pallas_call_lowering(
+        return _jax_pallas_call_lowering(
             ctx, *args, jaxpr=jaxpr, grid_mapping=grid_mapping, interpret=interpret,
             input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
+    mesh = params.get("mesh")
+    if mesh is not None and getattr(mesh, "core_type", None) is not None:
+        # A TensorCore mesh's cores (pl.kernel, core_map) run concurrently,
+        # each with its own scratch: the mesh's axes are parallel.
+        compiler_params = _CoreParams(dimension_semantics=("parallel",) * len(grid_mapping.grid))
     knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {})
     dynamic_bounds = ctx.avals_in[:grid_mapping.num_dynamic_grid_bounds]
     translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs, dynamic_bounds,
@@ -174,6 +186,31 @@ def _convert(ctx, value, aval_from, aval_to):
     return value if aval_from is aval_to else _mlir.convert_hlo(ctx, value, aval_from, aval_to)
 
 
+@dataclasses.dataclass(frozen=True)
+class _CoreParams:
+    """The dimension semantics of a core mesh's grid."""
+
+    dimension_semantics: tuple
+
+
+def _mpmd_lowering(ctx, *args, **params):
+    """`pl.kernel` / `core_map` on the CPU: JAX lowers them (`mpmd_map`)
+    as a pallas_call over the mesh's axes through its own pallas_call
+    rule, which refuses the CPU; here that call goes to Tessel's rule."""
+    with _pallas_call_rule(_lowering):
+        return _mpmd._mpmd_map_fallback_lowering(ctx, *args, **params)
+
+
+@contextlib.contextmanager
+def _pallas_call_rule(rule):
+    previous = _pallas_call._pallas_call_lowering
+    _pallas_call._pallas_call_lowering = rule
+    try:
+        yield
+    finally:
+        _pallas_call._pallas_call_lowering = previous
+
+
 def _register_cpu_as_tpu(register: bool) -> None:
     """While installed, the CPU answers Pallas' questions about the TPU it
     traces kernels for (`pltpu.emit_pipeline` asks for the chip's tiling
@@ -196,7 +233,7 @@ def install(*, include_interpret: bool = False) -> None:
     Tessel too (not those given interpreter parameters objects): how test
     suites written for JAX's CPU interpreter run through Tessel unchanged.
     """
-    global _previous, _installed, _include_interpret
+    global _previous, _previous_mpmd, _installed, _include_interpret
     _register_target()
     if _include_interpret != include_interpret:
         _include_interpret = include_interpret
@@ -206,6 +243,8 @@ def install(*, include_interpret: bool = False) -> None:
     table = mlir._platform_specific_lowerings["cpu"]
     _previous = table.get(_pallas_call.pallas_call_p)
     mlir.register_lowering(_pallas_call.pallas_call_p, _lowering, platform="cpu")
+    _previous_mpmd = table.get(_mpmd.mpmd_map_p)
+    mlir.register_lowering(_mpmd.mpmd_map_p, _mpmd_lowering, platform="cpu")
     _register_cpu_as_tpu(True)
     _installed = True
     jax.clear_caches()
@@ -222,6 +261,10 @@ def uninstall() -> None:
         table.pop(_pallas_call.pallas_call_p, None)
     else:
         table[_pallas_call.pallas_call_p] = _previous
+    if _previous_mpmd is None:
+        table.pop(_mpmd.mpmd_map_p, None)
+    else:
+        table[_mpmd.mpmd_map_p] = _previous_mpmd
     _register_cpu_as_tpu(False)
     _installed = False
     jax.clear_caches()

@@ -241,12 +241,15 @@ def _scopes(jaxpr) -> list:
     return found
 
 
-def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where: str):
+def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where: str, grid_names=None):
     """The kernel's body: its translator, its refs (the jaxpr's, then the
     scoped buffers' and the copies'), the avals of the scratch it adds
     and the copies as (scalar-prefetch ref, its copy). Raises
     `ScalarWrite` at a write to a scalar-prefetch ref not in `written`."""
     translator = KernelTranslator(program_axes)
+    # Named grid axes (a pl.kernel/core_map mesh's): lax.axis_index of a
+    # name is that axis's program id.
+    translator.grid_names = {name: axis for axis, name in enumerate(grid_names or ()) if name is not None}
     refs = []
     for index, var in enumerate(jaxpr.invars):
         aval = var.aval
@@ -361,7 +364,7 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
     while True:
         try:
             translator, refs, scoped_avals, copies = _translate_kernel(
-                jaxpr, program_axes, num_scalars, written, where)
+                jaxpr, program_axes, num_scalars, written, where, getattr(grid_mapping, "grid_names", None))
             break
         except ScalarWrite as write:
             written.add(write.index)
@@ -418,6 +421,10 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
         types = []
         for aval in list(grid_mapping.scratch_avals) + scoped_avals:
             inner = getattr(aval, "inner_aval", aval)
+            if "shared" in str(getattr(aval, "memory_space", "")).lower():
+                # Each worker's scratch is its own: memory several cores
+                # share would silently be per core.
+                raise Unsupported(f"{where}: Tessel does not support scratch shared by cores ({aval})")
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")
             # Semaphores are zero where each worker starts (grid.call's

@@ -3,7 +3,8 @@
 `cond` (`pl.when`) becomes `scf.if`, scans without `xs` (`fori_loop`)
 `scf.for`, `while_loop` `scf.while`; calls (`jit`, `custom_jvp`,
 `custom_vjp`, `remat`) are inlined; `lax.platform_dependent` takes the
-"cpu" branch; `program_id`/`num_programs` read the grid."""
+"cpu" branch; `program_id`/`num_programs` and `axis_index` of a named
+grid axis read the grid."""
 
 from __future__ import annotations
 
@@ -164,3 +165,16 @@ def num_programs(ctx):
     axis = tr.program_axes[int(ctx.params["axis"])]
     index = emit.assign(f"grid.num_programs {axis}")
     return emit.op(f"arith.index_cast {index} : index to i32", (), np.int32)
+
+
+@rule("axis_index")
+def axis_index(ctx):
+    """`lax.axis_index` of a named grid axis (a `pl.kernel`/`core_map`
+    mesh's core axis): its program id."""
+    tr, name = ctx.tr, ctx.params["axis_name"]
+    names = name if isinstance(name, tuple) else (name,)
+    axes = getattr(tr, "grid_names", {})
+    if len(names) != 1 or names[0] not in axes:
+        ctx.fail(f"axis_index of {name!r} (only the kernel's own named grid axes: {sorted(map(str, axes))})")
+    index = tr.emit.assign(f"grid.program_id {tr.program_axes[axes[names[0]]]}")
+    return tr.emit.op(f"arith.index_cast {index} : index to i32", (), np.int32)

@@ -49,7 +49,7 @@ def semaphore_signal(ctx):
     if device_id is not None:
         ctx.fail("a semaphore signal to another device (device_id)")
     if core_index is not None:
-        ctx.fail("a semaphore signal to another core (core_index) outside pl.kernel/core_map")
+        ctx.fail("a semaphore signal to another core (core_index): cores that synchronize are not supported yet")
     ref, indices = semaphore_at(ctx, sem, transforms)
     amount = ctx.tr.convert(ctx.read(inc), np.int32)
     ctx.tr.emit.line(f"block.semaphore_signal {_semaphore_text(ref, indices)}, {amount.name} : {ref.type}")
