@@ -37,7 +37,7 @@ func.func @f(%o: memref<7x7xi32>) {
 
 func.func @k(%o: memref<2x3xi32>) { return }
 func.func @f(%o: memref<8x6xi32>) {
-  // expected-warning @+1 {{grid axis 2 is parallel but the block of output #0 does not depend on it: programs along it race on the same block}}
+  // expected-warning @+1 {{grid axis 2 is parallel but the block of output #0 does not depend on it: its programs run in order, as on one TPU core (in parallel they would race on the block)}}
   grid.call @k grid [4, 2, 10] ins() outs(%o : memref<8x6xi32>)
       in_specs [] out_specs [#grid.block<[2, 3], (i, j, k) -> (i, j)>] semantics [parallel, parallel, parallel]
   return

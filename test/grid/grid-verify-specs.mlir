@@ -1,6 +1,7 @@
 // grid-verify-specs infers the semantics of each grid axis: arbitrary when
 // some output's block does not depend on it (the block is revisited), else
-// parallel. Written semantics are kept.
+// parallel. Written semantics are kept, but for a parallel axis along which
+// an output block is revisited, which runs in order (as on one TPU core).
 // RUN: tessel-opt %s --grid-verify-specs | FileCheck %s
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(grid-verify-specs)' | FileCheck %s
 
@@ -59,6 +60,35 @@ func.func @column_sums(%x: memref<32x256xf32>, %o: memref<1x256xf32>) {
 func.func @written(%o: memref<8x6xi32>) {
   grid.call @ids grid [4, 2] ins() outs(%o : memref<8x6xi32>)
       in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (i, j)>] semantics [arbitrary, arbitrary]
+  return
+}
+
+// Splash attention's shape: running statistics kept in outputs whose block
+// never changes, under a `parallel` head axis. The axis runs in order (the
+// warning is checked in grid-verify-specs-invalid.mlir); an axis of one
+// program stays parallel, an atomically updated output does not count.
+// CHECK-LABEL: func.func @shared_statistics
+// CHECK: grid.call @stats grid [2, 4, 3] {{.*}} semantics [arbitrary, arbitrary, arbitrary]{{$}}
+// CHECK: grid.call @stats grid [1, 4, 3] {{.*}} semantics [parallel, arbitrary, arbitrary]{{$}}
+// CHECK: grid.call @counts grid [4] {{.*}} semantics [parallel]{{$}}
+func.func @stats(%q: memref<8x128xf32>, %m: memref<8x128xf32>, %o: memref<8x128xf32>) { return }
+func.func @counts(%o: memref<8xi32>) {
+  %ones = arith.constant dense<1> : tensor<8xi32>
+  block.atomic_rmw add %ones, %o : tensor<8xi32>, memref<8xi32>
+  return
+}
+func.func @shared_statistics(%q: memref<2x32x128xf32>, %m: memref<8x128xf32>, %o: memref<2x32x128xf32>,
+                             %q1: memref<1x32x128xf32>, %o1: memref<1x32x128xf32>, %n: memref<8xi32>) {
+  grid.call @stats grid [2, 4, 3] ins(%q : memref<2x32x128xf32>) outs(%m, %o : memref<8x128xf32>, memref<2x32x128xf32>)
+      in_specs [#grid.block<[squeezed, 8, 128], (h, i, j) -> (h, i, 0)>]
+      out_specs [#grid.block<[8, 128], (h, i, j) -> (0, 0)>, #grid.block<[squeezed, 8, 128], (h, i, j) -> (h, i, 0)>]
+      semantics [parallel, arbitrary, arbitrary]
+  grid.call @stats grid [1, 4, 3] ins(%q1 : memref<1x32x128xf32>) outs(%m, %o1 : memref<8x128xf32>, memref<1x32x128xf32>)
+      in_specs [#grid.block<[squeezed, 8, 128], (h, i, j) -> (h, i, 0)>]
+      out_specs [#grid.block<[8, 128], (h, i, j) -> (0, 0)>, #grid.block<[squeezed, 8, 128], (h, i, j) -> (h, i, 0)>]
+      semantics [parallel, arbitrary, arbitrary]
+  grid.call @counts grid [4] ins() outs(%n : memref<8xi32>) in_specs [] out_specs [#grid.block<[8], (i) -> (0)>]
+      semantics [parallel]
   return
 }
 

@@ -350,3 +350,62 @@ fn revisited_partial_blocks(rng: &mut StdRng) -> Case {
     let description = format!("i32 {rows}x{columns} in {br}x{bc} blocks revisited {k} times, read back whole");
     Case { text, inputs: 0, arguments: 1, reference: Box::new(reference), description, gpu_args: Vec::new() }
 }
+
+/// Splash attention's shape: a running sum kept in an output whose block
+/// never changes (zeroed at j = 0, added to along j, copied out at the
+/// last j), under a head axis written `parallel`. A TPU core keeps that
+/// block in its VMEM while it runs the programs; Tessel ran the heads in
+/// threads sharing the array's block, which summed other heads' blocks in.
+/// The shared block ends as the last program left it. (Blocks this size:
+/// in small ones a head finished before the next thread started.)
+pub(super) fn shared_statistics(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    // Threads overlap only when a head's programs take a while: at 64x256
+    // blocks and 16 steps, 4 runs in 6 of the unfixed code went wrong.
+    let (heads, rows, steps) =
+        (rng.random_range(2..=3usize), rng.random_range(1..=2usize), rng.random_range(6..=16usize));
+    let (b, c) = (rng.random_range(16..=64usize), 128 * rng.random_range(1..=2usize));
+    let (add, zero) = if float { ("arith.addf", "0.0") } else { ("arith.addi", "0") };
+    let block = format!("{b}x{c}x{e}");
+    let (n, w) = (rows * b, steps * c);
+    let text = format!(
+        "func.func @kernel(%x: memref<{block}>, %m: memref<{block}>, %o: memref<{block}>) {{\n\
+         %j = grid.program_id 2\n%c0 = arith.constant 0 : index\n%last = arith.constant {last} : index\n\
+         %first = arith.cmpi eq, %j, %c0 : index\n\
+         scf.if %first {{\n%zero = arith.constant dense<{zero}> : tensor<{block}>\n\
+         block.store %zero, %m : tensor<{block}>, memref<{block}>\n}}\n\
+         %v = block.load %x : memref<{block}> -> tensor<{block}>\n\
+         %acc = block.load %m : memref<{block}> -> tensor<{block}>\n\
+         %sum = {add} %acc, %v : tensor<{block}>\n\
+         block.store %sum, %m : tensor<{block}>, memref<{block}>\n\
+         %done = arith.cmpi eq, %j, %last : index\n\
+         scf.if %done {{\n%total = block.load %m : memref<{block}> -> tensor<{block}>\n\
+         block.store %total, %o : tensor<{block}>, memref<{block}>\n}}\nreturn\n}}\n\
+         func.func @main(%x: memref<{heads}x{n}x{w}x{e}>, %m: memref<{b}x{c}x{e}>, %o: memref<{heads}x{n}x{c}x{e}>) {{\n\
+         grid.call @kernel grid [{heads}, {rows}, {steps}] ins(%x : memref<{heads}x{n}x{w}x{e}>)\n\
+         outs(%m, %o : memref<{b}x{c}x{e}>, memref<{heads}x{n}x{c}x{e}>)\n\
+         in_specs [#grid.block<[squeezed, {b}, {c}], (h, i, j) -> (h, i, j)>]\n\
+         out_specs [#grid.block<[{b}, {c}], (h, i, j) -> (0, 0)>, #grid.block<[squeezed, {b}, {c}], (h, i, j) -> (h, i, 0)>]\n\
+         semantics [parallel, arbitrary, arbitrary]\nreturn\n}}\n",
+        last = steps - 1,
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let x = &inputs[0];
+        // Sums along j in program order, in the element type.
+        let total = |h: usize, r: usize, col: usize| -> f64 {
+            let at = |j: usize| x[(h * n + r) * w + j * c + col];
+            if float {
+                f64::from((0..steps).fold(0f32, |sum, j| sum + at(j) as f32))
+            } else {
+                f64::from((0..steps).fold(0i32, |sum, j| sum.wrapping_add(at(j) as i32)))
+            }
+        };
+        let o = (0..heads * n * c).map(|at| total(at / (n * c), at / c % n, at % c)).collect();
+        let m = (0..b * c).map(|at| total(heads - 1, (rows - 1) * b + at / c, at % c)).collect();
+        vec![m, o]
+    };
+    let description =
+        format!("{e} running sums of {b}x{c} blocks kept in a shared output, grid [{heads}, {rows}, {steps}]");
+    Case { text, inputs: 1, arguments: 3, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}

@@ -7,9 +7,12 @@
 //! and index maps must not divide by zero. It then infers the semantics of
 //! each axis: `arbitrary` when some output's block does not depend on it
 //! (the output block is revisited, so the axis must run in order), else
-//! `parallel`. Written semantics are kept; a `parallel` axis along which an
-//! output block is revisited gets a warning (programs would race on it),
-//! unless the kernel only updates that output atomically.
+//! `parallel`. Written semantics are kept, except that a `parallel` axis
+//! along which an output block is revisited becomes `arbitrary`, with a
+//! warning: a TPU core keeps the block in VMEM across the programs it runs,
+//! threads sharing the array's block would race on it. (Unless the kernel
+//! only updates that output atomically; a block an index function picks is
+//! not known here.)
 //!
 //! Buffers the compiled code allocates for a call (scratch, and local
 //! copies of blocks) must fit a process's address space: beyond it the
@@ -193,16 +196,32 @@ fn verify_call(call: &GridCall) -> bool {
     };
     match call.semantics() {
         Some(written) => {
+            // A TPU core keeps an output block in its VMEM while the
+            // programs it runs in turn revisit it, whatever the axis is
+            // called: Splash attention keeps its running maximum, sum and
+            // accumulator in outputs whose block never changes, under a
+            // `parallel` head axis. Programs sharing one array block in
+            // threads would race on it (and did: wrong rows), so such an
+            // axis runs in order, as on a single-core TPU and in JAX's
+            // interpreter. (One program has no one to race with.)
+            let mut ordered = written.clone();
             for (axis, semantics) in written.iter().enumerate() {
-                if let (AxisSemantics::Parallel, Some(output)) = (semantics, revisited(axis)) {
+                if let (AxisSemantics::Parallel, Some(output)) = (semantics, revisited(axis))
+                    && grid[axis] != 1
+                {
                     emit_warning(
                         location,
                         &format!(
                             "grid axis {axis} is parallel but the block of output #{output} does not \
-                             depend on it: programs along it race on the same block"
+                             depend on it: its programs run in order, as on one TPU core (in parallel \
+                             they would race on the block)"
                         ),
                     );
+                    ordered[axis] = AxisSemantics::Arbitrary;
                 }
+            }
+            if ordered != written {
+                call.set_semantics(&ordered);
             }
         }
         None => call.set_semantics(&infer_semantics(&outputs, grid.len())),
