@@ -7,7 +7,9 @@
 //! blocks long enough for batched loads on the GPU, arrays updated in
 //! place or accumulated in blocks that do not divide them, rows whose
 //! intermediates are read back, in the GPU's private memory or LDS,
-//! booleans through signed and unsigned ops) are compiled
+//! booleans through signed and unsigned ops, running sums kept in an
+//! output block shared by a `parallel` axis, inputs aliased to outputs and
+//! read after the output is written) are compiled
 //! and run with `tessel run --check` (compiled code against the reference
 //! interpreter), and the results are compared exactly with a plain Rust
 //! reference computed here from the dumped inputs. The emulated GPU runs
@@ -94,7 +96,7 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
     let work = std::env::temp_dir().join(format!("tessel-differential-{seed}"));
     for index in 0..count {
         let mut rng = StdRng::seed_from_u64(seed + index);
-        let case = match rng.random_range(0..58) {
+        let case = match rng.random_range(0..62) {
             0..12 => elementwise(&mut rng),
             12..17 => matmul(&mut rng),
             17..20 => matrix_core_matmul(&mut rng),
@@ -115,6 +117,8 @@ pub fn differential(path: &Path, source: String) -> datatest_stable::Result<()> 
             50..52 => partial_blocks(&mut rng),
             52..54 => row_intermediates(&mut rng),
             54..56 => boolean_ops(&mut rng),
+            56..58 => shared_statistics(&mut rng),
+            58..60 => aliased_inputs(&mut rng),
             _ => integer_edges(&mut rng),
         };
         let dir = work.join(index.to_string());

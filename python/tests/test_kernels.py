@@ -269,6 +269,66 @@ def test_index_maps_read_dynamic_grid_sizes():
         np.testing.assert_array_equal(out[:steps * 8], expected)
 
 
+def test_aliases_count_inputs_after_dynamic_grid_sizes():
+    # input_output_aliases index the call's inputs; the custom call's
+    # operands start with the grid sizes. Counted from the operands, the
+    # alias named the operand before: the rows no program writes came from
+    # x, not from `old` (and megablox gmm's `existing_out` failed to
+    # verify: shapes mismatch in output_operand_alias).
+    def kernel(x_ref, old_ref, o_ref):
+        o_ref[...] = old_ref[...] + x_ref[...]
+
+    @jax.jit
+    def run(steps, x, old):
+        return pl.pallas_call(
+            kernel, grid=(steps,),
+            in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0)), pl.BlockSpec((8, 128), lambda i: (i, 0))],
+            out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+            out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32), input_output_aliases={1: 0})(x, old)
+
+    x = jnp.ones((32, 128), jnp.float32)
+    old = jnp.arange(32 * 128, dtype=jnp.float32).reshape(32, 128)
+    out = np.asarray(run(jnp.int32(2), x, old))
+    np.testing.assert_array_equal(out[:16], np.asarray(old)[:16] + 1)
+    np.testing.assert_array_equal(out[16:], np.asarray(old)[16:])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_aliases_with_static_and_dynamic_grids(seed):
+    # The generator that finds the bug above: inputs of one shape, some
+    # aliased to outputs, a grid that covers some of the rows with 0-2 axes
+    # sized by traced values; rows no program writes keep the aliased
+    # input's contents.
+    rng = np.random.default_rng(seed)
+    n_in, n_out = int(rng.integers(2, 5)), int(rng.integers(1, 3))
+    aliased = rng.permutation(n_in)[:n_out]
+    aliases = {int(i): o for o, i in enumerate(aliased) if rng.random() < 0.8}
+    dynamic = [bool(rng.random() < 0.5) for _ in range(2)]
+    blocks, steps = 4, int(rng.integers(1, 5))
+    inputs = [rng.standard_normal((blocks * 8, 128)).astype(np.float32) for _ in range(n_in)]
+
+    def kernel(*refs):
+        ins, outs = refs[:n_in], refs[n_in:]
+        for o, out in enumerate(outs):
+            out[...] = sum((k + o + 1) * r[...] for k, r in enumerate(ins))
+
+    def call(rows, extra, *xs):
+        grid = (rows if dynamic[0] else steps, extra if dynamic[1] else 1)
+        return pl.pallas_call(
+            kernel, grid=grid, in_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, 0))] * n_in,
+            out_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, 0))] * n_out,
+            out_shape=[jax.ShapeDtypeStruct((blocks * 8, 128), jnp.float32)] * n_out,
+            input_output_aliases=aliases)(*xs)
+
+    got = jax.jit(call)(jnp.int32(steps), jnp.int32(1), *inputs)
+    for o in range(n_out):
+        want = sum((k + o + 1) * x for k, x in enumerate(inputs))
+        np.testing.assert_allclose(got[o][:steps * 8], want[:steps * 8], rtol=1e-6)
+        source = [i for i, out in aliases.items() if out == o]
+        if source:
+            np.testing.assert_array_equal(got[o][steps * 8:], inputs[source[0]][steps * 8:])
+
+
 def test_masked_swap_returns_the_stored_value_where_masked_off():
     # JAX's masked swap: the old value where the mask holds, the stored
     # value elsewhere (the ref keeps its old value there).

@@ -338,3 +338,70 @@ pub(super) fn loop_carried(rng: &mut StdRng) -> Case {
         gpu_args: Vec::new(),
     }
 }
+
+/// An input that is also the call's output (`input_output_aliases`), in
+/// whole or partial blocks, read again after the program wrote the output:
+/// `o = k x`, then `o = x + o` with x read again (or read once, before the
+/// write). A TPU copies the input block in before the kernel runs, so the
+/// second read still sees x; compiled code read the array and saw `k x`.
+pub(super) fn aliased_inputs(rng: &mut StdRng) -> Case {
+    let float = rng.random_bool(0.5);
+    let e = if float { "f32" } else { "i32" };
+    let (br, bc) = (rng.random_range(1..=8usize), rng.random_range(1..=8usize));
+    let (rows, columns) = (rng.random_range(1..=3 * br), rng.random_range(1..=3 * bc));
+    let (gr, gc) = (rows.div_ceil(br), columns.div_ceil(bc));
+    let k = rng.random_range(2..=5i32);
+    let read_again = rng.random_bool(0.75);
+    let (add, mul, kk) = if float {
+        ("arith.addf", "arith.mulf", format!("{k}.0"))
+    } else {
+        ("arith.addi", "arith.muli", k.to_string())
+    };
+    let array = format!("memref<{rows}x{columns}x{e}>");
+    let whole = format!("tensor<{rows}x{columns}x{e}>");
+    let block = format!("{br}x{bc}x{e}");
+    let second = if read_again {
+        format!("%again = block.load %x : memref<{block}> -> tensor<{block}>\n")
+    } else {
+        "%again = arith.addf %v, %zero : tensor<BLOCK>\n".replace("BLOCK", &block).replace("arith.addf", add)
+    };
+    let text = format!(
+        "func.func @copy(%x: {array}, %o: {array}) {{\n\
+         %v = block.load %x : {array} -> {whole}\nblock.store %v, %o : {whole}, {array}\nreturn\n}}\n\
+         func.func @kernel(%x: memref<{block}>, %o: memref<{block}>) {{\n\
+         %v = block.load %x : memref<{block}> -> tensor<{block}>\n\
+         %zero = arith.constant dense<0{point}> : tensor<{block}>\n\
+         %k = arith.constant dense<{kk}> : tensor<{block}>\n\
+         %d = {mul} %v, %k : tensor<{block}>\n\
+         block.store %d, %o : tensor<{block}>, memref<{block}>\n\
+         {second}\
+         %s = {add} %again, %d : tensor<{block}>\n\
+         block.store %s, %o : tensor<{block}>, memref<{block}>\n\
+         return\n}}\n\
+         func.func @main(%x: {array}, %o: {array}) {{\n\
+         grid.call @copy grid [] ins(%x : {array}) outs(%o : {array})\n\
+         in_specs [#grid.block<full>] out_specs [#grid.block<full>]\n\
+         grid.call @kernel grid [{gr}, {gc}] ins(%o : {array}) outs(%o : {array})\n\
+         in_specs [#grid.block<[{br}, {bc}], (i, j) -> (i, j)>] out_specs [#grid.block<[{br}, {bc}], (i, j) -> (i, j)>]\n\
+         return\n}}\n",
+        point = if float { ".0" } else { "" },
+    );
+    let reference = move |inputs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+        let out = inputs[0]
+            .iter()
+            .map(|&x| {
+                if float {
+                    let x = x as f32;
+                    f64::from(x + x * k as f32)
+                } else {
+                    let x = x as i32;
+                    f64::from(x.wrapping_add(x.wrapping_mul(k)))
+                }
+            })
+            .collect();
+        vec![out]
+    };
+    let how = if read_again { "read again after the write" } else { "read once" };
+    let description = format!("{e} {rows}x{columns} input aliased to the output in {br}x{bc} blocks, {how}");
+    Case { text, inputs: 1, arguments: 2, reference: Box::new(reference), description, gpu_args: Vec::new() }
+}

@@ -178,6 +178,26 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     }
     let mut refs = Vec::new();
     let mut arguments = Vec::new();
+    // Inputs that are also outputs of the call (`input_output_aliases`):
+    // on a TPU a program's input block is copied to VMEM before the
+    // kernel runs, so the kernel reads it as it was even after writing
+    // the output it aliases. Here such an input is a snapshot taken
+    // at the program's start (`%snap<i>`, type): a view of the array would
+    // show the kernel its own writes. A `full` spec is the array itself
+    // (Pallas' pl.ANY: memory in HBM, which input and output share), as
+    // in the interpreter.
+    let snapshots: Vec<Option<(String, String)>> = operands
+        .iter()
+        .enumerate()
+        .map(|(i, (operand, is_output))| {
+            let aliased = outputs.iter().any(|output| output.value.to_raw().ptr == operand.value.to_raw().ptr);
+            (!is_output && aliased && !operand.spec.full).then(|| {
+                let raw_type = value_type(operand.value.to_raw());
+                let shape: Vec<String> = operand.spec.block_shape.iter().flatten().map(i64::to_string).collect();
+                (format!("%snap{i}"), memref_text(&shape, &print_type(shaped_element(raw_type)), None))
+            })
+        })
+        .collect();
     for (i, (operand, is_output)) in operands.iter().enumerate() {
         let raw_type = value_type(operand.value.to_raw());
         let array_type = print_type(raw_type);
@@ -303,16 +323,21 @@ linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
     let version = |name: &str, whole: bool| -> (String, Vec<String>) {
         let mut program = String::new();
         let mut arguments = scalars.to_vec();
-        for r in &refs {
-            match r.whole.as_ref().filter(|_| whole) {
-                Some(view) => {
-                    program.push_str(&view.before);
-                    arguments.push((view.value.clone(), view.r#type.clone()));
+        for (r, snapshot) in refs.iter().zip(&snapshots) {
+            let (before, value, r#type) = match r.whole.as_ref().filter(|_| whole) {
+                Some(view) => (&view.before, &view.value, &view.r#type),
+                None => (&r.before, &r.value, &r.r#type),
+            };
+            program.push_str(before);
+            match snapshot {
+                Some((name, snapshot_type)) => {
+                    emit_line!(
+                        program,
+                        "{name} = memref.alloc() : {snapshot_type}\nmemref.copy {value}, {name} : {type} to {snapshot_type}"
+                    );
+                    arguments.push((name.clone(), snapshot_type.clone()));
                 }
-                None => {
-                    program.push_str(&r.before);
-                    arguments.push((r.value.clone(), r.r#type.clone()));
-                }
+                None => arguments.push((value.clone(), r#type.clone())),
             }
         }
         arguments.extend(trailing.iter().cloned());
@@ -392,10 +417,18 @@ linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
     let refs: Vec<Aliasing> = arrays
         .iter()
         .enumerate()
-        .map(|(index, array)| Aliasing {
-            no_output_alias: index >= first_output
-                || outputs.iter().all(|output| output.value.to_raw().ptr != array.ptr),
-            exclusive: arrays.iter().enumerate().all(|(other, value)| other == index || value.ptr != array.ptr),
+        .map(|(index, array)| {
+            // A snapshot is the program's own copy.
+            let own = index >= scalar_values.len()
+                && index < first_output
+                && snapshots[index - scalar_values.len()].is_some();
+            Aliasing {
+                no_output_alias: own
+                    || index >= first_output
+                    || outputs.iter().all(|output| output.value.to_raw().ptr != array.ptr),
+                exclusive: own
+                    || arrays.iter().enumerate().all(|(other, value)| other == index || value.ptr != array.ptr),
+            }
         })
         .collect();
     // Scratch buffers (the kernel arguments after the arrays) are each

@@ -160,7 +160,11 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
     kernel_id = hashlib.sha256(translated.text.encode()).hexdigest()
     # Compile now: diagnostics surface while tracing, at the user's lines.
     _tessel.prepare_kernel(kernel_id, translated.text, name or "kernel", translated.entry)
-    call = jax.ffi.ffi_lowering(TARGET, operand_output_aliases=dict(input_output_aliases or ()))
+    # Alias indices count the call's inputs; the custom call's operands
+    # start with the dynamic grid bounds (as Mosaic's lowering offsets them).
+    offset = grid_mapping.num_dynamic_grid_bounds
+    aliases = {operand + offset: output for operand, output in (input_output_aliases or ())}
+    call = jax.ffi.ffi_lowering(TARGET, operand_output_aliases=aliases)
     # Sub-byte integers cross the call in 8-bit containers, 8-bit floats in
     # f32 ones (kernels compute on them so): XLA widens them before the call
     # and narrows the results.

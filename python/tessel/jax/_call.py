@@ -148,6 +148,11 @@ def _index_function(closed, grid, scalars: list[Value], symbol: str) -> str:
 
 
 def _spec(mapping, grid, scalars: list[Value], where: str, functions: list[str]) -> str:
+    if str(getattr(mapping.transformed_block_aval, "memory_space", "")).lower() in ("any", "hbm"):
+        # pl.ANY / HBM: the kernel gets the array itself (`full`), which
+        # every program shares, not a copy of it per program: an input
+        # aliased to an output is then the same memory, as on a TPU.
+        return "#grid.block<full>"
     grid_rank = len(grid)
     sizes, unblocked, pads = [], False, []
     for dim in mapping.block_shape:
