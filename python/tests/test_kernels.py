@@ -403,3 +403,26 @@ def test_platform_dependent_picks_the_cpu_branch():
     cpu, default = pl.pallas_call(kernel, out_shape=shapes)(x)
     np.testing.assert_array_equal(cpu, x + 1)
     np.testing.assert_array_equal(default, x - 1)
+
+
+@pytest.mark.parametrize("effects, kept", [(False, 1), (True, 2), ("DATAFLOW_SIDE_EFFECTING", 2),
+                                           ("SIDE_EFFECTING", 2), ("PURE", 1)])
+def test_side_effecting_calls_are_neither_merged_nor_dropped(effects, kept):
+    # has_side_effects (or a SideEffectType other than PURE): XLA keeps
+    # both of two identical calls, and a call whose result is unused.
+    # (DATAFLOW_SIDE_EFFECTING may be dropped when unused on a TPU; XLA's
+    # custom calls have no such middle ground, so Tessel keeps it.)
+    if isinstance(effects, str):
+        effects = getattr(pltpu.SideEffectType, effects)
+
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1
+
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                          compiler_params=pltpu.CompilerParams(has_side_effects=effects))
+    x = jnp.ones((8, 128), jnp.float32)
+    twice = jax.jit(lambda x: call(x) + call(x))
+    assert twice.lower(x).compile().as_text().count("custom-call(") == kept
+    unused = jax.jit(lambda x: (call(x), x * 2)[1])
+    assert unused.lower(x).compile().as_text().count("custom-call(") == kept - 1
+    np.testing.assert_array_equal(twice(x), np.full((8, 128), 4.0, np.float32))

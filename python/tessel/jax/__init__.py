@@ -42,6 +42,7 @@ def _check_version() -> None:
 
 _check_version()
 
+from jax._src import core as jax_core  # noqa: E402
 from jax._src.pallas import core as pallas_core  # noqa: E402
 from jax._src.pallas import mpmd as _mpmd  # noqa: E402
 from jax._src.pallas import pallas_call as _pallas_call  # noqa: E402
@@ -125,6 +126,21 @@ def _dimension_semantics(compiler_params):
     return None
 
 
+def _has_side_effects(compiler_params) -> bool:
+    """Whether the TPU compiler params say the call has side effects
+    (`has_side_effects=True` or a `SideEffectType` other than PURE): XLA
+    must then neither CSE nor remove it."""
+    params = compiler_params.values() if isinstance(compiler_params, dict) else [compiler_params]
+    for param in params:
+        effects = getattr(param, "has_side_effects", False)
+        if isinstance(effects, bool):
+            if effects:
+                return True
+        elif getattr(effects, "value", "pure") != "pure":
+            return True
+    return False
+
+
 def translate_call(jaxpr, grid_mapping, input_output_aliases=(), name="kernel", compiler_params=None):
     """The Tessel module (text) and entry name for a pallas_call's parts."""
     return translate(jaxpr, grid_mapping, input_output_aliases, name, _knobs_of(compiler_params),
@@ -164,7 +180,8 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
     # start with the dynamic grid bounds (as Mosaic's lowering offsets them).
     offset = grid_mapping.num_dynamic_grid_bounds
     aliases = {operand + offset: output for operand, output in (input_output_aliases or ())}
-    call = jax.ffi.ffi_lowering(TARGET, operand_output_aliases=aliases)
+    call = jax.ffi.ffi_lowering(TARGET, operand_output_aliases=aliases,
+                                has_side_effect=_has_side_effects(compiler_params))
     # Sub-byte integers cross the call in 8-bit containers, 8-bit floats in
     # f32 ones (kernels compute on them so): XLA widens them before the call
     # and narrows the results.
@@ -179,6 +196,9 @@ def _container(aval):
     """`aval` with a sub-byte integer type replaced by the byte-sized one,
     an 8-bit float type by f32."""
     dtype = getattr(aval, "dtype", None)
+    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+        # Keys cross as their data (XLA holds them so already).
+        return jax_core.physical_aval(aval)
     if dtype is not None and is_float8(dtype):
         return aval.update(dtype=np.dtype(np.float32))
     if dtype is None or sub_byte(dtype) is None:
@@ -187,7 +207,10 @@ def _container(aval):
 
 
 def _convert(ctx, value, aval_from, aval_to):
-    return value if aval_from is aval_to else _mlir.convert_hlo(ctx, value, aval_from, aval_to)
+    if aval_from is aval_to or aval_from.dtype == aval_to.dtype or jax.dtypes.issubdtype(
+            aval_from.dtype, jax.dtypes.prng_key) or jax.dtypes.issubdtype(aval_to.dtype, jax.dtypes.prng_key):
+        return value
+    return _mlir.convert_hlo(ctx, value, aval_from, aval_to)
 
 
 @dataclasses.dataclass(frozen=True)
