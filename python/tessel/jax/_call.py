@@ -8,9 +8,11 @@ import dataclasses
 import re
 
 import jax.numpy as jnp
+from jax import dtypes as jax_dtypes
 import numpy as np
 from jax._src import core
 from jax._src.pallas import core as pallas_core
+from jax._src.pallas.mosaic.random import is_pallas_impl
 
 from tessel.jax._emit import ScalarWrite, Unsupported, Value, element, memref_type
 from tessel.jax._kernel import KernelTranslator, _frame
@@ -102,6 +104,14 @@ class _Affine:
         return f"({a}) {symbol} ({b})"
 
 
+def physical(aval):
+    """`aval` as kernels hold it: typed PRNG keys as their uint32 data
+    (the key's shape trailing, as Mosaic physicalizes them)."""
+    if jax_dtypes.issubdtype(getattr(aval, "dtype", None), jax_dtypes.prng_key):
+        return core.physical_aval(aval)
+    return aval
+
+
 def _ref_dtype(dtype) -> np.dtype:
     """A ref's element type; semaphores of every kind (TPU scratch for DMAs
     and barriers, `dma_sem` included) are i32 counters."""
@@ -169,11 +179,20 @@ def _spec(mapping, grid, scalars: list[Value], where: str, functions: list[str])
             pads.append((0, 0))
         else:
             raise Unsupported(f"{where}: Tessel does not support the block dimension {dim!r}")
+    # A block of PRNG keys is a block of their data: the key's own dims
+    # whole (block index 0) after the array's.
+    key_dims = physical(mapping.array_aval).shape[len(mapping.array_aval.shape):]
+    sizes += list(key_dims)
+    pads += [(0, 0)] * len(key_dims)
     dims = [f"d{i}" for i in range(grid_rank)]
     shape = ", ".join("squeezed" if s is None else str(s) for s in sizes)
     try:
         exprs = _Affine(where, grid).evaluate(mapping.index_map_jaxpr, dims + [None] * len(scalars))
+        exprs = list(exprs) + [0] * len(key_dims)
     except _NotAffine:
+        if key_dims:
+            raise Unsupported(f"{where}: Tessel does not support blocks of PRNG keys picked by index functions") \
+                from None
         if unblocked:
             raise Unsupported(f"{where}: Tessel does not support non-affine index maps of "
                               "element-indexed (pl.Element) blocks") from None
@@ -258,7 +277,8 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
     refs = []
     for index, var in enumerate(jaxpr.invars):
         aval = var.aval
-        refs.append(Value(f"%r{index}", tuple(aval.shape), _ref_dtype(aval.inner_aval.dtype), ref=True))
+        inner = physical(aval.inner_aval)
+        refs.append(Value(f"%r{index}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
     env = dict(zip(jaxpr.invars, refs))
     translator.read_only = {refs[i].name: i for i in range(num_scalars) if i not in written}
     # `pl.run_scoped` buffers become more scratch of the call: one buffer
@@ -268,7 +288,7 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
     for scope in _scopes(jaxpr):
         buffers = []
         for var in scope.params["jaxpr"].invars:
-            inner = var.aval.inner_aval
+            inner = physical(var.aval.inner_aval)
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scoped allocation {var.aval}")
             buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
@@ -287,8 +307,27 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
         scoped_avals.append(jaxpr.invars[index].aval.inner_aval)
         env[jaxpr.invars[index]] = copy
         copies.append((scalar, copy))
+    if _uses_tpu_prng(jaxpr):
+        # The TPU core's PRNG state (`_random.TpuPrng`): scratch of its own.
+        translator.prng_state = Value(f"%r{len(refs)}", (3,), np.dtype(np.int32), ref=True)
+        refs.append(translator.prng_state)
+        scoped_avals.append(core.ShapedArray((3,), np.dtype(np.int32)))
     translator.jaxpr(jaxpr, env)
     return translator, refs, scoped_avals, copies
+
+
+def _uses_tpu_prng(jaxpr) -> bool:
+    """Whether `jaxpr` (or a jaxpr in its equations' parameters) seeds or
+    draws from the TPU core's generator: its primitives, or `random_bits`
+    of a Pallas key (which draws through them)."""
+    def draws(eqn) -> bool:
+        if eqn.primitive.name in ("prng_seed", "prng_random_bits"):
+            return True
+        impl = getattr(getattr(eqn.invars[0].aval, "dtype", None), "_impl", None) if eqn.invars else None
+        return eqn.primitive.name == "random_bits" and is_pallas_impl(impl)
+
+    return any(draws(eqn) or any(_uses_tpu_prng(inner) for inner in core.jaxprs_in_params(eqn.params))
+               for eqn in jaxpr.eqns)
 
 
 def _copy_in(copies, semantics: list[str] | None, rank: int) -> list[str]:
@@ -390,8 +429,8 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
     kernel = f"  func.func private @{symbol}_kernel({kernel_args}) {{\n{body}\n    return\n  }}"
 
     mappings = grid_mapping.block_mappings
-    arrays = [m.array_aval for m in mappings[: num_inputs + num_outputs]]
-    scalar_avals = [var.aval.inner_aval for var in jaxpr.invars[:num_scalars]]
+    arrays = [physical(m.array_aval) for m in mappings[: num_inputs + num_outputs]]
+    scalar_avals = [physical(var.aval.inner_aval) for var in jaxpr.invars[:num_scalars]]
     # XLA passes the scalar-prefetch operands first, then inputs, then results.
     entry_args = [memref_type(tuple(a.shape), a.dtype, entry=True) for a in scalar_avals + arrays]
     names = [f"%a{i}" for i in range(len(entry_args))]

@@ -290,6 +290,15 @@ def get(ctx):
     tr = ctx.tr
     ref = ctx.read(ctx.eqn.invars[0])
     transforms = tree_util.tree_unflatten(ctx.params["tree"], ctx.eqn.invars[1:])
+    key_dims = ref.shape[len(ctx.avals_in[0].shape):]
+    if key_dims:
+        # A read of PRNG keys reads their data: the key's dims whole.
+        if len(transforms) != 1 or not isinstance(transforms[0], indexing.NDIndexer):
+            ctx.fail("a read of PRNG keys through views")
+        indexer = transforms[0]
+        whole = tuple(indexing.Slice(0, size) for size in key_dims)
+        transforms = [indexing.NDIndexer(tuple(indexer.indices) + whole, ref.shape, indexer.int_indexer_shape)]
+        return tr.load_view(ctx.env, ref, transforms, tuple(ctx.out_shape) + key_dims, ref.dtype)
     return tr.load_view(ctx.env, ref, transforms, ctx.out_shape, ctx.out_dtype)
 
 
