@@ -383,6 +383,37 @@ static LogicalResult verifySemaphore(Operation *op, MemRefType type,
   return success();
 }
 
+LogicalResult PrintOp::verify() {
+  // `{}` placeholders only (no specs, names or positions), one per value,
+  // or none at all.
+  llvm::StringRef format = getFormat();
+  size_t placeholders = 0;
+  for (size_t at = 0; at < format.size(); ++at) {
+    if (format[at] == '{') {
+      if (at + 1 < format.size() && format[at + 1] == '{') {
+        ++at;
+        continue;
+      }
+      if (at + 1 >= format.size() || format[at + 1] != '}')
+        return emitOpError("format placeholders are `{}` alone, got '")
+               << format << "'";
+      ++placeholders;
+      ++at;
+    } else if (format[at] == '}') {
+      if (at + 1 < format.size() && format[at + 1] == '}') {
+        ++at;
+        continue;
+      }
+      return emitOpError("an unmatched '}' in the format '") << format << "'";
+    }
+  }
+  if (placeholders != 0 && placeholders != getValues().size())
+    return emitOpError("the format has ")
+           << placeholders << " placeholders for " << getValues().size()
+           << " values";
+  return success();
+}
+
 LogicalResult SemaphoreSignalOp::verify() {
   return verifySemaphore(*this, getSem().getType(), getIndices().size(),
                          "semaphore ref");

@@ -42,6 +42,22 @@ pub const BOUNDS_FAULT: &str = "__tessel_bounds_fault";
 /// JIT reports it).
 pub const WAIT_FAULT: &str = "__tessel_wait_fault";
 
+/// The module attribute listing the `block.print` sites (their format
+/// strings, by site number from 0; block-to-linalg writes it). A print's
+/// site is its `PRINT_SITE` attribute where it has one (a front end's own
+/// numbering), else its place in this list.
+pub const PRINT_FORMATS: &str = "tessel.print_formats";
+
+/// The attribute of a `block.print` naming its site (an integer).
+pub const PRINT_SITE: &str = "tessel.print_site";
+
+/// The functions compiled code calls to print one line: `begin(site)`,
+/// then one call per value (`i64`: integers and indices, sign-extended,
+/// i1 zero-extended; `f32`: floats up to 32 bits, extended; `f64`), then
+/// `end()` (the JIT provides them; runtime/src/debug_print.rs).
+pub const PRINT_FUNCTIONS: [&str; 5] =
+    ["__tessel_print_begin", "__tessel_print_i64", "__tessel_print_f32", "__tessel_print_f64", "__tessel_print_end"];
+
 /// The module attribute listing the semaphore waits (strings: the op and
 /// its location).
 pub const SEMAPHORE_WAITS: &str = "tessel.semaphore_waits";

@@ -261,6 +261,25 @@ def Block_AtomicCASElementOp : Block_Op<"atomic_cas_element",
 // semaphore memref<..xi32>)`), zero where a worker's programs start, as a
 // TPU core's semaphores are (Pallas' `SemaphoreType.REGULAR/DMA/BARRIER`).
 
+def Block_PrintOp : Block_Op<"print"> {
+  let summary = "print scalars from a kernel (pl.debug_print)";
+  let description = [{
+    ```mlir
+    block.print "x[0] = {}, program {}" %x0, %i : f32, index
+    ```
+    Prints one line: `format` with each `{}` replaced by the next value,
+    or, without placeholders, `format` then the values, separated by
+    spaces (JAX's debug_print). Lines of a kernel are printed in program
+    order: a call whose kernel prints runs its grid in order.
+  }];
+  let arguments = (ins StrAttr:$format,
+                   Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat, Index]>>:$values);
+  let assemblyFormat = [{
+    $format ($values^ `:` type($values))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Block_SemaphoreSignalOp : Block_Op<"semaphore_signal"> {
   let summary = "add to a semaphore (pl.semaphore_signal)";
   let description = [{

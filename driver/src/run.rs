@@ -185,7 +185,10 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     // The interpreter runs on the dialect-level IR, before lowering.
     let interpreted = if options.interpret || options.check {
         let mut copies = arrays.clone();
-        interpret(&module, &options.entry, &mut copies)?;
+        let printed = interpret(&module, &options.entry, &mut copies)?;
+        if options.interpret {
+            printed.iter().for_each(|line| crate::write_stdout(&format!("{line}\n")));
+        }
         Some(copies)
     } else {
         None

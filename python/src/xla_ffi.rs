@@ -262,8 +262,39 @@ unsafe fn execute(frame: &CallFrame) -> Result<(), (i32, String)> {
     // row-major device buffer of the argument's element type and shape
     // (checked above), valid for the call; aliased inputs and outputs are
     // the same buffer, which grid.call allows.
-    unsafe { entry.point.call(&raw) }
-        .map_err(|error| (ERROR_INTERNAL, format!("tessel: {}", kernel.compiled.describe(error))))
+    let outcome = unsafe { entry.point.call(&raw) }
+        .map_err(|error| (ERROR_INTERNAL, format!("tessel: {}", kernel.compiled.describe(error))));
+    let printed = tessel_runtime::take_printed();
+    if !printed.is_empty() {
+        emit_printed(id, &printed).map_err(|error| (ERROR_INTERNAL, format!("tessel: printing: {error}")))?;
+    }
+    outcome
+}
+
+/// Hands the lines a kernel printed (`pl.debug_print`) to Python, which
+/// formats them as JAX's debug_print does (`tessel.jax._debug.emit`).
+fn emit_printed(kernel: &str, printed: &[tessel_runtime::PrintRecord]) -> Result<(), String> {
+    use pyo3::{IntoPyObjectExt, prelude::*};
+    pyo3::Python::attach(|py| -> PyResult<()> {
+        let lines = printed
+            .iter()
+            .map(|record| {
+                let values = record
+                    .values
+                    .iter()
+                    .map(|value| match *value {
+                        tessel_runtime::PrintValue::Int(v) => v.into_py_any(py),
+                        tessel_runtime::PrintValue::Float32(v) => v.into_py_any(py),
+                        tessel_runtime::PrintValue::Float(v) => v.into_py_any(py),
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                Ok((record.site, values))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        py.import("tessel.jax._debug")?.call_method1("emit", (kernel, lines))?;
+        Ok(())
+    })
+    .map_err(|error| error.to_string())
 }
 
 /// The handler XLA calls (`jax.ffi.register_ffi_target`).

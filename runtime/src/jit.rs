@@ -8,7 +8,9 @@ use mlir_sys::{
 };
 use std::ffi::c_void;
 
-use tessel_dialects::{BOUNDS_FAULT, CHECKED_ACCESSES, OUT_OF_BOUNDS_FLAG, SEMAPHORE_WAITS, WAIT_FAULT};
+use tessel_dialects::{
+    BOUNDS_FAULT, CHECKED_ACCESSES, OUT_OF_BOUNDS_FLAG, PRINT_FORMATS, PRINT_FUNCTIONS, SEMAPHORE_WAITS, WAIT_FAULT,
+};
 
 /// OpenMP, which runs the parallel grid of compiled code.
 pub const OPENMP: &str = "/usr/lib/llvm-22/lib/libomp.so";
@@ -105,6 +107,9 @@ pub struct EntryPoint {
     fault: *mut i64,
     /// The semaphore waits' fault global (null when the module has none).
     wait_fault: *mut i64,
+    /// Whether the module prints (`block.print`): its calls run one at a
+    /// time and leave their lines to the caller (`take_printed`).
+    prints: bool,
 }
 
 // SAFETY: an entry point is a code address and the addresses of the module's
@@ -148,10 +153,19 @@ impl EntryPoint {
                 unsafe { fault.write(0) };
             }
         }
+        let printing = self.prints.then(|| {
+            let guard = crate::debug_print::PRINTING_CALL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            crate::debug_print::clear();
+            guard
+        });
         // SAFETY: `arguments` holds one pointer per buffer to a pointer to
         // its descriptor, alive until the call returns; per the contract the
         // buffers match the entry's arguments and the engine is alive.
         unsafe { (self.packed)(arguments.as_mut_ptr()) };
+        if printing.is_some() {
+            crate::debug_print::keep_for_caller();
+        }
+        drop(printing);
         // SAFETY: as for the write above.
         if !self.out_of_bounds.is_null() && unsafe { self.out_of_bounds.read() } != 0 {
             return Err(JitError::OutOfBounds);
@@ -178,6 +192,8 @@ pub struct Jit {
     accesses: Vec<String>,
     /// The module's semaphore waits (its `tessel.semaphore_waits`), by site - 1.
     waits: Vec<String>,
+    /// The module's print formats (its `tessel.print_formats`), by site.
+    formats: Vec<String>,
 }
 
 /// The strings of `module`'s list attribute `name` (none without it).
@@ -220,6 +236,7 @@ impl Jit {
             return Err(JitError::Compile);
         }
         let (accesses, waits) = (module_strings(module, CHECKED_ACCESSES), module_strings(module, SEMAPHORE_WAITS));
+        let formats = module_strings(module, PRINT_FORMATS);
         // Kernels allocate through a per-thread cache of freed blocks (see
         // kernel_alloc.rs). Registered before the first lookup, which is
         // when the module's references resolve.
@@ -233,7 +250,21 @@ impl Jit {
             // function has the C signature of the symbol it replaces.
             unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), function) };
         }
-        Ok(Self { engine, accesses, waits })
+        let [begin, int, single, double, end] = PRINT_FUNCTIONS;
+        let printers: [(&str, *mut c_void); 5] = [
+            (begin, crate::debug_print::print_begin as *mut c_void),
+            (int, crate::debug_print::print_i64 as *mut c_void),
+            (single, crate::debug_print::print_f32 as *mut c_void),
+            (double, crate::debug_print::print_f64 as *mut c_void),
+            (end, crate::debug_print::print_end as *mut c_void),
+        ];
+        for (name, function) in printers {
+            // SAFETY: the engine is live and nothing was looked up yet; each
+            // function has the C signature block-to-linalg declares for it
+            // (`prints::declarations`).
+            unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), function) };
+        }
+        Ok(Self { engine, accesses, waits, formats })
     }
 
     /// The compiled `entry` (a function with a C interface).
@@ -261,7 +292,13 @@ impl Jit {
         // SAFETY: the engine's packed wrappers (`_mlir_<name>`, which
         // LookupPacked finds) all have the signature `void(void**)`.
         let packed = unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn(*mut *mut c_void)>(found) };
-        Ok(EntryPoint { packed, out_of_bounds: flag.cast(), fault: fault.cast(), wait_fault: wait_fault.cast() })
+        Ok(EntryPoint {
+            packed,
+            out_of_bounds: flag.cast(),
+            fault: fault.cast(),
+            wait_fault: wait_fault.cast(),
+            prints: !self.formats.is_empty(),
+        })
     }
 
     /// Calls `entry(memref, ...)` with one host array per argument, in place.
@@ -278,7 +315,16 @@ impl Jit {
             .collect();
         // SAFETY: `self` keeps the engine alive; each array owns a buffer of
         // its shape, which matches the entry's arguments per the contract above.
-        unsafe { point.call(&buffers) }.map_err(|error| self.describe(error))
+        let outcome = unsafe { point.call(&buffers) }.map_err(|error| self.describe(error));
+        for record in crate::debug_print::take_printed() {
+            println!("{}", self.format_printed(&record));
+        }
+        outcome
+    }
+
+    /// A printed line as its site's format says.
+    pub fn format_printed(&self, record: &crate::debug_print::PrintRecord) -> String {
+        crate::debug_print::format_line(self.formats.get(record.site).map_or("", String::as_str), &record.values)
     }
 
     /// `error` with the site of a fault described (an entry point's faults

@@ -5,6 +5,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod array;
+pub mod debug_print;
 pub mod hip;
 pub mod interpret;
 mod jit;
@@ -14,5 +15,6 @@ pub mod pages;
 mod print;
 
 pub use array::{ArrayError, ElementType, HostArray, compare};
+pub use debug_print::{PrintRecord, PrintValue, format_line, take_printed};
 pub use jit::{EntryPoint, Jit, JitError, OPENMP, RUNNER_UTILS, RawBuffer};
 pub use print::format_numpy;

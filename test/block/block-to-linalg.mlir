@@ -4,6 +4,7 @@
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries=1})' > /dev/null
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),linalg-fuse-elementwise-ops)' | FileCheck %s --check-prefix=FUSED
 // RUN: tessel-opt %s --block-to-linalg | FileCheck %s --check-prefix=WAITS
+// RUN: tessel-opt %s --block-to-linalg | FileCheck %s --check-prefix=PRINTS
 
 // CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -296,5 +297,30 @@ func.func @semaphores(%pages: memref<16x128xf32>, %buf: memref<2x1x128xf32>, %se
   block.dma_start %pages[%c1, %c0] [1, 128], %buf[%c0, %c0, %c0] [1, 1, 128], %sems[%c0]
       : memref<16x128xf32>, memref<2x1x128xf32>, memref<2xi32>
   block.semaphore_wait %sems[%c0], %bytes : memref<2xi32>
+  return
+}
+
+// A print calls the JIT's print functions: begin with its site (its own
+// `tessel.print_site`, else its place among the module's prints), one call
+// per value widened to i64 / f32 / f64, end; the module lists the sites'
+// formats.
+// PRINTS: module attributes {tessel.print_formats = ["", "", "index {} of {}: {}", "done"]
+// PRINTS-DAG: func.func private @__tessel_print_begin(i64)
+// PRINTS-DAG: func.func private @__tessel_print_i64(i64)
+// PRINTS-DAG: func.func private @__tessel_print_f32(f32)
+// PRINTS-LABEL: func.func @prints
+// PRINTS: %[[SITE:.*]] = arith.constant 2 : i64
+// PRINTS: call @__tessel_print_begin(%[[SITE]])
+// PRINTS: %[[I:.*]] = arith.index_cast %{{.*}} : index to i64
+// PRINTS: call @__tessel_print_i64(%[[I]])
+// PRINTS: %[[N:.*]] = arith.extsi %{{.*}} : i16 to i64
+// PRINTS: call @__tessel_print_i64(%[[N]])
+// PRINTS: %[[H:.*]] = arith.extf %{{.*}} : bf16 to f32
+// PRINTS: call @__tessel_print_f32(%[[H]])
+// PRINTS: call @__tessel_print_end()
+// PRINTS: arith.constant 3 : i64
+func.func @prints(%i: index, %n: i16, %h: bf16) {
+  block.print "index {} of {}: {}" %i, %n, %h : index, i16, bf16 {tessel.print_site = 2 : i64}
+  block.print "done"
   return
 }

@@ -195,11 +195,18 @@ module attributes {tessel.poison} {
 
 // -----
 
-// An input that an output aliases is written during the call: its loads
-// keep their copies.
+// An input that an output aliases is written during the call: each program
+// reads a snapshot of its block taken when it starts (a TPU copies the
+// input block in before the kernel runs), which nothing else writes, so
+// its loads read it in place.
 // CHECK-LABEL: func.func private @square__call0(
-// CHECK: block.load %{{.*}} : memref<4x4xf32
-// CHECK-NOT: tessel.read_only
+// CHECK-SAME: %{{.*}}: memref<4x4xf32>, %{{.*}}: memref<4x4xf32, strided<[8, 1], offset: ?>>
+// CHECK: block.load %{{.*}} {tessel.read_only} : memref<4x4xf32> -> tensor<4x4xf32>
+// CHECK-LABEL: func.func @in_place(
+// CHECK: %[[VIEW:.*]] = memref.subview
+// CHECK: %[[SNAPSHOT:.*]] = memref.alloc() : memref<4x4xf32>
+// CHECK: memref.copy %[[VIEW]], %[[SNAPSHOT]]
+// CHECK: func.call @square__call0(%[[SNAPSHOT]],
 func.func @square(%x: memref<4x4xf32>, %o: memref<4x4xf32>) {
   %v = block.load %x : memref<4x4xf32> -> tensor<4x4xf32>
   %s = arith.mulf %v, %v : tensor<4x4xf32>

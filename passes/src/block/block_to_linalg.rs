@@ -33,7 +33,7 @@
 //! - `block.atomic_rmw` / `block.atomic_cas` are loops of `memref.atomic_rmw` /
 //!   `block.atomic_cas_element`, masked by `scf.if`, old values collected.
 
-use super::{predicated, semaphores};
+use super::{predicated, prints, semaphores};
 use crate::support::handles::{context_of, location_of, next_of, rank_of, raw_op, value_type};
 use crate::support::ir::defining_op;
 use crate::support::template::{emit, emit_line};
@@ -116,6 +116,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // A GPU's workgroups have no worker semaphores yet (the chip knob
     // marks the ROCm pipelines).
     let for_gpu = raw_op(module.to_raw()).has(knobs::CHIP.attribute);
+    // The print sites' formats, for whoever formats the printed values.
+    let mut formats = raw_op(module.to_raw()).strings(tessel_dialects::PRINT_FORMATS);
+    let printed = formats.len();
     template::rewrite_each(
         module,
         |name| name.starts_with("block.") || name == "tensor.splat",
@@ -126,6 +129,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
             }
             if for_gpu && semaphores::is_semaphore_op(name) {
                 return Err(format!("{name}: semaphores and DMAs run on the CPU only, not on AMD GPUs yet"));
+            }
+            if for_gpu && name == "block.print" {
+                return Err("block.print: printing from kernels runs on the CPU only, not on AMD GPUs yet".into());
             }
             match name {
                 "block.load" => load(&op, poison),
@@ -143,6 +149,19 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                     semaphores::wait(&op, waits.len())
                 }
                 "block.dma_start" => semaphores::dma_start(&op),
+                "block.print" => {
+                    let format = op.string("format").unwrap_or_default();
+                    let site = if op.has(tessel_dialects::PRINT_SITE) {
+                        op.integer(tessel_dialects::PRINT_SITE).max(0) as usize
+                    } else {
+                        formats.len()
+                    };
+                    if formats.len() <= site {
+                        formats.resize(site + 1, String::new());
+                    }
+                    formats[site] = format;
+                    prints::print(&op, site)
+                }
                 other => Err(format!("no lowering for {other}")),
             }
             .map(Some)
@@ -151,7 +170,35 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if waits.len() > listed {
         record_waits(module, &waits)?;
     }
+    if formats.len() > printed {
+        record_prints(module, &formats)?;
+    }
     Ok(())
+}
+
+/// Declares the print functions and lists the print sites' formats on
+/// `module` (`PRINT_FORMATS`).
+fn record_prints(module: OperationRef<'static, '_>, formats: &[String]) -> Result<(), PassError> {
+    let context = context_of(module.to_raw());
+    for (name, declaration) in tessel_dialects::PRINT_FUNCTIONS.into_iter().zip(prints::declarations()) {
+        template::define_symbol(context, module.to_raw(), name, &declaration)
+            .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
+    }
+    set_string_list(module, tessel_dialects::PRINT_FORMATS, formats);
+    Ok(())
+}
+
+/// Sets `module`'s attribute `name` to the list of `strings`.
+fn set_string_list(module: OperationRef<'static, '_>, name: &str, strings: &[String]) {
+    let context = context_of(module.to_raw());
+    // SAFETY: the module and its context are live; the strings are copied
+    // into the context's attributes, which the module then holds.
+    unsafe {
+        let strings: Vec<MlirAttribute> =
+            strings.iter().map(|text| mlirStringAttrGet(context, melior::StringRef::new(text).to_raw())).collect();
+        let list = mlirArrayAttrGet(context, strings.len() as isize, strings.as_ptr());
+        mlirOperationSetAttributeByName(module.to_raw(), melior::StringRef::new(name).to_raw(), list);
+    }
 }
 
 /// Lists the semaphore waits' sites on `module` (`SEMAPHORE_WAITS`).
@@ -165,18 +212,7 @@ fn record_waits(module: OperationRef<'static, '_>, waits: &[String]) -> Result<(
         &format!("memref.global @{fault} : memref<i64> = dense<0>"),
     )
     .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
-    // SAFETY: the module and its context are live; the strings are copied
-    // into the context's attributes, which the module then holds.
-    unsafe {
-        let strings: Vec<MlirAttribute> =
-            waits.iter().map(|site| mlirStringAttrGet(context, melior::StringRef::new(site).to_raw())).collect();
-        let list = mlirArrayAttrGet(context, strings.len() as isize, strings.as_ptr());
-        mlirOperationSetAttributeByName(
-            module.to_raw(),
-            melior::StringRef::new(tessel_dialects::SEMAPHORE_WAITS).to_raw(),
-            list,
-        );
-    }
+    set_string_list(module, tessel_dialects::SEMAPHORE_WAITS, waits);
     Ok(())
 }
 

@@ -2,4 +2,5 @@
 
 pub mod block_to_linalg;
 mod predicated;
+mod prints;
 mod semaphores;

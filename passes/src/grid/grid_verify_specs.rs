@@ -110,7 +110,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 
 /// The kernel's writes (stores, atomics) to its refs: (ref index, op,
 /// op name).
-fn kernel_writes(call: &GridCall) -> Vec<(usize, MlirOperation, String)> {
+fn kernel_of<'c, 'a>(call: &GridCall<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let mut module = call.operation().parent_operation();
     while let Some(op) = module {
         if op.name().as_string_ref().as_str() == Ok("builtin.module") {
@@ -118,7 +118,11 @@ fn kernel_writes(call: &GridCall) -> Vec<(usize, MlirOperation, String)> {
         }
         module = op.parent_operation();
     }
-    let Some(kernel) = module.and_then(|module| tessel_dialects::find_symbol(&module, &call.callee())) else {
+    module.and_then(|module| tessel_dialects::find_symbol(&module, &call.callee()))
+}
+
+fn kernel_writes(call: &GridCall) -> Vec<(usize, MlirOperation, String)> {
+    let Some(kernel) = kernel_of(call) else {
         return Vec::new();
     };
     let Some(entry) = kernel.region(0).ok().and_then(|region| region.first_block()) else { return Vec::new() };
@@ -133,6 +137,13 @@ fn kernel_writes(call: &GridCall) -> Vec<(usize, MlirOperation, String)> {
         }
     }
     found
+}
+
+/// Whether `call`'s kernel has a `block.print`.
+fn prints(call: &GridCall) -> bool {
+    kernel_of(call).is_some_and(|kernel| {
+        !collect_operations(operation_ref(kernel.to_raw()), |name| name == "block.print").is_empty()
+    })
 }
 
 fn verify_call(call: &GridCall) -> bool {
@@ -225,6 +236,11 @@ fn verify_call(call: &GridCall) -> bool {
             }
         }
         None => call.set_semantics(&infer_semantics(&outputs, grid.len())),
+    }
+    // A kernel that prints runs its programs in order, so that its lines
+    // come out in program order (as JAX's interpreter prints them).
+    if prints(call) {
+        call.set_semantics(&vec![AxisSemantics::Arbitrary; grid.len()]);
     }
     ok
 }

@@ -51,6 +51,7 @@ from jax._src.interpreters import mlir as _mlir  # noqa: E402
 from jax.interpreters import mlir  # noqa: E402
 
 from tessel import _tessel  # noqa: E402
+from tessel.jax import _debug  # noqa: E402
 from tessel.jax._call import translate  # noqa: E402
 from tessel.jax._emit import Unsupported, is_float8, sub_byte  # noqa: E402
 from tessel.jax._registry import supported_primitives  # noqa: E402
@@ -174,6 +175,7 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
     translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs, dynamic_bounds,
                            _dimension_semantics(compiler_params))
     kernel_id = hashlib.sha256(translated.text.encode()).hexdigest()
+    _debug.register(kernel_id, translated.prints)
     # Compile now: diagnostics surface while tracing, at the user's lines.
     _tessel.prepare_kernel(kernel_id, translated.text, name or "kernel", translated.entry)
     # Alias indices count the call's inputs; the custom call's operands

@@ -22,6 +22,8 @@ from tessel.jax._kernel import KernelTranslator, _frame
 class Translated:
     text: str
     entry: str
+    # The kernel's debug_prints (`_debug.PrintSpec`), by site.
+    prints: list = dataclasses.field(default_factory=list)
 
 
 def _symbol(name: str) -> str:
@@ -489,4 +491,4 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
     entry = f"  func.func @{symbol}({entry_params}) {{\n{prologue}{call}\n    return\n  }}"
     index_functions = "".join(f"{function}\n" for function in functions)
     text = f"module{_knob_attributes(knobs)} {{\n{index_functions}{kernel}\n{entry}\n}}\n"
-    return Translated(text=text, entry=symbol)
+    return Translated(text=text, entry=symbol, prints=translator.prints)

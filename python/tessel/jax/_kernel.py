@@ -14,7 +14,7 @@ import numpy as np
 from jax._src import core, source_info_util
 
 # The rule modules register their primitives on import.
-from tessel.jax import (_control, _elementwise, _gather, _math, _packing, _random, _reductions, _refs,  # noqa: F401
+from tessel.jax import (_control, _debug, _elementwise, _gather, _math, _packing, _random, _reductions, _refs,  # noqa: F401
                         _semaphores, _shapes)
 from tessel.jax._control import ControlFlowOps
 from tessel.jax._emit import (Emitter, Unsupported, Value, element, integer_range, is_float, is_float8, is_unsigned,
@@ -60,6 +60,8 @@ class KernelTranslator(ShapeOps, RefOps, ViewOps, ControlFlowOps, MathOps, Reduc
         # The PRNG state scratch (key, counter) when the kernel seeds or
         # draws from the TPU core's generator (`_random.TpuPrng`).
         self.prng_state: Value | None = None
+        # The kernel's debug_prints (`_debug.PrintSpec`), by site.
+        self.prints: list = []
 
     # ----- values -------------------------------------------------------
     def read(self, env, atom) -> Value:

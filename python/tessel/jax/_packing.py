@@ -1,7 +1,9 @@
-"""TPU element packing and rounding: `pltpu.pack_elementwise`,
-`pltpu.unpack_elementwise` and `pltpu.stochastic_round`, each spelled in
-jnp/lax and inlined (JAX's interpreter has no rule for them; these follow
-their docstrings and the bounds JAX's TPU test checks)."""
+"""TPU element packing and stochastic rounding.
+
+`pltpu.pack_elementwise`, `pltpu.unpack_elementwise` and
+`pltpu.stochastic_round`, each spelled in jnp/lax and inlined (JAX's
+interpreter has no rule for them; these follow their docstrings and the
+bounds JAX's TPU test checks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Random bits: JAX's threefry hash and counters, bit for bit.
+"""Random bits: JAX's threefry hash and counters bit for bit; the TPU core's generator.
 
 `threefry2x32` is JAX's own unrolled lowering of the hash
 (`jax._src.random.threefry2x32._threefry2x32_lowering`), traced and

@@ -73,6 +73,7 @@ const OPS: &[&str] = &[
     "block.semaphore_wait",
     "block.semaphore_read",
     "block.dma_start",
+    "block.print",
 ];
 
 /// Whether the interpreter runs ops named `name` (every op a kernel may
@@ -95,19 +96,21 @@ fn fail<T>(message: impl Into<String>) -> Result<T> {
     Err(InterpretError(message.into()))
 }
 
-/// Runs `entry` on `arrays` (one per argument), in place.
-pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> Result<()> {
+/// Runs `entry` on `arrays` (one per argument), in place; returns the
+/// lines its kernels printed (`block.print`), in order.
+pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> Result<Vec<String>> {
     let module_op = module.as_operation().to_raw();
     let function = find_symbol(&module.as_operation(), entry)
         .map(|function| function.to_raw())
         .ok_or_else(|| InterpretError(format!("no function @{entry}")))?;
     let count = arrays.len();
-    let mut interpreter = Interpreter { module: module_op, buffers: std::mem::take(arrays), grid: Vec::new() };
+    let mut interpreter =
+        Interpreter { module: module_op, buffers: std::mem::take(arrays), grid: Vec::new(), printed: Vec::new() };
     let arguments = (0..count).map(Val::Ref).collect();
     let result = interpreter.call(function, arguments);
     interpreter.buffers.truncate(count);
     *arrays = interpreter.buffers;
-    result.map(|_| ())
+    result.map(|_| interpreter.printed)
 }
 
 /// How a block ended.
@@ -123,6 +126,8 @@ struct Interpreter {
     buffers: Vec<HostArray>,
     /// (program ids, grid sizes) of the running program.
     grid: Vec<(i64, i64)>,
+    /// The lines kernels printed so far.
+    printed: Vec<String>,
 }
 
 pub(crate) use tessel_dialects::RawOp as Op;
@@ -333,6 +338,19 @@ impl Interpreter {
             }
             "linalg.transpose" | "tensor.extract_slice" | "tensor.insert_slice" => {
                 set_result(env, structure::structure_op(op, &name, &operands)?)
+            }
+            "block.print" => {
+                let values = operands
+                    .iter()
+                    .map(|value| match value {
+                        Val::Scalar(_, Num::I(v)) => Ok(crate::PrintValue::Int(*v)),
+                        Val::Scalar(ElementType::F64, Num::F(v)) => Ok(crate::PrintValue::Float(*v)),
+                        Val::Scalar(_, Num::F(v)) => Ok(crate::PrintValue::Float32(*v as f32)),
+                        _ => fail("block.print of a non-scalar"),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let format = op.string("format").unwrap_or_default();
+                self.printed.push(crate::format_line(&format, &values));
             }
             "block.semaphore_signal" | "block.semaphore_wait" | "block.semaphore_read" | "block.dma_start" => {
                 if let Some(value) = self.semaphore_op(op, &name, &operands)? {
