@@ -1,7 +1,8 @@
 """Installed into the extracted `tests/pallas/` of JAX's repository by
 `run.py`. Makes the repository's test helpers the jax wheel lacks
-importable, and with TESSEL_SUITE_MODE=tessel sends every pallas_call of the
-suite (interpret=True ones included) to Tessel."""
+importable, with TESSEL_SUITE_MODE=tessel sends every pallas_call of the
+suite (interpret=True ones included) to Tessel, and with
+TESSEL_SUITE_INTERPRET=1 turns the TPU files' interpret switch on."""
 
 import importlib
 import importlib.util
@@ -31,3 +32,10 @@ for _module in ("jax._src.pallas.pallas_test_util", "jax._src.hypothesis_test_ut
 
 if os.environ.get("TESSEL_SUITE_MODE") == "tessel":
     tessel.jax.install(include_interpret=True)
+
+if os.environ.get("TESSEL_SUITE_INTERPRET") == "1":
+    # The TPU files' interpret switch (run.py's SWITCHED files): their tests
+    # pass `interpret=self.INTERPRET` and skip on the CPU without it.
+    from jax._src.pallas import pallas_test_util
+
+    pallas_test_util.PallasTest.INTERPRET = True

@@ -31,6 +31,13 @@ FILES = [
     "gpu_attention_test", "gpu_paged_attention_test", "tpu_pallas_test", "tpu_paged_attention_kernel_test",
     "pallas_shape_poly_test",
 ]
+# TPU files whose tests skip on the CPU unless their interpret switch
+# (`PallasTest.INTERPRET`, which they pass as `interpret=`) is on: run with
+# it on in both modes (the conftest sets it; REPORT.md says so per file).
+SWITCHED = [
+    "tpu_splash_attention_kernel_test", "tpu_gmm_test", "tpu_pallas_random_test", "tpu_ragged_paged_attention_test",
+    "tpu_pallas_async_test", "tpu_pallas_pipeline_test", "tpu_pallas_state_test", "tpu_ops_test",
+]
 HERE = Path(__file__).resolve().parent
 # Modules of JAX's repository the tests import and its wheel lacks; the
 # conftest loads them from the extracted tree.
@@ -66,7 +73,8 @@ def run_mode(mode: str, tests: Path, files: list[str], work: Path, timeout: int)
         xml = work / f"{mode}-{name}.xml"
         log = work / f"{mode}-{name}.log"
         xml.unlink(missing_ok=True)
-        env = dict(os.environ, TESSEL_SUITE_MODE=mode, JAX_PLATFORMS="cpu")
+        env = dict(os.environ, TESSEL_SUITE_MODE=mode, JAX_PLATFORMS="cpu",
+                   TESSEL_SUITE_INTERPRET="1" if name in SWITCHED else "0")
         started = time.monotonic()
         with open(log, "w") as out:
             process = subprocess.run(
@@ -74,6 +82,7 @@ def run_mode(mode: str, tests: Path, files: list[str], work: Path, timeout: int)
                  f"--timeout={timeout}", f"{name}.py"],
                 cwd=tests, env=env, stdout=out, stderr=subprocess.STDOUT)
         seconds = time.monotonic() - started
+        (work / f"{mode}-{name}.seconds").write_text(f"{seconds:.1f}\n")
         found = parse(xml) if xml.exists() else {}
         if process.returncode not in (0, 1) and not found:
             found = {f"{name}::<all>": ("failed", f"pytest exited with {process.returncode}")}
@@ -116,8 +125,13 @@ def reason(message: str) -> str:
     return re.sub(r"\d+", "N", first[:90]) if kind in ("AssertionError", "Failed") else kind[:90]
 
 
-def report(results: dict, files: list[str], path: Path) -> None:
+def report(results: dict, files: list[str], path: Path, work: Path) -> None:
     interpret, tessel = results.get("interpret", {}), results.get("tessel", {})
+
+    def seconds(mode: str, name: str) -> str:
+        recorded = work / f"{mode}-{name}.seconds"
+        return f"{float(recorded.read_text()):.0f} s" if recorded.exists() else "-"
+
     lines = [
         "# JAX's Pallas tests through Tessel",
         "",
@@ -126,8 +140,12 @@ def report(results: dict, files: list[str], path: Path) -> None:
         "*Tessel* runs the same unmodified tests with every `pallas_call` (`interpret=True`",
         "included) compiled by Tessel. The ratio counts the tests interpret mode passes.",
         "",
-        "| file | interpret passes | Tessel passes (of those) | ratio |",
-        "| --- | ---: | ---: | ---: |",
+        "Files marked * skip every test on the CPU unless their interpret switch is on",
+        "(`PallasTest.INTERPRET`, passed as `interpret=`): the conftest turns it on in",
+        "both modes; the tests and their expected values are JAX's.",
+        "",
+        "| file | interpret passes | Tessel passes (of those) | ratio | interpret time | Tessel time |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     total_base = total_both = 0
     for name in files:
@@ -135,9 +153,11 @@ def report(results: dict, files: list[str], path: Path) -> None:
         both = {t for t in base if tessel.get(t, ("missing",))[0] == "passed"}
         total_base, total_both = total_base + len(base), total_both + len(both)
         ratio = f"{100 * len(both) / len(base):.1f}%" if base else "-"
-        lines.append(f"| {name} | {len(base)} | {len(both)} | {ratio} |")
+        label = f"{name}*" if name in SWITCHED else name
+        lines.append(f"| {label} | {len(base)} | {len(both)} | {ratio} | {seconds('interpret', name)} | "
+                     f"{seconds('tessel', name)} |")
     ratio = f"{100 * total_both / total_base:.1f}%" if total_base else "-"
-    lines.append(f"| **all** | **{total_base}** | **{total_both}** | **{ratio}** |")
+    lines.append(f"| **all** | **{total_base}** | **{total_both}** | **{ratio}** | | |")
     causes = collections.Counter(
         reason(tessel[t][1]) if t in tessel else "not run"
         for t, (o, _) in interpret.items() if o == "passed" and tessel.get(t, ("missing",))[0] != "passed")
@@ -153,7 +173,7 @@ def main() -> int:
     parser.add_argument("--jax-repo", help="a clone or bare git directory of JAX holding the tag")
     parser.add_argument("--work", default="/tmp/tessel-jax-suite", help="scratch directory")
     parser.add_argument("--modes", default="interpret,tessel")
-    parser.add_argument("--files", default=",".join(FILES))
+    parser.add_argument("--files", default=",".join(FILES + SWITCHED))
     parser.add_argument("--timeout", type=int, default=900, help="seconds per test")
     parser.add_argument("--report", default=str(HERE / "REPORT.md"))
     args = parser.parse_args()
@@ -174,7 +194,7 @@ def main() -> int:
             if xml.exists():
                 found.update(parse(xml))
     if all(results.values()):
-        report(results, files, Path(args.report))
+        report(results, files, Path(args.report), work)
     return 0
 
 
