@@ -372,10 +372,12 @@ def main():
     with open(os.path.join(ROOT, "benchmarks", "gaps.md")) as f:
         lines += ["", f.read().rstrip()]
     # Pallas kernels under jax.jit, measured by benchmarks/jax_pallas.py.
-    jax_section = os.path.join(ROOT, "benchmarks", "jax_pallas.md")
-    if os.path.exists(jax_section):
-        with open(jax_section) as f:
-            lines += ["", f.read().rstrip()]
+    # ... and JAX's TPU kernels at serving sizes, by benchmarks/tpu_kernels.py.
+    for section in ("jax_pallas.md", "tpu_kernels.md"):
+        path = os.path.join(ROOT, "benchmarks", section)
+        if os.path.exists(path):
+            with open(path) as f:
+                lines += ["", f.read().rstrip()]
     report = "\n".join(lines) + "\n"
     with open(os.path.join(ROOT, "benchmarks", "REPORT.md"), "w") as f:
         f.write(report)
