@@ -122,7 +122,8 @@ def write(results: dict) -> None:
         f"jax {jax.__version__}: JAX's own TPU kernels, unmodified, under `jax.jit`, compiled by Tessel, against "
         "the same computation in jnp under XLA and against JAX's TPU interpreter (`interpret=pltpu.InterpretParams()`; "
         "ragged paged attention it cannot run); medians, the contenders alternating.", "",
-        "| workload | Tessel | XLA (jnp) | TPU interpreter | Tessel vs XLA | met (>= 1x) | vs interpreter | met (>= 50x) |",
+        "| workload | Tessel | XLA (jnp) | TPU interpreter | Tessel vs XLA | met (>= 1x) | vs interpreter "
+        "| met (>= 50x) |",
         "| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
     ]
     for name, r in results.items():
