@@ -169,3 +169,18 @@ def test_prng_random_bits_shapes(shape):
 
     out = np.asarray(jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(shape, jnp.int32)))())
     np.testing.assert_array_equal(out, reference_draws([9], [shape])[0])
+
+
+def test_whole_key_ref_reads_and_pallas_impl_keys():
+    # `key_ref[...]` of a single key in SMEM (no indexer), a key made with
+    # impl="pallas_tpu": JAX's tpu_pallas_random_test reads keys so.
+    key = jax.random.key(0, impl="pallas_tpu")
+
+    def kernel(key_ref, o_ref):
+        o_ref[...] = jax.random.bits(key_ref[...], o_ref.shape)
+
+    out = np.asarray(jax.jit(pl.pallas_call(kernel, in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM)],
+                                            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.uint32)))(key))
+    data = np.asarray(jax.random.key_data(key)).reshape(-1)
+    want, _ = threefry(data[0], data[1], np.arange(1024, dtype=np.uint32), np.zeros(1024, np.uint32))
+    np.testing.assert_array_equal(out, want.reshape(8, 128))

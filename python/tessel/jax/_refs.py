@@ -293,11 +293,12 @@ def get(ctx):
     key_dims = ref.shape[len(ctx.avals_in[0].shape):]
     if key_dims:
         # A read of PRNG keys reads their data: the key's dims whole.
-        if len(transforms) != 1 or not isinstance(transforms[0], indexing.NDIndexer):
+        if len(transforms) > 1 or not all(isinstance(t, indexing.NDIndexer) for t in transforms):
             ctx.fail("a read of PRNG keys through views")
-        indexer = transforms[0]
-        whole = tuple(indexing.Slice(0, size) for size in key_dims)
-        transforms = [indexing.NDIndexer(tuple(indexer.indices) + whole, ref.shape, indexer.int_indexer_shape)]
+        if transforms:
+            indexer = transforms[0]
+            whole = tuple(indexing.Slice(0, size) for size in key_dims)
+            transforms = [indexing.NDIndexer(tuple(indexer.indices) + whole, ref.shape, indexer.int_indexer_shape)]
         return tr.load_view(ctx.env, ref, transforms, tuple(ctx.out_shape) + key_dims, ref.dtype)
     return tr.load_view(ctx.env, ref, transforms, ctx.out_shape, ctx.out_dtype)
 
