@@ -184,3 +184,44 @@ def test_whole_key_ref_reads_and_pallas_impl_keys():
     data = np.asarray(jax.random.key_data(key)).reshape(-1)
     want, _ = threefry(data[0], data[1], np.arange(1024, dtype=np.uint32), np.zeros(1024, np.uint32))
     np.testing.assert_array_equal(out, want.reshape(8, 128))
+
+
+def test_keys_copied_by_dma_and_returned():
+    # A key copied whole between SMEM refs (its data), and returned as a
+    # typed key from the call.
+    key = pltpu.to_pallas_key(jax.random.key(0))
+
+    def body(x_ref, o_ref):
+        pltpu.sync_copy(x_ref, o_ref)
+
+    call = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((), jax.typeof(key).dtype),
+                          in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM)],
+                          out_specs=pl.BlockSpec(memory_space=pltpu.SMEM))
+    out = jax.jit(call)(key)
+    np.testing.assert_array_equal(jax.random.key_data(out), jax.random.key_data(key))
+
+
+def test_key_in_a_core_map_on_a_default_mesh():
+    # create_tensorcore_mesh without num_cores asks the device for its
+    # cores: with Tessel installed the CPU answers one.
+    key = pltpu.to_pallas_key(jax.random.key(5))
+
+    def main(refs):
+        key_hbm, o_ref = refs
+
+        @pl.core_map(pltpu.create_tensorcore_mesh("core"))
+        def _():
+            def scoped(key_smem, o_vmem):
+                pltpu.sync_copy(key_hbm, key_smem)
+                o_vmem[...] = jax.random.uniform(key_smem[...], shape=o_ref.shape)
+                pltpu.sync_copy(o_vmem, o_ref)
+
+            pl.run_scoped(scoped, pltpu.SMEM((), key_hbm.dtype), pltpu.VMEM(o_ref.shape, o_ref.dtype))
+
+    @jax.jit
+    def f(key):
+        _, y = pl.run_state(main)((key, jnp.zeros((8, 128), jnp.float32)))
+        return y
+
+    y = np.asarray(f(key))
+    assert 0.3 < y.mean() < 0.7 and len(np.unique(y)) > 1000

@@ -46,7 +46,9 @@ from jax._src import core as jax_core  # noqa: E402
 from jax._src.pallas import core as pallas_core  # noqa: E402
 from jax._src.pallas import mpmd as _mpmd  # noqa: E402
 from jax._src.pallas import pallas_call as _pallas_call  # noqa: E402
+from jax._src.pallas.mosaic import core as _tpu_core  # noqa: E402
 from jax._src.pallas.mosaic import tpu_info as _tpu_info  # noqa: E402
+from jax.experimental.pallas import tpu as _pltpu  # noqa: E402
 from jax._src.interpreters import mlir as _mlir  # noqa: E402
 from jax.interpreters import mlir  # noqa: E402
 
@@ -151,6 +153,8 @@ def translate_call(jaxpr, grid_mapping, input_output_aliases=(), name="kernel", 
 # JAX's own rule for pallas_call (interpret mode), kept before `pl.kernel`'s
 # lowering is pointed at Tessel's.
 _jax_pallas_call_lowering = _pallas_call._pallas_call_lowering
+# JAX's own create_tensorcore_mesh, kept before install() wraps it.
+_jax_create_tensorcore_mesh = _tpu_core.create_tensorcore_mesh
 
 
 def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, compiler_params, name=None,
@@ -251,6 +255,16 @@ def _register_cpu_as_tpu(register: bool) -> None:
     else:
         _tpu_info.registry.pop("cpu", None)
     _tpu_info.get_tpu_info.cache_clear()
+    # `pltpu.create_tensorcore_mesh(name)` without `num_cores` asks the
+    # device for its cores, which a CPU device does not have: one core.
+    for module in (_tpu_core, _pltpu):
+        module.create_tensorcore_mesh = _one_core_by_default if register else _jax_create_tensorcore_mesh
+
+
+def _one_core_by_default(axis_name, devices=None, num_cores=None):
+    if num_cores is None and devices is None and not hasattr(jax.devices()[0], "num_cores"):
+        num_cores = 1
+    return _jax_create_tensorcore_mesh(axis_name, devices=devices, num_cores=num_cores)
 
 
 def install(*, include_interpret: bool = False) -> None:

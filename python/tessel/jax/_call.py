@@ -8,13 +8,12 @@ import dataclasses
 import re
 
 import jax.numpy as jnp
-from jax import dtypes as jax_dtypes
 import numpy as np
 from jax._src import core
 from jax._src.pallas import core as pallas_core
 from jax._src.pallas.mosaic.random import is_pallas_impl
 
-from tessel.jax._emit import ScalarWrite, Unsupported, Value, element, memref_type
+from tessel.jax._emit import ScalarWrite, Unsupported, Value, element, memref_type, physical
 from tessel.jax._kernel import KernelTranslator, _frame
 
 
@@ -104,14 +103,6 @@ class _Affine:
         if isinstance(a, int) and isinstance(b, int):
             return fold(a, b)
         return f"({a}) {symbol} ({b})"
-
-
-def physical(aval):
-    """`aval` as kernels hold it: typed PRNG keys as their uint32 data
-    (the key's shape trailing, as Mosaic physicalizes them)."""
-    if jax_dtypes.issubdtype(getattr(aval, "dtype", None), jax_dtypes.prng_key):
-        return core.physical_aval(aval)
-    return aval
 
 
 def _ref_dtype(dtype) -> np.dtype:

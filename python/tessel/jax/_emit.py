@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import jax
 import ml_dtypes
 import numpy as np
+from jax._src import core as jax_core
 
 # Integer types narrower than a byte: (bits, signed). Kernels keep them in
 # an 8-bit container whose value is always in the narrow type's range
@@ -20,6 +22,14 @@ SUB_BYTE = {"int4": (4, True), "uint4": (4, False), "int2": (2, True), "uint2": 
 # and narrows the results (exactly) in XLA.
 FLOAT8 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3",
           "float8_e3m4")
+
+
+def physical(aval):
+    """`aval` as kernels hold it: typed PRNG keys as their uint32 data
+    (the key's shape trailing, as Mosaic physicalizes them)."""
+    if jax.dtypes.issubdtype(getattr(aval, "dtype", None), jax.dtypes.prng_key):
+        return jax_core.physical_aval(aval)
+    return aval
 
 
 class Unsupported(NotImplementedError):

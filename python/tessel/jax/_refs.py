@@ -14,7 +14,7 @@ from jax._src import core, state
 from jax._src.state import indexing
 
 from tessel.jax import _gather
-from tessel.jax._emit import ScalarWrite, Value, is_float, tensor_type
+from tessel.jax._emit import ScalarWrite, Value, is_float, physical, tensor_type
 from tessel.jax._registry import rule
 
 
@@ -340,5 +340,5 @@ def view_type(ref) -> tuple[tuple[int, ...], np.dtype]:
     aval = ref.aval
     for transform in transforms:
         aval = transform.transform_type(aval)
-    inner = getattr(aval, "inner_aval", aval)
+    inner = physical(getattr(aval, "inner_aval", aval))
     return tuple(int(d) for d in inner.shape), np.dtype(inner.dtype)
