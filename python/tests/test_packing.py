@@ -46,11 +46,15 @@ def test_pack_and_unpack_bfloat16_pairs():
 
 
 @pytest.mark.parametrize("wide, narrow", [(jnp.int32, jnp.int8), (jnp.int32, jnp.int16), (jnp.int16, jnp.int8),
-                                          (jnp.int32, jnp.uint8)])
+                                          (jnp.int32, jnp.uint8), (jnp.int32, jnp.int4), (jnp.int16, jnp.int4),
+                                          (jnp.int8, jnp.int4)])
 def test_pack_and_unpack_integers(wide, narrow):
-    wide_bits, narrow_bits = np.dtype(wide).itemsize * 8, np.dtype(narrow).itemsize * 8
+    # Fields are the sources' low bits (truncated); unpacking sign-extends
+    # signed packed types (int4 included: NumPy does not call it signed)
+    # and zero-extends unsigned ones.
+    wide_bits, narrow_bits = jnp.iinfo(wide).bits, jnp.iinfo(narrow).bits
     factor = wide_bits // narrow_bits
-    rng = np.random.default_rng(factor)
+    rng = np.random.default_rng(factor + narrow_bits)
     xs = [rng.integers(-2**(wide_bits - 1), 2**(wide_bits - 1), SHAPE).astype(wide) for _ in range(factor)]
 
     def pack(*refs):
@@ -60,17 +64,20 @@ def test_pack_and_unpack_integers(wide, narrow):
     container = np.dtype(f"uint{wide_bits}")
     packed = run(pack, container, *xs)
     mask = (1 << narrow_bits) - 1
-    want = np.zeros(SHAPE, np.uint64)
-    for k, x in enumerate(xs):
-        want |= (x.view(container).astype(np.uint64) & mask) << (k * narrow_bits)
-    np.testing.assert_array_equal(packed, want.astype(container))
+    fields = [x.view(container).astype(np.int64) & mask for x in xs]
+    want = np.zeros(SHAPE, np.int64)
+    for k, field in enumerate(fields):
+        want |= field << (k * narrow_bits)
+    np.testing.assert_array_equal(packed, want.astype(np.uint64).astype(container))
 
-    for index, x in enumerate(xs):
+    signed = jnp.issubdtype(narrow, jnp.signedinteger)
+    for index, field in enumerate(fields):
         def unpack(p_ref, o_ref, index=index):
             o_ref[...] = pltpu.unpack_elementwise(p_ref[...], index=index, packed_dtype=narrow, unpacked_dtype=wide)
 
         got = run(unpack, wide, jnp.asarray(packed))
-        np.testing.assert_array_equal(got, x.astype(narrow).astype(wide))
+        value = np.where(signed & (field >= 1 << (narrow_bits - 1)), field - (1 << narrow_bits), field)
+        np.testing.assert_array_equal(got, value.astype(wide))
 
 
 @pytest.mark.parametrize("target", [jnp.bfloat16, jnp.float8_e5m2, jnp.float8_e4m3fn, jnp.float8_e4m3b11fnuz])

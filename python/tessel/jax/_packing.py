@@ -17,7 +17,11 @@ from tessel.jax._registry import rule
 
 
 def _unsigned(bits: int):
-    return np.dtype(f"uint{bits}")
+    return np.dtype(f"uint{bits}") if bits >= 8 else np.dtype(getattr(ml_dtypes, f"uint{bits}"))
+
+
+def _signed(bits: int):
+    return np.dtype(f"int{bits}") if bits >= 8 else np.dtype(getattr(ml_dtypes, f"int{bits}"))
 
 
 @rule("pack_elementwise")
@@ -51,14 +55,15 @@ def unpack_elementwise(ctx, x):
     index, packed = ctx.params["index"], np.dtype(ctx.params["packed_dtype"])
     unpacked = np.dtype(ctx.params["unpacked_dtype"])
     width, wide = bit_width(packed), bit_width(x.dtype)
-    container, signed = _unsigned(wide), np.dtype(f"int{wide}")
+    container, signed = _unsigned(wide), _signed(wide)
 
     def spelled(v):
         bits = lax.bitcast_convert_type(v, container)
         field = (bits >> container.type(index * width)) & container.type((1 << width) - 1)
         if packed == ml_dtypes.bfloat16:
             return lax.bitcast_convert_type(field << container.type(wide - width), unpacked)
-        if np.issubdtype(packed, np.signedinteger):
+        # (jnp's test: NumPy does not count ml_dtypes' int4 and int2 as signed.)
+        if jnp.issubdtype(packed, jnp.signedinteger):
             shift = signed.type(wide - width)
             extended = lax.bitcast_convert_type(field << container.type(wide - width), signed) >> shift
             return lax.bitcast_convert_type(extended, unpacked)
