@@ -151,3 +151,41 @@ def test_random_double_buffered_pipelines_match_a_plain_reference(seed):
     out = np.asarray(jax.jit(call)(x)).astype(np.float32)
     expected = np.asarray(x).astype(np.float32) * 2 + np.arange(pages, dtype=np.float32)[:, None, None]
     np.testing.assert_array_equal(out, expected, err_msg=f"{pages} pages, {slots} slots, {ahead} ahead")
+
+
+def test_semaphores_returned_by_one_call_and_waited_on_by_the_next():
+    # A copy started in one call, its semaphore returned (a future), and
+    # waited on by a later call, in a loop: returned semaphores start at
+    # zero (XLA's fresh buffers are not), counts carry between calls.
+    def start(x):
+        def kernel(x_ref, aliased_ref, o_ref, sem):
+            del aliased_ref
+            pltpu.make_async_copy(x_ref, o_ref, sem).start()
+
+        return pl.pallas_call(
+            kernel, out_shape=(jax.ShapeDtypeStruct.like(x), pl.ANY(x.shape, x.dtype), pltpu.SemaphoreType.DMA(())),
+            in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+            out_specs=(pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY),
+                       pl.BlockSpec(memory_space=pltpu.SEMAPHORE)),
+            input_output_aliases={0: 0})(x)
+
+    def done(x, out, sem):
+        def kernel(x_ref, o_ref, sem, aliased_ref):
+            del aliased_ref
+            pltpu.make_async_copy(x_ref, o_ref, sem).wait()
+
+        return pl.pallas_call(
+            kernel, out_shape=pl.ANY(x.shape, x.dtype),
+            in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY),
+                      pl.BlockSpec(memory_space=pltpu.SEMAPHORE)],
+            out_specs=pl.BlockSpec(memory_space=pl.ANY), input_output_aliases={1: 0})(x, out, sem)
+
+    @jax.jit
+    def f(xs):
+        def body(i, ys):
+            x, out, sem = start(xs[i] + i)
+            return ys.at[i].set(done(x, out, sem))
+        return jax.lax.fori_loop(0, xs.shape[0], body, jnp.zeros_like(xs))
+
+    xs = jax.random.normal(jax.random.key(0), (6, 8, 128), jnp.float32)
+    np.testing.assert_array_equal(f(xs), xs + jnp.arange(6, dtype=jnp.float32)[:, None, None])

@@ -202,8 +202,8 @@ def _container(aval):
     """`aval` with a sub-byte integer type replaced by the byte-sized one,
     an 8-bit float type by f32."""
     dtype = getattr(aval, "dtype", None)
-    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
-        # Keys cross as their data (XLA holds them so already).
+    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.extended):
+        # Keys and semaphores cross as their data (XLA holds them so).
         return jax_core.physical_aval(aval)
     if dtype is not None and is_float8(dtype):
         return aval.update(dtype=np.dtype(np.float32))
@@ -214,7 +214,7 @@ def _container(aval):
 
 def _convert(ctx, value, aval_from, aval_to):
     if aval_from is aval_to or aval_from.dtype == aval_to.dtype or jax.dtypes.issubdtype(
-            aval_from.dtype, jax.dtypes.prng_key) or jax.dtypes.issubdtype(aval_to.dtype, jax.dtypes.prng_key):
+            aval_from.dtype, jax.dtypes.extended) or jax.dtypes.issubdtype(aval_to.dtype, jax.dtypes.extended):
         return value
     return _mlir.convert_hlo(ctx, value, aval_from, aval_to)
 

@@ -105,10 +105,14 @@ class _Affine:
         return f"({a}) {symbol} ({b})"
 
 
+def _is_semaphore(dtype) -> bool:
+    return jnp.issubdtype(dtype, pallas_core.semaphore_dtype)
+
+
 def _ref_dtype(dtype) -> np.dtype:
     """A ref's element type; semaphores of every kind (TPU scratch for DMAs
     and barriers, `dma_sem` included) are i32 counters."""
-    if jnp.issubdtype(dtype, pallas_core.semaphore_dtype):
+    if _is_semaphore(dtype):
         return np.dtype(np.int32)
     return np.dtype(dtype)
 
@@ -281,10 +285,16 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
     for scope in _scopes(jaxpr):
         buffers = []
         for var in scope.params["jaxpr"].invars:
-            inner = physical(var.aval.inner_aval)
+            inner = var.aval.inner_aval
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scoped allocation {var.aval}")
-            buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
+            if _is_semaphore(inner.dtype):
+                # Kept a semaphore: scratch semaphores start at zero.
+                buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
+            else:
+                held = physical(inner)
+                buffers.append(Value(f"%r{len(refs)}", tuple(held.shape), np.dtype(held.dtype), ref=True))
+                inner = held
             refs.append(buffers[-1])
             scoped_avals.append(inner)
         translator.scoped[id(scope)] = buffers
@@ -466,7 +476,7 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")
             # Semaphores are zero where each worker starts (grid.call's
             # semaphore scratch), other scratch uninitialized.
-            semaphore = "semaphore " if jnp.issubdtype(inner.dtype, pallas_core.semaphore_dtype) else ""
+            semaphore = "semaphore " if _is_semaphore(inner.dtype) else ""
             types.append(semaphore + memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
         scratch = f" scratch({', '.join(types)})"
     semantics_text = f"\n        semantics [{', '.join(semantics)}]" if semantics is not None else ""
@@ -478,6 +488,13 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
         f"        out_specs [{', '.join(out_specs)}]{semantics_text}"
     )
     entry_params = ", ".join(f"{n}: {t}" for n, t in zip(bound_names + names, bound_types + entry_args))
+    # Semaphores a call returns (futures a later call waits on) start at
+    # zero, as a TPU's semaphores do; an aliased input's count carries over.
+    aliased_outputs = set(aliases.values())
+    for k, mapping in enumerate(mappings[num_inputs:num_inputs + num_outputs]):
+        if _is_semaphore(mapping.array_aval.dtype) and k not in aliased_outputs:
+            loads += [f"    %sem_zero{k} = arith.constant 0 : i32",
+                      f"    linalg.fill ins(%sem_zero{k} : i32) outs({outs[k]} : {out_types[k]})"]
     prologue = "".join(f"{line}\n" for line in loads)
     entry = f"  func.func @{symbol}({entry_params}) {{\n{prologue}{call}\n    return\n  }}"
     index_functions = "".join(f"{function}\n" for function in functions)

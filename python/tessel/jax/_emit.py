@@ -25,9 +25,11 @@ FLOAT8 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz
 
 
 def physical(aval):
-    """`aval` as kernels hold it: typed PRNG keys as their uint32 data
-    (the key's shape trailing, as Mosaic physicalizes them)."""
-    if jax.dtypes.issubdtype(getattr(aval, "dtype", None), jax.dtypes.prng_key):
+    """`aval` as kernels and XLA hold it: JAX's extended dtypes as their
+    physical data — typed PRNG keys as uint32 (the key's shape trailing,
+    as Mosaic physicalizes them), semaphores (a call's results, waited on
+    by a later call) as int32 counts."""
+    if jax.dtypes.issubdtype(getattr(aval, "dtype", None), jax.dtypes.extended):
         return jax_core.physical_aval(aval)
     return aval
 
