@@ -97,6 +97,19 @@ impl RawOp {
         }
     }
 
+    /// Sets the array attribute `name` to `strings` (what `strings` reads).
+    pub fn set_strings(&self, name: &str, strings: &[String]) {
+        // SAFETY: a live operation and its live context; the strings are
+        // copied into the context's attributes, which the op then holds.
+        unsafe {
+            let context = mlirOperationGetContext(self.0);
+            let elements: Vec<MlirAttribute> =
+                strings.iter().map(|text| mlirStringAttrGet(context, StringRef::new(text).to_raw())).collect();
+            let list = mlirArrayAttrGet(context, elements.len() as isize, elements.as_ptr());
+            mlirOperationSetAttributeByName(self.0, StringRef::new(name).to_raw(), list);
+        }
+    }
+
     /// A `DenseI64ArrayAttr` (empty when absent).
     pub fn integers(&self, name: &str) -> Vec<i64> {
         let raw = self.attribute(name);

@@ -184,21 +184,8 @@ fn record_prints(module: OperationRef<'static, '_>, formats: &[String]) -> Resul
         template::define_symbol(context, module.to_raw(), name, &declaration)
             .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
     }
-    set_string_list(module, tessel_dialects::PRINT_FORMATS, formats);
+    raw_op(module.to_raw()).set_strings(tessel_dialects::PRINT_FORMATS, formats);
     Ok(())
-}
-
-/// Sets `module`'s attribute `name` to the list of `strings`.
-fn set_string_list(module: OperationRef<'static, '_>, name: &str, strings: &[String]) {
-    let context = context_of(module.to_raw());
-    // SAFETY: the module and its context are live; the strings are copied
-    // into the context's attributes, which the module then holds.
-    unsafe {
-        let strings: Vec<MlirAttribute> =
-            strings.iter().map(|text| mlirStringAttrGet(context, melior::StringRef::new(text).to_raw())).collect();
-        let list = mlirArrayAttrGet(context, strings.len() as isize, strings.as_ptr());
-        mlirOperationSetAttributeByName(module.to_raw(), melior::StringRef::new(name).to_raw(), list);
-    }
 }
 
 /// Lists the semaphore waits' sites on `module` (`SEMAPHORE_WAITS`).
@@ -212,7 +199,7 @@ fn record_waits(module: OperationRef<'static, '_>, waits: &[String]) -> Result<(
         &format!("memref.global @{fault} : memref<i64> = dense<0>"),
     )
     .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
-    set_string_list(module, tessel_dialects::SEMAPHORE_WAITS, waits);
+    raw_op(module.to_raw()).set_strings(tessel_dialects::SEMAPHORE_WAITS, waits);
     Ok(())
 }
 

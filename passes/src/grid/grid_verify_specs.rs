@@ -108,8 +108,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     if ok { Ok(()) } else { Err(PassError::Reported) }
 }
 
-/// The kernel's writes (stores, atomics) to its refs: (ref index, op,
-/// op name).
+/// The kernel `call` calls.
 fn kernel_of<'c, 'a>(call: &GridCall<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let mut module = call.operation().parent_operation();
     while let Some(op) = module {
@@ -121,6 +120,8 @@ fn kernel_of<'c, 'a>(call: &GridCall<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     module.and_then(|module| tessel_dialects::find_symbol(&module, &call.callee()))
 }
 
+/// The kernel's writes (stores, atomics) to its refs: (ref index, op,
+/// op name).
 fn kernel_writes(call: &GridCall) -> Vec<(usize, MlirOperation, String)> {
     let Some(kernel) = kernel_of(call) else {
         return Vec::new();

@@ -22,7 +22,6 @@ use crate::support::ir::{
     strides_and_offset,
 };
 use crate::support::template::{self, TemplateError};
-use melior::StringRef;
 use melior::ir::OperationRef;
 use mlir_sys::*;
 use std::fmt::Write;
@@ -66,14 +65,7 @@ pub(crate) fn record_sites(module: OperationRef<'static, '_>, sites: &[String]) 
     let global = format!("memref.global @{BOUNDS_FAULT} : memref<i64> = dense<0>");
     template::define_symbol(context, module.to_raw(), BOUNDS_FAULT, &global)
         .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
-    // SAFETY: the module and its context are live; the strings are copied
-    // into the context's attributes.
-    unsafe {
-        let strings: Vec<MlirAttribute> =
-            sites.iter().map(|site| mlirStringAttrGet(context, StringRef::new(site).to_raw())).collect();
-        let list = mlirArrayAttrGet(context, strings.len() as isize, strings.as_ptr());
-        mlirOperationSetAttributeByName(module.to_raw(), StringRef::new(CHECKED_ACCESSES).to_raw(), list);
-    }
+    raw_op(module.to_raw()).set_strings(CHECKED_ACCESSES, sites);
     Ok(())
 }
 
