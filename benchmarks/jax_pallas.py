@@ -245,15 +245,22 @@ def write(results: dict, overhead: dict, threads: dict) -> None:
         "| --- | ---: |",
     ]
     lines += [f"| {name} | {seconds * 1e3:.2f} ms |" for name, seconds in threads.items()]
-    notes = os.path.join(ROOT, "benchmarks", "jax_pallas_notes.md")
+    write_section("jax_pallas", lines, {"cpu": cpu_name(), "jax": jax.__version__, "seconds": results,
+                                        "overhead_s": overhead, "threads_s": threads})
+
+
+def write_section(stem: str, lines: list[str], measured: dict) -> None:
+    """benchmarks/<stem>.md: `lines` then the hand-written notes on the
+    targets missed (benchmarks/<stem>_notes.md); benchmarks/<stem>.json:
+    `measured`."""
+    notes = os.path.join(ROOT, "benchmarks", f"{stem}_notes.md")
     if os.path.exists(notes):
         with open(notes) as f:
-            lines += ["", f.read().rstrip()]
-    with open(os.path.join(ROOT, "benchmarks", "jax_pallas.md"), "w") as f:
+            lines = [*lines, "", f.read().rstrip()]
+    with open(os.path.join(ROOT, "benchmarks", f"{stem}.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    with open(os.path.join(ROOT, "benchmarks", "jax_pallas.json"), "w") as f:
-        json.dump({"cpu": cpu_name(), "jax": jax.__version__, "seconds": results, "overhead_s": overhead,
-                   "threads_s": threads}, f, indent=1)
+    with open(os.path.join(ROOT, "benchmarks", f"{stem}.json"), "w") as f:
+        json.dump(measured, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
-import json
 import os
 
 import jax
@@ -30,11 +29,10 @@ from jax.experimental.pallas import tpu as pltpu
 from jax.experimental.pallas.ops.tpu import ragged_paged_attention as rpa
 from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as splash
 from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_mask as masks
-from jax_pallas import alternate, cpu_name, vector_width
+from jax_pallas import alternate, cpu_name, vector_width, write_section
 
 import tessel.jax
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 megablox = importlib.import_module("jax.experimental.pallas.ops.tpu.megablox.gmm")
 
 # The targets: Tessel against XLA's jnp, and against the interpreter.
@@ -134,15 +132,7 @@ def write(results: dict) -> None:
             "yes" if interpret / r["tessel"] >= INTERPRET_TARGET else "no"]
         lines.append(f"| {name} | {r['tessel'] * 1e3:.1f} ms | {r['xla'] * 1e3:.1f} ms | {cells[0]} | "
                      f"{vs_xla:.2f}x | {'yes' if vs_xla >= XLA_TARGET else 'no'} | {cells[1]} | {cells[2]} |")
-    # The hand-written reasons for the targets missed.
-    notes = os.path.join(ROOT, "benchmarks", "tpu_kernels_notes.md")
-    if os.path.exists(notes):
-        with open(notes) as f:
-            lines += ["", f.read().rstrip()]
-    with open(os.path.join(ROOT, "benchmarks", "tpu_kernels.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(os.path.join(ROOT, "benchmarks", "tpu_kernels.json"), "w") as f:
-        json.dump(results, f, indent=1)
+    write_section("tpu_kernels", lines, results)
 
 
 def main() -> int:

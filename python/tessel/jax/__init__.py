@@ -42,7 +42,6 @@ def _check_version() -> None:
 
 _check_version()
 
-from jax._src import core as jax_core  # noqa: E402
 from jax._src.pallas import core as pallas_core  # noqa: E402
 from jax._src.pallas import mpmd as _mpmd  # noqa: E402
 from jax._src.pallas import pallas_call as _pallas_call  # noqa: E402
@@ -55,7 +54,7 @@ from jax.interpreters import mlir  # noqa: E402
 from tessel import _tessel  # noqa: E402
 from tessel.jax import _debug  # noqa: E402
 from tessel.jax._call import translate  # noqa: E402
-from tessel.jax._emit import Unsupported, is_float8, sub_byte  # noqa: E402
+from tessel.jax._emit import Unsupported, is_float8, physical, sub_byte  # noqa: E402
 from tessel.jax._registry import supported_primitives  # noqa: E402
 
 __all__ = ["CompilerParams", "install", "installed", "uninstall", "is_installed", "translate_call", "TARGET",
@@ -200,11 +199,10 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
 
 def _container(aval):
     """`aval` with a sub-byte integer type replaced by the byte-sized one,
-    an 8-bit float type by f32."""
+    an 8-bit float type by f32, an extended dtype by its physical data."""
+    # Keys and semaphores cross as their data (XLA holds them so).
+    aval = physical(aval)
     dtype = getattr(aval, "dtype", None)
-    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.extended):
-        # Keys and semaphores cross as their data (XLA holds them so).
-        return jax_core.physical_aval(aval)
     if dtype is not None and is_float8(dtype):
         return aval.update(dtype=np.dtype(np.float32))
     if dtype is None or sub_byte(dtype) is None:

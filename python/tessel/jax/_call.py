@@ -288,13 +288,11 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
             inner = var.aval.inner_aval
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scoped allocation {var.aval}")
-            if _is_semaphore(inner.dtype):
-                # Kept a semaphore: scratch semaphores start at zero.
-                buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
-            else:
-                held = physical(inner)
-                buffers.append(Value(f"%r{len(refs)}", tuple(held.shape), np.dtype(held.dtype), ref=True))
-                inner = held
+            # PRNG keys as their data; semaphores stay semaphores (scratch
+            # semaphores start at zero).
+            if not _is_semaphore(inner.dtype):
+                inner = physical(inner)
+            buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
             refs.append(buffers[-1])
             scoped_avals.append(inner)
         translator.scoped[id(scope)] = buffers
@@ -311,7 +309,8 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
         env[jaxpr.invars[index]] = copy
         copies.append((scalar, copy))
     if _uses_tpu_prng(jaxpr):
-        # The TPU core's PRNG state (`_random.TpuPrng`): scratch of its own.
+        # The TPU core's PRNG state (key, counter; `_random.prng_seed`):
+        # scratch of its own.
         translator.prng_state = Value(f"%r{len(refs)}", (3,), np.dtype(np.int32), ref=True)
         refs.append(translator.prng_state)
         scoped_avals.append(core.ShapedArray((3,), np.dtype(np.int32)))

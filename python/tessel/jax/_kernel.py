@@ -58,7 +58,7 @@ class KernelTranslator(ShapeOps, RefOps, ViewOps, ControlFlowOps, MathOps, Reduc
         # index: a write to one raises `ScalarWrite` (see `_call.translate`).
         self.read_only: dict[str, int] = {}
         # The PRNG state scratch (key, counter) when the kernel seeds or
-        # draws from the TPU core's generator (`_random.TpuPrng`).
+        # draws from the TPU core's generator (`_random.prng_seed`).
         self.prng_state: Value | None = None
         # The kernel's debug_prints (`_debug.PrintSpec`), by site.
         self.prints: list = []

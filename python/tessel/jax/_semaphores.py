@@ -43,6 +43,12 @@ def _semaphore_text(ref: Value, indices: list[str]) -> str:
     return f"{ref.name}[{', '.join(indices)}]" if indices else ref.name
 
 
+def _count(ctx, op: str, ref: Value, indices: list[str], amount: Value) -> None:
+    """`block.semaphore_<op>` (signal or wait) of `amount` (i32) on one
+    semaphore."""
+    ctx.tr.emit.line(f"block.semaphore_{op} {_semaphore_text(ref, indices)}, {amount.name} : {ref.type}")
+
+
 @rule("semaphore_signal", reads_operands=False)
 def semaphore_signal(ctx):
     sem, transforms, inc, device_id, core_index = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
@@ -52,7 +58,7 @@ def semaphore_signal(ctx):
         ctx.fail("a semaphore signal to another core (core_index): cores that synchronize are not supported yet")
     ref, indices = semaphore_at(ctx, sem, transforms)
     amount = ctx.tr.convert(ctx.read(inc), np.int32)
-    ctx.tr.emit.line(f"block.semaphore_signal {_semaphore_text(ref, indices)}, {amount.name} : {ref.type}")
+    _count(ctx, "signal", ref, indices, amount)
     return []
 
 
@@ -63,7 +69,7 @@ def semaphore_wait(ctx):
         ctx.fail("a semaphore wait without decrement (decrement=False)")
     ref, indices = semaphore_at(ctx, sem, transforms)
     amount = ctx.tr.convert(ctx.read(value), np.int32)
-    ctx.tr.emit.line(f"block.semaphore_wait {_semaphore_text(ref, indices)}, {amount.name} : {ref.type}")
+    _count(ctx, "wait", ref, indices, amount)
     return []
 
 
@@ -123,7 +129,7 @@ def dma_start(ctx):
         value = tr.arith("arith.addf" if is_float(dst_dtype) else "arith.addi", old, value)
     tr.store_view(ctx.env, target, dst_transforms, value)
     count = tr.emit.constant(_dma_bytes(src), np.int32)
-    tr.emit.line(f"block.semaphore_signal {_semaphore_text(semaphore, indices)}, {count.name} : {semaphore.type}")
+    _count(ctx, "signal", semaphore, indices, count)
     return []
 
 
@@ -138,5 +144,5 @@ def dma_wait(ctx):
     sem_ref, sem_transforms = ref_and_transforms(dst_sem)
     semaphore, indices = semaphore_at(ctx, sem_ref, sem_transforms)
     count = ctx.tr.emit.constant(_dma_bytes(src), np.int32)
-    ctx.tr.emit.line(f"block.semaphore_wait {_semaphore_text(semaphore, indices)}, {count.name} : {semaphore.type}")
+    _count(ctx, "wait", semaphore, indices, count)
     return []
