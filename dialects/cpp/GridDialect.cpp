@@ -218,6 +218,8 @@ ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
       parseDynamicIndexList(parser, dynamicGrid, grid))
     return failure();
   result.addAttribute("grid", grid);
+  if (succeeded(parser.parseOptionalKeyword("cores")))
+    result.addAttribute("cores", builder.getUnitAttr());
 
   // ins(%a, %b : t1, t2) and outs(...): both always written, maybe empty.
   auto parseOperandGroup =
@@ -249,13 +251,16 @@ ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
 
   if (succeeded(parser.parseOptionalKeyword("scratch"))) {
-    // `scratch(memref<..>, semaphore memref<..xi32>, ..)`: a semaphore
-    // entry's index goes to `semaphores`.
+    // `scratch(memref<..>, semaphore memref<..xi32>, shared memref<..>,
+    // ..)`: a semaphore entry's index goes to `semaphores`, a shared one's
+    // to `shared`.
     SmallVector<Type> scratch;
-    SmallVector<int64_t> semaphores;
+    SmallVector<int64_t> semaphores, shared;
     auto parseOne = [&]() -> ParseResult {
       if (succeeded(parser.parseOptionalKeyword("semaphore")))
         semaphores.push_back(static_cast<int64_t>(scratch.size()));
+      else if (succeeded(parser.parseOptionalKeyword("shared")))
+        shared.push_back(static_cast<int64_t>(scratch.size()));
       return parser.parseType(scratch.emplace_back());
     };
     if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren, parseOne))
@@ -264,6 +269,8 @@ ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
     if (!semaphores.empty())
       result.addAttribute("semaphores",
                           builder.getDenseI64ArrayAttr(semaphores));
+    if (!shared.empty())
+      result.addAttribute("shared", builder.getDenseI64ArrayAttr(shared));
   }
 
   ArrayAttr inSpecs, outSpecs;
@@ -313,6 +320,8 @@ void CallOp::print(OpAsmPrinter &p) {
   p.printAttributeWithoutType(getCalleeAttr());
   p << " grid ";
   printDynamicIndexList(p, *this, getDynamicGrid(), getGrid());
+  if (getCores())
+    p << " cores";
   auto printGroup = [&](StringRef keyword, OperandRange operands) {
     p << " " << keyword << "(";
     if (!operands.empty())
@@ -326,16 +335,20 @@ void CallOp::print(OpAsmPrinter &p) {
   printGroup("ins", getInputs());
   printGroup("outs", getOutputs());
   if (std::optional<ArrayAttr> scratch = getScratch()) {
-    ArrayRef<int64_t> semaphores;
+    ArrayRef<int64_t> semaphores, shared;
     if (std::optional<ArrayRef<int64_t>> marked = getSemaphores())
       semaphores = *marked;
+    if (std::optional<ArrayRef<int64_t>> marked = getShared())
+      shared = *marked;
     p << " scratch(";
     llvm::interleaveComma(
         llvm::enumerate(scratch->getAsValueRange<TypeAttr>()), p,
         [&](auto entry) {
-          if (llvm::is_contained(semaphores,
-                                 static_cast<int64_t>(entry.index())))
+          auto index = static_cast<int64_t>(entry.index());
+          if (llvm::is_contained(semaphores, index))
             p << "semaphore ";
+          if (llvm::is_contained(shared, index))
+            p << "shared ";
           p << entry.value();
         });
     p << ")";
@@ -353,7 +366,7 @@ void CallOp::print(OpAsmPrinter &p) {
     p << "]";
   }
   p.printOptionalAttrDict((*this)->getAttrs(),
-                          {"callee", "grid", "scratch", "semaphores",
+                          {"callee", "grid", "cores", "scratch", "semaphores", "shared",
                            "in_specs", "out_specs", "semantics",
                            "operandSegmentSizes"});
 }
@@ -408,6 +421,35 @@ LogicalResult CallOp::verify() {
         return emitOpError("semaphore scratch #")
                << index << " must hold i32 counters, got " << scratch[index];
     }
+  }
+  if (std::optional<ArrayRef<int64_t>> shared = getShared()) {
+    int64_t count = getScratch() ? getScratch()->size() : 0;
+    ArrayRef<int64_t> semaphores;
+    if (std::optional<ArrayRef<int64_t>> marked = getSemaphores())
+      semaphores = *marked;
+    llvm::SmallSet<int64_t, 4> seen;
+    for (int64_t index : *shared)
+      if (index < 0 || index >= count || !seen.insert(index).second ||
+          llvm::is_contained(semaphores, index))
+        return emitOpError("shared names scratch #")
+               << index
+               << ", which is not a scratch buffer, is named twice or is a "
+                  "semaphore (each core has its own)";
+  }
+  if (getCores()) {
+    // One thread per core, all at once.
+    constexpr int64_t kMaxCores = 64;
+    if (gridRank == 0 || ShapedType::isDynamic(getGrid()[0]) ||
+        getGrid()[0] < 1 || getGrid()[0] > kMaxCores)
+      return emitOpError("a core mesh (`cores`) needs a leading grid axis "
+                         "of 1 to ")
+             << kMaxCores << " cores";
+    if (std::optional<ArrayAttr> semantics = getSemantics())
+      if (!semantics->empty() &&
+          cast<DimensionSemanticsAttr>((*semantics)[0]).getValue() !=
+              DimensionSemantics::parallel)
+        return emitOpError("the core axis (the leading one) runs its cores "
+                           "at once: its semantics must be parallel");
   }
 
   auto checkSpec = [&](bool isInput, size_t index, Value array,

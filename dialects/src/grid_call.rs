@@ -122,12 +122,30 @@ impl<'c, 'a> GridCall<'c, 'a> {
     /// The positions in `scratch_types` of the semaphore scratch (i32
     /// counters, zero where a worker's programs start).
     pub fn semaphore_scratch(&self) -> Vec<usize> {
-        let Ok(semaphores) = self.operation.attribute("semaphores") else {
+        self.scratch_positions("semaphores")
+    }
+
+    /// The positions in `scratch_types` of the scratch shared by every
+    /// program of the call (`shared`: `pltpu.VMEM_SHARED`).
+    pub fn shared_scratch(&self) -> Vec<usize> {
+        self.scratch_positions("shared")
+    }
+
+    /// Whether the leading axis is a core mesh (`cores`): its programs
+    /// run at once and signal each other.
+    pub fn cores(&self) -> bool {
+        self.operation.attribute("cores").is_ok()
+    }
+
+    /// The scratch positions a dense i64 array attribute `name` lists.
+    fn scratch_positions(&self, name: &str) -> Vec<usize> {
+        let Ok(positions) = self.operation.attribute(name) else {
             return Vec::new();
         };
-        let raw = semaphores.to_raw();
-        // SAFETY: the op is a verified grid.call: `semaphores` is a dense
-        // i64 array attribute; indices stay below its element count.
+        let raw = positions.to_raw();
+        // SAFETY: the op is a verified grid.call: `semaphores` and `shared`
+        // are dense i64 array attributes; indices stay below their element
+        // count.
         unsafe {
             (0..mlirDenseArrayGetNumElements(raw)).map(|i| mlirDenseI64ArrayGetElement(raw, i) as usize).collect()
         }

@@ -58,6 +58,13 @@ pub const PRINT_SITE: &str = "tessel.print_site";
 pub const PRINT_FUNCTIONS: [&str; 5] =
     ["__tessel_print_begin", "__tessel_print_i64", "__tessel_print_f32", "__tessel_print_f64", "__tessel_print_end"];
 
+/// The functions a concurrent semaphore wait (a core mesh's) calls:
+/// `deadline() -> i64`, once, and `pause(deadline) -> i1` between looks at
+/// the count, false once the deadline has passed (the JIT provides them;
+/// runtime/src/semaphore_waits.rs). A wait that times out records its
+/// site, negated, in `WAIT_FAULT`.
+pub const WAIT_FUNCTIONS: [&str; 2] = ["__tessel_wait_deadline", "__tessel_wait_pause"];
+
 /// The module attribute listing the semaphore waits (strings: the op and
 /// its location).
 pub const SEMAPHORE_WAITS: &str = "tessel.semaphore_waits";

@@ -280,21 +280,29 @@ def Block_PrintOp : Block_Op<"print"> {
   let hasVerifier = 1;
 }
 
-def Block_SemaphoreSignalOp : Block_Op<"semaphore_signal"> {
+def Block_SemaphoreSignalOp : Block_Op<"semaphore_signal", [AttrSizedOperandSegments]> {
   let summary = "add to a semaphore (pl.semaphore_signal)";
   let description = [{
     ```mlir
     block.semaphore_signal %sems[%i], %one : memref<2xi32>
+    block.semaphore_signal %ready, %one core %peer : memref<i32>
     ```
     Adds `amount` to the semaphore at `indices` (one per dimension of the
-    semaphore ref).
+    semaphore ref). With `core`, to that semaphore of another core of the
+    call's core mesh (`pl.semaphore_signal(..., core_index=)`): the kernel
+    must be called by a `grid.call` with `cores`.
+
+    `concurrent` (set by grid-to-loops for a core mesh, whose cores run at
+    once) makes the addition atomic.
   }];
   let arguments = (ins
     Arg<MemRefOf<[I32]>, "the semaphores", [MemRead, MemWrite]>:$sem,
     Variadic<Index>:$indices,
-    I32:$amount);
+    I32:$amount,
+    Optional<Index>:$core,
+    UnitAttr:$concurrent);
   let assemblyFormat = [{
-    $sem (`[` $indices^ `]`)? `,` $amount attr-dict `:` type($sem)
+    $sem (`[` $indices^ `]`)? `,` $amount (`core` $core^)? (`concurrent` $concurrent^)? attr-dict `:` type($sem)
   }];
   let hasVerifier = 1;
 }
@@ -309,13 +317,19 @@ def Block_SemaphoreWaitOp : Block_Op<"semaphore_wait"> {
     subtracts it. A program's semaphores are its worker's alone, so a
     wait for more than the count can never be satisfied: compiled code and
     the interpreter report it at the op's location instead of hanging.
+
+    `concurrent` (set by grid-to-loops for a core mesh, whose cores signal
+    each other): the wait spins on the count, atomically, until it holds
+    enough or the wait timeout (`TESSEL_WAIT_TIMEOUT`, seconds) passes,
+    which is reported at the op's location.
   }];
   let arguments = (ins
     Arg<MemRefOf<[I32]>, "the semaphores", [MemRead, MemWrite]>:$sem,
     Variadic<Index>:$indices,
-    I32:$amount);
+    I32:$amount,
+    UnitAttr:$concurrent);
   let assemblyFormat = [{
-    $sem (`[` $indices^ `]`)? `,` $amount attr-dict `:` type($sem)
+    $sem (`[` $indices^ `]`)? `,` $amount (`concurrent` $concurrent^)? attr-dict `:` type($sem)
   }];
   let hasVerifier = 1;
 }
@@ -329,10 +343,11 @@ def Block_SemaphoreReadOp : Block_Op<"semaphore_read"> {
   }];
   let arguments = (ins
     Arg<MemRefOf<[I32]>, "the semaphores", [MemRead]>:$sem,
-    Variadic<Index>:$indices);
+    Variadic<Index>:$indices,
+    UnitAttr:$concurrent);
   let results = (outs I32:$count);
   let assemblyFormat = [{
-    $sem (`[` $indices^ `]`)? attr-dict `:` type($sem)
+    $sem (`[` $indices^ `]`)? (`concurrent` $concurrent^)? attr-dict `:` type($sem)
   }];
   let hasVerifier = 1;
 }
@@ -352,6 +367,7 @@ def Block_DMAStartOp : Block_Op<"dma_start", [AttrSizedOperandSegments]> {
     `block.semaphore_wait` for as many bytes). The copy is done when the
     DMA starts, as JAX's TPU interpreter does in its eager mode: a kernel
     that reads the destination before its wait reads the copied data.
+    `concurrent` (a core mesh's): the count is added atomically.
   }];
   let arguments = (ins
     Arg<AnyStaticShapeMemRef, "the source", [MemRead]>:$src,
@@ -362,11 +378,12 @@ def Block_DMAStartOp : Block_Op<"dma_start", [AttrSizedOperandSegments]> {
     OptionalAttr<DenseI64ArrayAttr>:$dst_sizes,
     Arg<MemRefOf<[I32]>, "the semaphores", [MemRead, MemWrite]>:$sem,
     Variadic<Index>:$sem_indices,
-    UnitAttr:$add);
+    UnitAttr:$add,
+    UnitAttr:$concurrent);
   let assemblyFormat = [{
     $src (`[` $src_offsets^ `]` custom<SizeList>($src_sizes))? `,`
     $dst (`[` $dst_offsets^ `]` custom<SizeList>($dst_sizes))? `,`
-    $sem (`[` $sem_indices^ `]`)? (`add` $add^)? attr-dict
+    $sem (`[` $sem_indices^ `]`)? (`add` $add^)? (`concurrent` $concurrent^)? attr-dict
     `:` type($src) `,` type($dst) `,` type($sem)
   }];
   let hasVerifier = 1;

@@ -42,6 +42,19 @@ def Grid_CallOp : Grid_Op<"call", [
     sizes may be `index` values (`grid [%n, 4]`), e.g. loaded from a
     scalar array: `grid` holds `ShapedType::kDynamic` for them and
     `dynamic_grid` their values, in order.
+
+    ```mlir
+    grid.call @pair grid [2] cores ins(%x : memref<16x128xf32>)
+        outs(%o : memref<16x128xf32>)
+        scratch(semaphore memref<i32>, shared memref<8x128xf32>)
+        in_specs [#grid.block<full>] out_specs [#grid.block<full>]
+    ```
+    `cores`: the leading axis is a TensorCore mesh (`pl.kernel`,
+    `pl.core_map`): its programs are cores, which all run at once (a
+    thread each), signal each other's semaphores (`block.semaphore_signal`
+    with `core`) and run the rest of the grid, if any, in order. A
+    `shared` scratch buffer is one for the whole call, which every program
+    sees (`pltpu.VMEM_SHARED`); the others are each core's own.
   }];
   let arguments = (ins
     FlatSymbolRefAttr:$callee,
@@ -52,6 +65,8 @@ def Grid_CallOp : Grid_Op<"call", [
     Variadic<Index>:$dynamic_grid,
     OptionalAttr<TypeArrayAttr>:$scratch,
     OptionalAttr<DenseI64ArrayAttr>:$semaphores,
+    OptionalAttr<DenseI64ArrayAttr>:$shared,
+    UnitAttr:$cores,
     TypedArrayAttrBase<Grid_BlockSpecAttr, "input BlockSpecs">:$in_specs,
     TypedArrayAttrBase<Grid_BlockSpecAttr, "output BlockSpecs">:$out_specs,
     OptionalAttr<TypedArrayAttrBase<Grid_DimensionSemantics, "axis semantics">>:$semantics

@@ -102,6 +102,9 @@ pub const LOOPS: &[&str] = &[
     // makes some.
     "tessel-libm-calls",
     "tessel-widen-bf16",
+    // A core mesh's cores on a thread each, before the other foralls
+    // become OpenMP loops on the schedule's thread count.
+    "tessel-core-threads",
     "scf-forall-to-parallel",
     "convert-scf-to-openmp",
     // Thread count and vector width, when a schedule sets them.

@@ -56,6 +56,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &cpu::tessel_fast_math::PASS,
     &cpu::tessel_libm_calls::PASS,
     &cpu::tessel_widen_bf16::PASS,
+    &cpu::tessel_core_threads::PASS,
     &cpu::tessel_cpu_target::PASS,
     &cpu::tessel_check_bounds::PASS,
     &gpu::tessel_contraction_fma::PASS,

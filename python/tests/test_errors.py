@@ -26,10 +26,12 @@ def test_unsupported_primitive_names_it_and_the_users_line():
     assert f"test_errors.py:{line_of('# DIGAMMA')}" in str(raised.value)
 
 
-def test_signals_to_other_cores_are_unsupported_and_located():
-    # A worker's semaphores are its own: a signal to another core's would
-    # need cores that wait for each other, which Tessel lacks.
+def test_signals_to_other_cores_outside_a_core_mesh_are_located_errors():
+    # A plain pallas_call runs on one core: there is no core 1 to signal
+    # (pl.kernel / core_map over a TensorCore mesh has them: test_cores.py).
     from jax.experimental.pallas import tpu as pltpu
+
+    from tessel import CompileError
 
     def kernel(o_ref):
         def scope(copied, signalled, x_ref):
@@ -40,9 +42,9 @@ def test_signals_to_other_cores_are_unsupported_and_located():
         pl.run_scoped(scope, pltpu.SemaphoreType.DMA, pltpu.SemaphoreType.REGULAR, pltpu.VMEM((8,), jnp.float32))
 
     call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32))
-    with pytest.raises(NotImplementedError) as raised:
+    with pytest.raises(CompileError) as raised:
         jax.jit(call).lower()
-    assert "another core (core_index)" in str(raised.value)
+    assert "a signal to another core (`core`) needs a call over a core mesh" in str(raised.value)
     assert f"test_errors.py:{line_of('# SIGNAL')}" in str(raised.value)
 
 

@@ -50,6 +50,15 @@ pub enum JitError {
         .wait.as_deref().unwrap_or("an unlisted wait")
     )]
     UnsatisfiedWait { site: i64, wait: Option<String> },
+    /// A core mesh's semaphore wait did not see its count reach what it
+    /// needs before the wait timeout (`TESSEL_WAIT_TIMEOUT`) passed: no
+    /// core signalled it enough.
+    #[error(
+        "a semaphore wait timed out after {seconds} s (no core signalled it enough; TESSEL_WAIT_TIMEOUT sets \
+         the limit): {}",
+        .wait.as_deref().unwrap_or("an unlisted wait")
+    )]
+    WaitTimedOut { site: i64, wait: Option<String>, seconds: f64 },
 }
 
 /// `TESSEL_JIT_OBJECT`: where to write the JIT's object code once an entry
@@ -177,6 +186,10 @@ impl EntryPoint {
         }
         // SAFETY: as for the write above.
         let site = if self.wait_fault.is_null() { 0 } else { unsafe { self.wait_fault.read() } };
+        if site < 0 {
+            let seconds = crate::semaphore_waits::timeout().as_secs_f64();
+            return Err(JitError::WaitTimedOut { site: -site, wait: None, seconds });
+        }
         if site != 0 {
             return Err(JitError::UnsatisfiedWait { site, wait: None });
         }
@@ -264,6 +277,17 @@ impl Jit {
             // (`prints::declarations`).
             unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), function) };
         }
+        let [deadline, pause] = tessel_dialects::WAIT_FUNCTIONS;
+        let waiters: [(&str, *mut c_void); 2] = [
+            (deadline, crate::semaphore_waits::wait_deadline as *mut c_void),
+            (pause, crate::semaphore_waits::wait_pause as *mut c_void),
+        ];
+        for (name, function) in waiters {
+            // SAFETY: the engine is live and nothing was looked up yet; each
+            // function has the C signature block-to-linalg declares for it
+            // (`semaphores::wait_declarations`: `() -> i64`, `(i64) -> i1`).
+            unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), function) };
+        }
         Ok(Self { engine, accesses, waits, formats })
     }
 
@@ -335,6 +359,9 @@ impl Jit {
             JitError::BoundsFault { site, .. } => JitError::BoundsFault { site, access: listed(&self.accesses, site) },
             JitError::UnsatisfiedWait { site, .. } => {
                 JitError::UnsatisfiedWait { site, wait: listed(&self.waits, site) }
+            }
+            JitError::WaitTimedOut { site, seconds, .. } => {
+                JitError::WaitTimedOut { site, wait: listed(&self.waits, site), seconds }
             }
             other => other,
         }

@@ -13,6 +13,7 @@ mod kernel_alloc;
 pub mod openmp;
 pub mod pages;
 mod print;
+pub mod semaphore_waits;
 
 pub use array::{ArrayError, ElementType, HostArray, compare};
 pub use debug_print::{PrintRecord, PrintValue, format_line, take_printed};

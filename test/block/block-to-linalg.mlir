@@ -5,6 +5,7 @@
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(block-to-linalg,func.func(convert-elementwise-to-linalg),linalg-fuse-elementwise-ops)' | FileCheck %s --check-prefix=FUSED
 // RUN: tessel-opt %s --block-to-linalg | FileCheck %s --check-prefix=WAITS
 // RUN: tessel-opt %s --block-to-linalg | FileCheck %s --check-prefix=PRINTS
+// RUN: tessel-opt %s --block-to-linalg | FileCheck %s --check-prefix=CONCURRENT
 
 // CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -297,6 +298,45 @@ func.func @semaphores(%pages: memref<16x128xf32>, %buf: memref<2x1x128xf32>, %se
   block.dma_start %pages[%c1, %c0] [1, 128], %buf[%c0, %c0, %c0] [1, 1, 128], %sems[%c0]
       : memref<16x128xf32>, memref<2x1x128xf32>, memref<2xi32>
   block.semaphore_wait %sems[%c0], %bytes : memref<2xi32>
+  return
+}
+
+// Concurrent semaphore ops (a core mesh's, whose cores signal each other):
+// signals, reads and a DMA's count are atomic read-modify-writes; a wait
+// looks at the count atomically, takes it with a compare-and-swap once it
+// suffices, and pauses between looks until the wait functions' deadline
+// passes, then records its site, negated, in the wait-fault global.
+// CONCURRENT-DAG: func.func private @__tessel_wait_deadline() -> i64
+// CONCURRENT-DAG: func.func private @__tessel_wait_pause(i64) -> i1
+// CONCURRENT-LABEL: func.func @concurrent_semaphores
+// CONCURRENT: memref.atomic_rmw addi %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : (i32, memref<2x2xi32>) -> i32
+// CONCURRENT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CONCURRENT: memref.atomic_rmw addi %[[ZERO]], %{{.*}}[%{{.*}}, %{{.*}}] : (i32, memref<2x2xi32>) -> i32
+// CONCURRENT: linalg.copy
+// CONCURRENT: %[[BYTES:.*]] = arith.constant 512 : i32
+// CONCURRENT: memref.atomic_rmw addi %[[BYTES]], %{{.*}}[%{{.*}}, %{{.*}}] : (i32, memref<2x2xi32>) -> i32
+// CONCURRENT: %[[DEADLINE:.*]] = {{(func\.)?}}call @__tessel_wait_deadline() : () -> i64
+// CONCURRENT: scf.while : () -> () {
+// CONCURRENT: %[[COUNT:.*]] = memref.atomic_rmw addi %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : (i32, memref<2x2xi32>) -> i32
+// CONCURRENT: %[[ENOUGH:.*]] = arith.cmpi sge, %[[COUNT]], %{{.*}} : i32
+// CONCURRENT: %[[TAKEN:.*]] = scf.if %[[ENOUGH]] -> (i1) {
+// CONCURRENT: %[[LEFT:.*]] = arith.subi %[[COUNT]], %{{.*}} : i32
+// CONCURRENT: %[[OLD:.*]] = block.atomic_cas_element %[[COUNT]], %[[LEFT]], %{{.*}}[%{{.*}}, %{{.*}}] : i32, memref<2x2xi32>
+// CONCURRENT: arith.cmpi eq, %[[OLD]], %[[COUNT]] : i32
+// CONCURRENT: func.call @__tessel_wait_pause(%[[DEADLINE]]) : (i64) -> i1
+// CONCURRENT: memref.get_global @__tessel_wait_fault : memref<i64>
+// CONCURRENT: arith.constant -{{[0-9]+}} : i64
+// CONCURRENT: scf.condition
+func.func @concurrent_semaphores(%pages: memref<16x128xf32>, %buf: memref<1x128xf32>, %sems: memref<2x2xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  %bytes = arith.constant 512 : i32
+  block.semaphore_signal %sems[%c1, %c0], %one concurrent : memref<2x2xi32>
+  %n = block.semaphore_read %sems[%c0, %c0] concurrent : memref<2x2xi32>
+  block.dma_start %pages[%c1, %c0] [1, 128], %buf, %sems[%c0, %c1] concurrent
+      : memref<16x128xf32>, memref<1x128xf32>, memref<2x2xi32>
+  block.semaphore_wait %sems[%c0, %c1], %bytes concurrent : memref<2x2xi32>
   return
 }
 

@@ -50,3 +50,49 @@ func.func @f(%x: memref<4xf32>) {
       in_specs [#grid.block<full>] out_specs []
   return
 }
+
+// -----
+
+func.func @k(%o: memref<4xf32>, %s: memref<i32>) {
+  return
+}
+func.func @f(%o: memref<4xf32>) {
+  // expected-error @+1 {{'grid.call' op shared names scratch #0, which is not a scratch buffer, is named twice or is a semaphore (each core has its own)}}
+  grid.call @k grid [2] cores ins() outs(%o : memref<4xf32>) scratch(semaphore memref<i32>)
+      in_specs [] out_specs [#grid.block<full>] {shared = array<i64: 0>}
+  return
+}
+
+// -----
+
+func.func @k(%o: memref<4xf32>) {
+  return
+}
+func.func @f(%o: memref<4xf32>) {
+  // expected-error @+1 {{'grid.call' op a core mesh (`cores`) needs a leading grid axis of 1 to 64 cores}}
+  grid.call @k grid [65] cores ins() outs(%o : memref<4xf32>) in_specs [] out_specs [#grid.block<full>]
+  return
+}
+
+// -----
+
+func.func @k(%o: memref<4xf32>) {
+  return
+}
+func.func @f(%o: memref<4xf32>, %n: index) {
+  // expected-error @+1 {{'grid.call' op a core mesh (`cores`) needs a leading grid axis of 1 to 64 cores}}
+  grid.call @k grid [%n] cores ins() outs(%o : memref<4xf32>) in_specs [] out_specs [#grid.block<full>]
+  return
+}
+
+// -----
+
+func.func @k(%o: memref<4xf32>) {
+  return
+}
+func.func @f(%o: memref<4xf32>) {
+  // expected-error @+1 {{'grid.call' op the core axis (the leading one) runs its cores at once: its semantics must be parallel}}
+  grid.call @k grid [2] cores ins() outs(%o : memref<4xf32>) in_specs [] out_specs [#grid.block<full>]
+      semantics [arbitrary]
+  return
+}

@@ -112,6 +112,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
     // The semaphore waits' sites, for the fault their failure records.
     let mut waits = raw_op(module.to_raw()).strings(tessel_dialects::SEMAPHORE_WAITS);
+    let mut concurrent_waits = false;
     let listed = waits.len();
     // A GPU's workgroups have no worker semaphores yet (the chip knob
     // marks the ROCm pipelines).
@@ -145,6 +146,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                 "block.semaphore_signal" => semaphores::signal(&op),
                 "block.semaphore_read" => semaphores::read(&op),
                 "block.semaphore_wait" => {
+                    concurrent_waits |= op.has("concurrent");
                     waits.push(semaphores::wait_site(&op));
                     semaphores::wait(&op, waits.len())
                 }
@@ -168,7 +170,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         },
     )?;
     if waits.len() > listed {
-        record_waits(module, &waits)?;
+        record_waits(module, &waits, concurrent_waits)?;
     }
     if formats.len() > printed {
         record_prints(module, &formats)?;
@@ -189,7 +191,7 @@ fn record_prints(module: OperationRef<'static, '_>, formats: &[String]) -> Resul
 }
 
 /// Lists the semaphore waits' sites on `module` (`SEMAPHORE_WAITS`).
-fn record_waits(module: OperationRef<'static, '_>, waits: &[String]) -> Result<(), PassError> {
+fn record_waits(module: OperationRef<'static, '_>, waits: &[String], concurrent: bool) -> Result<(), PassError> {
     let context = context_of(module.to_raw());
     let fault = tessel_dialects::WAIT_FAULT;
     template::define_symbol(
@@ -199,6 +201,13 @@ fn record_waits(module: OperationRef<'static, '_>, waits: &[String]) -> Result<(
         &format!("memref.global @{fault} : memref<i64> = dense<0>"),
     )
     .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
+    // The concurrent waits' functions, which the JIT provides.
+    for (name, declaration) in
+        tessel_dialects::WAIT_FUNCTIONS.into_iter().zip(semaphores::wait_declarations()).filter(|_| concurrent)
+    {
+        template::define_symbol(context, module.to_raw(), name, &declaration)
+            .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
+    }
     raw_op(module.to_raw()).set_strings(tessel_dialects::SEMAPHORE_WAITS, waits);
     Ok(())
 }

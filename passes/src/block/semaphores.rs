@@ -6,12 +6,19 @@
 //! located) instead of hanging. A DMA copies its window when it starts, as
 //! JAX's TPU interpreter does in its eager mode, then counts its bytes on
 //! its semaphore.
+//!
+//! A `concurrent` op (a core mesh's, whose cores signal each other's
+//! semaphores while they run) updates the count atomically, and its wait
+//! spins until the count holds enough and it takes it with a
+//! compare-and-swap, pausing between looks (`WAIT_FUNCTIONS`), until the
+//! wait timeout passes: then it records its site, negated, in
+//! `WAIT_FAULT`, and gives up.
 
 use super::block_to_linalg::{Lowering, Op};
 use crate::support::handles::{location_of, value_type};
 use crate::support::ir::{ShapedKind, element_bits, join, print_type, shaped_type_text, strides_and_offset};
 use crate::support::template::{emit, emit_line};
-use tessel_dialects::WAIT_FAULT;
+use tessel_dialects::{WAIT_FAULT, WAIT_FUNCTIONS};
 
 /// Whether `name` is one of the ops lowered here.
 pub(super) fn is_semaphore_op(name: &str) -> bool {
@@ -25,19 +32,39 @@ fn semaphore_params(op: &Op, first: usize, count: usize, params: &mut Vec<String
     join((0..count).map(|d| format!("%s{d}")))
 }
 
+/// The declarations of the wait functions (module text).
+pub(super) fn wait_declarations() -> [String; 2] {
+    let [deadline, pause] = WAIT_FUNCTIONS;
+    [format!("func.func private @{deadline}() -> i64"), format!("func.func private @{pause}(i64) -> i1")]
+}
+
+/// `%<name> = ` the count plus `amount` (text), stored back; atomically for
+/// a concurrent op (the old count then).
+fn add_to_count(op: &Op, indices: &str, sem: &str, amount: &str) -> String {
+    if op.has("concurrent") {
+        format!("%old = memref.atomic_rmw addi {amount}, %sem[{indices}] : (i32, {sem}) -> i32\n")
+    } else {
+        format!(
+            "%count = memref.load %sem[{indices}] : {sem}\n\
+             %next = arith.addi %count, {amount} : i32\n\
+             memref.store %next, %sem[{indices}] : {sem}\n"
+        )
+    }
+}
+
 pub(super) fn signal(op: &Op) -> Lowering {
+    let segments = op.segments();
+    if segments[3] != 0 {
+        return Err("block.semaphore_signal: a signal to another core reaches here only through a core mesh's \
+                    grid.call (grid-to-loops)"
+            .into());
+    }
     let mut params = Vec::new();
-    let indices = semaphore_params(op, 0, op.operands().len() - 2, &mut params);
+    let indices = semaphore_params(op, 0, segments[1], &mut params);
     params.push("%amount: i32".into());
     let sem = print_type(value_type(op.operands()[0]));
-    let text = format!(
-        "func.func @template({}) {{\n\
-         %count = memref.load %sem[{indices}] : {sem}\n\
-         %next = arith.addi %count, %amount : i32\n\
-         memref.store %next, %sem[{indices}] : {sem}\n\
-         return\n}}",
-        join(&params)
-    );
+    let text =
+        format!("func.func @template({}) {{\n{}return\n}}", join(&params), add_to_count(op, &indices, &sem, "%amount"));
     Ok((text, op.operands()))
 }
 
@@ -45,12 +72,14 @@ pub(super) fn read(op: &Op) -> Lowering {
     let mut params = Vec::new();
     let indices = semaphore_params(op, 0, op.operands().len() - 1, &mut params);
     let sem = print_type(value_type(op.operands()[0]));
-    let text = format!(
-        "func.func @template({}) -> i32 {{\n\
-         %count = memref.load %sem[{indices}] : {sem}\n\
-         return %count : i32\n}}",
-        join(&params)
-    );
+    let count = if op.has("concurrent") {
+        format!(
+            "%zero = arith.constant 0 : i32\n%count = memref.atomic_rmw addi %zero, %sem[{indices}] : (i32, {sem}) -> i32"
+        )
+    } else {
+        format!("%count = memref.load %sem[{indices}] : {sem}")
+    };
+    let text = format!("func.func @template({}) -> i32 {{\n{count}\nreturn %count : i32\n}}", join(&params));
     Ok((text, op.operands()))
 }
 
@@ -61,6 +90,9 @@ pub(super) fn wait_site(op: &Op) -> String {
 
 /// A wait, fault site `site` (counted from 1).
 pub(super) fn wait(op: &Op, site: usize) -> Lowering {
+    if op.has("concurrent") {
+        return concurrent_wait(op, site);
+    }
     let mut params = Vec::new();
     let indices = semaphore_params(op, 0, op.operands().len() - 2, &mut params);
     params.push("%amount: i32".into());
@@ -79,6 +111,53 @@ pub(super) fn wait(op: &Op, site: usize) -> Lowering {
            memref.store %site, %fault[] : memref<i64>\n\
          }}\n\
          return\n}}",
+        join(&params)
+    );
+    Ok((text, op.operands()))
+}
+
+/// A concurrent wait (see the module's comment), fault site `site`.
+fn concurrent_wait(op: &Op, site: usize) -> Lowering {
+    let [deadline, pause] = WAIT_FUNCTIONS;
+    let mut params = Vec::new();
+    let indices = semaphore_params(op, 0, op.operands().len() - 2, &mut params);
+    params.push("%amount: i32".into());
+    let sem = print_type(value_type(op.operands()[0]));
+    let text = format!(
+        "memref.global @{WAIT_FAULT} : memref<i64> = dense<0>\n{}\n\
+         func.func @template({}) {{\n\
+         %zero = arith.constant 0 : i32\n\
+         %false = arith.constant false\n\
+         %deadline = func.call @{deadline}() : () -> i64\n\
+         scf.while : () -> () {{\n\
+           %count = memref.atomic_rmw addi %zero, %sem[{indices}] : (i32, {sem}) -> i32\n\
+           %enough = arith.cmpi sge, %count, %amount : i32\n\
+           %taken = scf.if %enough -> (i1) {{\n\
+             %left = arith.subi %count, %amount : i32\n\
+             %old = block.atomic_cas_element %count, %left, %sem[{indices}] : i32, {sem}\n\
+             %same = arith.cmpi eq, %old, %count : i32\n\
+             scf.yield %same : i1\n\
+           }} else {{\n\
+             scf.yield %false : i1\n\
+           }}\n\
+           %again = scf.if %taken -> (i1) {{\n\
+             scf.yield %false : i1\n\
+           }} else {{\n\
+             %alive = func.call @{pause}(%deadline) : (i64) -> i1\n\
+             scf.if %alive {{\n\
+             }} else {{\n\
+               %fault = memref.get_global @{WAIT_FAULT} : memref<i64>\n\
+               %site = arith.constant -{site} : i64\n\
+               memref.store %site, %fault[] : memref<i64>\n\
+             }}\n\
+             scf.yield %alive : i1\n\
+           }}\n\
+           scf.condition(%again)\n\
+         }} do {{\n\
+           scf.yield\n\
+         }}\n\
+         return\n}}",
+        wait_declarations().join("\n"),
         join(&params)
     );
     Ok((text, op.operands()))
@@ -150,12 +229,7 @@ pub(super) fn dma_start(op: &Op) -> Lowering {
     let elements: i64 = src_sizes.iter().product();
     let bytes = elements * ((element_bits(crate::support::handles::shaped_element(src)) + 7) / 8);
     let bytes = i32::try_from(bytes).map_err(|_| format!("a DMA of {bytes} bytes overflows its i32 semaphore"))?;
-    emit!(
-        body,
-        "%count = memref.load %sem[{indices}] : {sem}\n\
-         %bytes = arith.constant {bytes} : i32\n\
-         %next = arith.addi %count, %bytes : i32\n\
-         memref.store %next, %sem[{indices}] : {sem}\n"
-    );
+    emit_line!(body, "%bytes = arith.constant {bytes} : i32");
+    body.push_str(&add_to_count(op, &indices, &sem, "%bytes"));
     Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), operands))
 }

@@ -8,6 +8,7 @@ pub mod cpu_model;
 pub mod filled_tiles;
 pub mod tessel_check_bounds;
 pub mod tessel_contiguous_copies;
+pub mod tessel_core_threads;
 pub mod tessel_cpu_target;
 pub mod tessel_elementwise_in_place;
 pub mod tessel_fast_math;

@@ -27,7 +27,10 @@
 //! copies (16,700,000 floats in blocks of 65536: wave 0 of a whole block
 //! executed 15,929 instructions in 1296 round trips to memory before, 819
 //! in 16 after, as for 16,777,216 floats). Scratch buffers
-//! live per parallel program, across its arbitrary iterations. Buffers are
+//! live per parallel program, across its arbitrary iterations, but for
+//! `shared` scratch, one buffer for the call. On a core mesh (`cores`) the
+//! leading axis' forall is marked for a thread per core and the cores'
+//! semaphores reach each other (cores.rs). Buffers are
 //! freed by the deallocation pipeline that follows bufferization.
 //!
 //! The kernel is specialized per call site: a private clone takes the refs'
@@ -43,11 +46,12 @@
 //! becomes private for symbol-dce); its blocks are bounds-checked at run
 //! time like those of maps that cannot be checked here.
 
-use crate::support::handles::{context_of, operation_ref, raw_op, shaped_element, value_type};
+use crate::support::handles::{context_of, location_of, operation_ref, raw_op, shaped_element, value_type};
 use crate::support::template::{emit, emit_conjunction, emit_line};
 use crate::{
     PassDefinition, PassError,
     grid::block_refs::{BlockTarget, memref_text, operand_ref},
+    grid::cores,
     grid::grid_verify_specs::infer_semantics,
     grid::{
         in_place::{self, Aliasing},
@@ -89,8 +93,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     for (index, (raw, _)) in calls.into_iter().enumerate() {
         let call = GridCall::new(operation_ref(raw)).expect("collected above");
         kernels.push(call.callee());
-        if let Err(message) = lower_call(module.to_raw(), &call, index, options) {
-            return Err(PassError::at(call.operation().location(), message));
+        match lower_call(module.to_raw(), &call, index, options) {
+            Ok(()) => {}
+            Err(LowerError::Call(message)) => return Err(PassError::at(call.operation().location(), message)),
+            Err(LowerError::At(op, message)) => return Err(PassError::at(location_of(op), message)),
         }
     }
     // Kernels run only through grid.call (grid.program_id means nothing
@@ -119,6 +125,30 @@ pub(super) struct Options {
     pub(super) versioned: bool,
 }
 
+/// Why a call could not be lowered: at the call, or at an op of its kernel.
+enum LowerError {
+    Call(String),
+    At(MlirOperation, String),
+}
+
+impl From<String> for LowerError {
+    fn from(message: String) -> Self {
+        LowerError::Call(message)
+    }
+}
+
+impl From<&str> for LowerError {
+    fn from(message: &str) -> Self {
+        LowerError::Call(message.to_string())
+    }
+}
+
+impl From<(MlirOperation, String)> for LowerError {
+    fn from((op, message): (MlirOperation, String)) -> Self {
+        LowerError::At(op, message)
+    }
+}
+
 /// Whether some `func.call` still calls `name`.
 fn is_called(module: OperationRef, name: &str) -> bool {
     let mut called = false;
@@ -135,7 +165,7 @@ fn is_called(module: OperationRef, name: &str) -> bool {
     called
 }
 
-fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Options) -> Result<(), String> {
+fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Options) -> Result<(), LowerError> {
     let reversed = options.reversed;
     let context = context_of(call.operation().to_raw());
     let inputs = call.inputs().map_err(|e| e.to_string())?;
@@ -153,6 +183,10 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
         .zip(&grid)
         .map(|(semantics, &extent)| if extent == 1 { AxisSemantics::Parallel } else { semantics })
         .collect();
+    let core_mesh = call.cores();
+    if core_mesh {
+        cores::core_semantics(&mut semantics);
+    }
     let kernel = find_symbol(&operation_ref(module), &call.callee()).map(|op| op.to_raw()).ok_or("kernel not found")?;
     let specialized = format!("{}__call{index}", call.callee());
 
@@ -163,7 +197,26 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     let scalar_values: Vec<MlirValue> = call.scalars().iter().map(|value| value.to_raw()).collect();
     let scalars: Vec<(String, String)> =
         scalar_values.iter().enumerate().map(|(k, &value)| (format!("%q{k}"), print_type(value_type(value)))).collect();
-    let scratch = call.scratch_types();
+    let mut scratch = call.scratch_types();
+    let semaphores = call.semaphore_scratch();
+    // Scratch one buffer serves the whole call with: `shared` scratch, and
+    // a core mesh's semaphores (a row per core; see cores.rs).
+    let shared = call.shared_scratch();
+    if core_mesh {
+        for &k in &semaphores {
+            scratch[k] = cores::all_cores_type(&scratch[k], grid[0])?;
+        }
+    }
+    if options.versioned && !shared.is_empty() {
+        // A GPU's scratch is workgroup memory, one per program.
+        return Err("scratch shared by every program (`shared`) runs on the CPU only, not on AMD GPUs yet".into());
+    }
+    let call_wide: Vec<(usize, String)> = scratch
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| shared.contains(k) || (core_mesh && semaphores.contains(k)))
+        .map(|(k, r#type)| (k, r#type.clone()))
+        .collect();
     // Scratch persists from one program to the next along the ordered
     // axes (the TPU core's VMEM: paged attention prefetches the next
     // program's pages into it): one scratch per point of the leading
@@ -204,7 +257,7 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
         let element = print_type(shaped_element(raw_type));
         let identity = memref_text(&operand.shape.iter().map(i64::to_string).collect::<Vec<_>>(), &element, None);
         if array_type != identity {
-            return Err(format!("arrays need the identity layout, got {array_type}"));
+            return Err(format!("arrays need the identity layout, got {array_type}").into());
         }
         arguments.push(format!("%a{i}: {array_type}"));
         // An output block revisited by consecutive programs keeps the
@@ -243,9 +296,9 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     // The loop nest, in axis order; scratch lives inside the forall of the
     // leading parallel axes (before the nest when the first is ordered).
     let last_parallel = first_ordered.checked_sub(1);
-    let semaphores = call.semaphore_scratch();
+    cores::allocate_call_wide(&mut body, &call_wide, &semaphores);
     let allocate_scratch = |body: &mut String| {
-        for (k, r#type) in scratch.iter().enumerate() {
+        for (k, r#type) in scratch.iter().enumerate().filter(|(k, _)| call_wide.iter().all(|(wide, _)| wide != k)) {
             emit_line!(body, "%scratch{k} = memref.alloc() : {type}");
             if semaphores.contains(&k) {
                 // Semaphores start at zero with each worker, as a TPU
@@ -293,7 +346,10 @@ linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
             // A nest of single programs (`grid [1]`, `[1, 1]`) is mapped like
             // `grid []`'s, so canonicalization keeps it for the GPU path;
             // so is one with sizes given as values, which may fold to 1.
-            if axes.iter().all(|&a| grid[a] == 1) || axes.iter().any(|&a| grid[a] == DYNAMIC) {
+            if core_mesh && axis == 0 {
+                // The cores, a thread each (tessel-core-threads).
+                closers.push(format!("}} {{{}}}\n", cores::CORES));
+            } else if axes.iter().all(|&a| grid[a] == 1) || axes.iter().any(|&a| grid[a] == DYNAMIC) {
                 closers.push(format!("}} {{mapping = [{}]}}\n", join((0..axes.len()).map(single_program_mapping))));
             } else {
                 closers.push("}\n".into());
@@ -432,8 +488,12 @@ linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
         })
         .collect();
     // Scratch buffers (the kernel arguments after the arrays) are each
-    // program's own: they alias nothing.
-    let scratch_refs = scratch.iter().map(|_| Aliasing { no_output_alias: true, exclusive: true });
+    // program's own: they alias nothing. Shared scratch other cores may
+    // write at any time: its loads keep their copies.
+    let scratch_refs = (0..scratch.len()).map(|k| {
+        let own = !shared.contains(&k);
+        Aliasing { no_output_alias: own, exclusive: own }
+    });
     let aliasing: Vec<Aliasing> = refs.iter().copied().chain(scratch_refs).collect();
     // Outputs revisited along the trailing arbitrary axes: stores only the
     // last visit needs (see last_visit.rs). Kernel arguments: scalars,
@@ -459,6 +519,12 @@ linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
         .collect();
     for (name, types) in &versions {
         let clone = specialize_kernel(context, module, kernel, name, types, &grid)?;
+        if core_mesh {
+            let semaphore_arguments: Vec<usize> = semaphores.iter().map(|k| arrays.len() + k).collect();
+            cores::address_semaphores(clone, &semaphore_arguments, first_program_id)?;
+        } else {
+            cores::refuse_core_signals(clone)?;
+        }
         in_place::mark_loads(clone, &aliasing);
         last_visit::guard_stores(context, clone, &revisits)?;
     }
@@ -468,7 +534,7 @@ linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
         .chain(scalar_values.iter().copied())
         .chain(dynamic_values)
         .collect();
-    template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| e.0)
+    template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| LowerError::Call(e.0))
 }
 
 /// The trailing arbitrary axes along which consecutive programs visit the

@@ -206,6 +206,14 @@ fn verify_call(call: &GridCall) -> bool {
                 && !atomic_only(index)
         })
     };
+    if call.cores() {
+        // A core mesh's cores run at once (their outputs are HBM they
+        // share, as on a TPU), each the rest of the grid in order.
+        let mut semantics = vec![AxisSemantics::Parallel; grid.len()];
+        crate::grid::cores::core_semantics(&mut semantics);
+        call.set_semantics(&semantics);
+        return ok;
+    }
     match call.semantics() {
         Some(written) => {
             // A TPU core keeps an output block in its VMEM while the

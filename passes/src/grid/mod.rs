@@ -2,6 +2,7 @@
 //! prefetching of later blocks along ordered (arbitrary) axes.
 
 pub(crate) mod block_refs;
+pub(crate) mod cores;
 pub mod grid_to_loops;
 pub mod grid_verify_specs;
 pub mod in_place;

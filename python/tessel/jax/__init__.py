@@ -169,14 +169,16 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
             ctx, *args, jaxpr=jaxpr, grid_mapping=grid_mapping, interpret=interpret,
             input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
     mesh = params.get("mesh")
-    if mesh is not None and getattr(mesh, "core_type", None) is not None:
-        # A TensorCore mesh's cores (pl.kernel, core_map) run concurrently,
-        # each with its own scratch: the mesh's axes are parallel.
+    cores = mesh is not None and getattr(mesh, "core_type", None) is not None
+    if cores:
+        # A TensorCore mesh's cores (pl.kernel, core_map) run at once, a
+        # thread each, with their own scratch but for VMEM_SHARED, and
+        # signal each other (`grid.call ... cores`).
         compiler_params = _CoreParams(dimension_semantics=("parallel",) * len(grid_mapping.grid))
     knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {})
     dynamic_bounds = ctx.avals_in[:grid_mapping.num_dynamic_grid_bounds]
     translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs, dynamic_bounds,
-                           _dimension_semantics(compiler_params))
+                           _dimension_semantics(compiler_params), cores=cores)
     kernel_id = hashlib.sha256(translated.text.encode()).hexdigest()
     _debug.register(kernel_id, translated.prints)
     # Compile now: diagnostics surface while tracing, at the user's lines.

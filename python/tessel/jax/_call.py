@@ -262,6 +262,19 @@ def _scopes(jaxpr) -> list:
     return found
 
 
+def _is_shared(aval) -> bool:
+    """Whether a scratch ref is memory the cores share (`pltpu.VMEM_SHARED`)."""
+    return "shared" in str(getattr(aval, "memory_space", "")).lower()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Shared:
+    """A scoped buffer's aval in memory the cores share."""
+
+    inner_aval: object
+    memory_space: str = "vmem_shared"
+
+
 def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where: str, grid_names=None):
     """The kernel's body: its translator, its refs (the jaxpr's, then the
     scoped buffers' and the copies'), the avals of the scratch it adds
@@ -294,7 +307,7 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
                 inner = physical(inner)
             buffers.append(Value(f"%r{len(refs)}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
             refs.append(buffers[-1])
-            scoped_avals.append(inner)
+            scoped_avals.append(_Shared(inner) if _is_shared(var.aval) else inner)
         translator.scoped[id(scope)] = buffers
     # A written scalar-prefetch ref is read and written as scratch of the
     # same type, filled from the caller's array where the scratch starts
@@ -368,10 +381,12 @@ def _reads_scalars(closed, grid_rank: int, written: set) -> bool:
 
 
 def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict, dynamic_bounds=(),
-              dimension_semantics=None) -> Translated:
+              dimension_semantics=None, cores: bool = False) -> Translated:
     """The Tessel module of one `pallas_call`. `dynamic_bounds` are the
     avals of the operands holding the dynamic grid sizes (XLA passes them
-    first); `dimension_semantics` the TPU compiler params' list, if any."""
+    first); `dimension_semantics` the TPU compiler params' list, if any;
+    `cores`: the leading grid axis is a TensorCore mesh (`pl.kernel`,
+    `core_map`), whose cores run at once and signal each other."""
     kernel_frame = None
     for eqn in jaxpr.eqns:
         kernel_frame = _frame(eqn.source_info)
@@ -467,20 +482,21 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
         types = []
         for aval in list(grid_mapping.scratch_avals) + scoped_avals:
             inner = getattr(aval, "inner_aval", aval)
-            if "shared" in str(getattr(aval, "memory_space", "")).lower():
-                # Each worker's scratch is its own: memory several cores
-                # share would silently be per core.
-                raise Unsupported(f"{where}: Tessel does not support scratch shared by cores ({aval})")
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scratch {aval}")
             # Semaphores are zero where each worker starts (grid.call's
-            # semaphore scratch), other scratch uninitialized.
-            semaphore = "semaphore " if _is_semaphore(inner.dtype) else ""
-            types.append(semaphore + memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
+            # semaphore scratch), other scratch uninitialized; memory the
+            # cores share (`pltpu.VMEM_SHARED`) one buffer for the call.
+            if _is_semaphore(inner.dtype):
+                kind = "semaphore "
+            else:
+                kind = "shared " if _is_shared(aval) else ""
+            types.append(kind + memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
         scratch = f" scratch({', '.join(types)})"
     semantics_text = f"\n        semantics [{', '.join(semantics)}]" if semantics is not None else ""
     call = (
-        f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{scalars_text}\n"
+        f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{' cores' if cores else ''}"
+        f"{scalars_text}\n"
         f"        ins({', '.join(ins)}{' : ' if ins else ''}{', '.join(in_types)})\n"
         f"        outs({', '.join(outs)}{' : ' if outs else ''}{', '.join(out_types)}){scratch}\n"
         f"        in_specs [{', '.join(in_specs)}]\n"

@@ -8,7 +8,10 @@ which copies when it starts (as JAX's interpreter does in its eager mode)
 and counts its bytes on its semaphore, and its wait a semaphore wait for
 the source window's bytes. A worker's semaphores are its own, so a wait
 its count cannot satisfy is reported where it stands (the kernel's line),
-never a hang."""
+never a hang. On a TensorCore mesh (`pl.kernel`, `core_map`) the cores run
+at once and signal each other (`core_index=`): a wait there waits until
+another core signals, up to the wait timeout (`TESSEL_WAIT_TIMEOUT`,
+seconds), then fails at its line."""
 
 from __future__ import annotations
 
@@ -43,10 +46,11 @@ def _semaphore_text(ref: Value, indices: list[str]) -> str:
     return f"{ref.name}[{', '.join(indices)}]" if indices else ref.name
 
 
-def _count(ctx, op: str, ref: Value, indices: list[str], amount: Value) -> None:
+def _count(ctx, op: str, ref: Value, indices: list[str], amount: Value, core: str | None = None) -> None:
     """`block.semaphore_<op>` (signal or wait) of `amount` (i32) on one
-    semaphore."""
-    ctx.tr.emit.line(f"block.semaphore_{op} {_semaphore_text(ref, indices)}, {amount.name} : {ref.type}")
+    semaphore; a signal with `core` (an index) to that core's."""
+    target = f" core {core}" if core is not None else ""
+    ctx.tr.emit.line(f"block.semaphore_{op} {_semaphore_text(ref, indices)}, {amount.name}{target} : {ref.type}")
 
 
 @rule("semaphore_signal", reads_operands=False)
@@ -54,11 +58,11 @@ def semaphore_signal(ctx):
     sem, transforms, inc, device_id, core_index = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
     if device_id is not None:
         ctx.fail("a semaphore signal to another device (device_id)")
-    if core_index is not None:
-        ctx.fail("a semaphore signal to another core (core_index): cores that synchronize are not supported yet")
     ref, indices = semaphore_at(ctx, sem, transforms)
     amount = ctx.tr.convert(ctx.read(inc), np.int32)
-    _count(ctx, "signal", ref, indices, amount)
+    # To another core of the mesh (`core_index`): that core's semaphore.
+    core = ctx.tr.as_index(ctx.read(core_index)) if core_index is not None else None
+    _count(ctx, "signal", ref, indices, amount, core)
     return []
 
 

@@ -8,6 +8,7 @@
 //! (`tessel run --check`).
 
 mod block_ops;
+mod cores;
 mod elementwise;
 mod semaphores;
 mod structure;
@@ -104,8 +105,13 @@ pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> R
         .map(|function| function.to_raw())
         .ok_or_else(|| InterpretError(format!("no function @{entry}")))?;
     let count = arrays.len();
-    let mut interpreter =
-        Interpreter { module: module_op, buffers: std::mem::take(arrays), grid: Vec::new(), printed: Vec::new() };
+    let mut interpreter = Interpreter {
+        module: module_op,
+        buffers: std::mem::take(arrays),
+        grid: Vec::new(),
+        printed: Vec::new(),
+        core: None,
+    };
     let arguments = (0..count).map(Val::Ref).collect();
     let result = interpreter.call(function, arguments);
     interpreter.buffers.truncate(count);
@@ -128,6 +134,8 @@ struct Interpreter {
     grid: Vec<(i64, i64)>,
     /// The lines kernels printed so far.
     printed: Vec<String>,
+    /// The core this interpreter runs, in a call over a core mesh.
+    core: Option<cores::CoreContext>,
 }
 
 pub(crate) use tessel_dialects::RawOp as Op;
@@ -434,36 +442,46 @@ impl Interpreter {
         // Arrays: inputs, outputs, then the scalar arrays.
         let scalars = arrays.split_off(specs.len());
         let base = self.buffers.len();
-        // Scratch lives for the whole call (the grid runs in order).
-        let mut scratch = Vec::new();
-        let semaphores = call.semaphore_scratch();
+        // Scratch lives for the whole call (the grid runs in order); on a
+        // core mesh each core has its own, but for `shared` scratch.
+        let cores = if call.cores() { grid[0] as usize } else { 1 };
+        let (semaphores, shared) = (call.semaphore_scratch(), call.shared_scratch());
+        let mut scratch = vec![Vec::new(); cores];
+        let mut semaphore_rows = Vec::new();
         for (k, text) in call.scratch_types().into_iter().enumerate() {
-            // SAFETY: a live operation's context; the text is a type the
-            // verified `grid.call` printed, so it parses (non-null).
-            let parsed = unsafe { mlirTypeParseGet(mlirOperationGetContext(op.raw()), StringRef::new(&text).to_raw()) };
-            let (element, shape) = type_info(parsed)?;
-            let mut buffer = HostArray::zeros(element, &shape).map_err(|e| InterpretError(format!("scratch: {e}")))?;
-            // Scratch starts poisoned (reading it unwritten shows); semaphores
-            // start at zero.
-            if !semaphores.contains(&k) {
-                (0..buffer.len()).for_each(|i| write(&mut buffer, i, poison(element)));
+            let copies = if shared.contains(&k) { 1 } else { cores };
+            let ids: Vec<usize> = (0..copies)
+                .map(|_| {
+                    let buffer = scratch_buffer(op, &text, semaphores.contains(&k))?;
+                    self.buffers.push(buffer);
+                    Ok(self.buffers.len() - 1)
+                })
+                .collect::<Result<_>>()?;
+            for (core, own) in scratch.iter_mut().enumerate() {
+                own.push(ids[core.min(copies - 1)]);
             }
-            scratch.push(self.buffers.len());
-            self.buffers.push(buffer);
+            if semaphores.contains(&k) {
+                semaphore_rows.push(ids);
+            }
         }
-        let sizes: Vec<usize> = grid.iter().map(|&g| g as usize).collect();
-        let mut outcome = Ok(());
-        // Each output's block of the last program, where it starts.
-        let mut kept: Vec<Option<(Vec<i64>, HostArray)>> = vec![None; specs.len()];
-        for_each_index(&sizes, |point| {
-            if outcome.is_err() {
-                return;
-            }
-            let point: Vec<i64> = point.iter().map(|&p| p as i64).collect();
-            let program =
-                Program { arrays: &arrays, specs: &specs, outputs_from, scalars: &scalars, scratch: &scratch };
-            outcome = self.program(kernel, &program, &point, &grid, &mut kept);
-        });
+        let mut program = Program { arrays: &arrays, specs: &specs, outputs_from, scalars: &scalars, scratch: &[] };
+        let outcome = if call.cores() {
+            let scratch = cores::MeshScratch { scratch, semaphores: semaphore_rows };
+            self.on_cores(kernel, &program, &grid, scratch)
+        } else {
+            program.scratch = &scratch[0];
+            let sizes: Vec<usize> = grid.iter().map(|&g| g as usize).collect();
+            let mut outcome = Ok(());
+            // Each output's block of the last program, where it starts.
+            let mut kept: Vec<Option<(Vec<i64>, HostArray)>> = vec![None; specs.len()];
+            for_each_index(&sizes, |point| {
+                if outcome.is_ok() {
+                    let point: Vec<i64> = point.iter().map(|&p| p as i64).collect();
+                    outcome = self.program(kernel, &program, &point, &grid, &mut kept);
+                }
+            });
+            outcome
+        };
         self.buffers.truncate(base);
         outcome
     }
@@ -524,7 +542,11 @@ impl Interpreter {
                 kept[k] = Some((starts.clone(), block));
             }
         }
-        self.buffers.truncate(mark);
+        // A core's blocks stay until the call ends: the other cores' come
+        // after them while it waits.
+        if self.core.is_none() {
+            self.buffers.truncate(mark);
+        }
         Ok(())
     }
 
@@ -543,6 +565,20 @@ impl Interpreter {
             .collect();
         self.call(function, arguments)?.iter().map(|value| scalar(value).map(Num::i)).collect()
     }
+}
+
+/// A scratch buffer of the printed type `text`: poisoned (reading it
+/// unwritten shows), or zero for semaphores.
+fn scratch_buffer(op: &Op, text: &str, semaphore: bool) -> Result<HostArray> {
+    // SAFETY: a live operation's context; the text is a type the verified
+    // `grid.call` printed, so it parses (non-null).
+    let parsed = unsafe { mlirTypeParseGet(mlirOperationGetContext(op.raw()), StringRef::new(text).to_raw()) };
+    let (element, shape) = type_info(parsed)?;
+    let mut buffer = HostArray::zeros(element, &shape).map_err(|e| InterpretError(format!("scratch: {e}")))?;
+    if !semaphore {
+        (0..buffer.len()).for_each(|i| write(&mut buffer, i, poison(element)));
+    }
+    Ok(buffer)
 }
 
 /// What a `grid.call` hands each program: the arrays cut by `specs`

@@ -2,7 +2,8 @@
 //! scratch (zero when the call's scratch is made), a DMA copied when it
 //! starts and counted in bytes, and a wait for more than the count an
 //! error at the wait's location (one program runs at a time: nothing else
-//! could ever signal it).
+//! could ever signal it) — but on a core mesh, where the other cores run
+//! until one signals enough or none can (cores.rs).
 
 use super::{
     Interpreter, Op, Result, fail, scalar,
@@ -50,8 +51,14 @@ impl Interpreter {
         let location = || super::location_text(op);
         match name {
             "block.semaphore_signal" => {
-                let semaphore = self.semaphore(operands, 0, operands.len() - 2, name)?;
-                self.add_to_semaphore(semaphore, scalar(&operands[operands.len() - 1])?.i());
+                let segments = op.segments();
+                let (id, at) = self.semaphore(operands, 0, segments[1], name)?;
+                // With `core`, another core's copy of the semaphore.
+                let id = match operands.get(2 + segments[1]) {
+                    Some(core) => self.other_core_semaphore(id, scalar(core)?.i())?,
+                    None => id,
+                };
+                self.add_to_semaphore((id, at), scalar(&operands[1 + segments[1]])?.i());
                 Ok(None)
             }
             "block.semaphore_read" => {
@@ -60,7 +67,12 @@ impl Interpreter {
             }
             "block.semaphore_wait" => {
                 let (id, at) = self.semaphore(operands, 0, operands.len() - 2, name)?;
-                let (count, amount) = (read(&self.buffers[id], at).i(), scalar(&operands[operands.len() - 1])?.i());
+                let amount = scalar(&operands[operands.len() - 1])?.i();
+                // On a core mesh, the other cores run until one signals.
+                while self.core.is_some() && read(&self.buffers[id], at).i() < amount {
+                    self.wait_for_signal(id, at, amount, location())?;
+                }
+                let count = read(&self.buffers[id], at).i();
                 if count < amount {
                     return fail(format!(
                         "a semaphore wait can never be satisfied (it needs {amount}, the count is {count}, and \
