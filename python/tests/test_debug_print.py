@@ -87,3 +87,20 @@ def test_arrays_are_refused_at_the_users_line():
     with pytest.raises(NotImplementedError, match=r"test_debug_print.py:\d+.*debug_print of arrays"):
         jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32)))(
             jnp.ones((8, 128)))
+
+
+def test_trace_value_changes_no_result():
+    # pltpu.trace_value feeds xprof trace regions of TPU kernels; the CPU
+    # has none, so the kernel runs as without it (JAX's interpreter has no
+    # rule for it at all; JAX checks the value's type when tracing).
+    def kernel(x_ref, o_ref):
+        positives = jnp.sum((x_ref[...] > 0).astype(jnp.int32))
+        pltpu.trace_value("positives", positives)
+        pltpu.trace_value("first", x_ref[0, 0])
+        o_ref[...] = x_ref[...] * 2
+
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((8, 128)), jnp.float32)
+    run = jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32)))
+    assert "tessel_pallas_call" in run.lower(x).as_text()
+    np.testing.assert_array_equal(np.asarray(run(x)), np.asarray(x) * 2)
+

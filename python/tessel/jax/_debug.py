@@ -1,4 +1,5 @@
-"""`pl.debug_print` (JAX's `debug_print` primitive) in kernels.
+"""`pl.debug_print` (JAX's `debug_print` primitive) and
+`pltpu.trace_value` in kernels.
 
 Each print is a `block.print` whose site (`tessel.print_site`) indexes the
 kernel's print specs: JAX's own parameters, kept here by kernel id. The
@@ -79,4 +80,15 @@ def debug_print(ctx, *values):
     operands = f" {', '.join(v.name for v in values)} : {', '.join(v.type for v in values)}" if values \
         else ""
     tr.emit.line(f"block.print {_mlir_string(fmt)}{operands} {{tessel.print_site = {site} : i64}}")
+    return []
+
+
+@rule("trace_value")
+def trace_value(ctx, value):
+    """`pltpu.trace_value(label, x)` appends a scalar to the enclosing xprof
+    trace region of a TPU kernel: profiling metadata, which changes no
+    result. CPU kernels have no xprof trace regions, so there is nothing
+    to append it to (JAX checks the value, a scalar i32 or f32, when
+    tracing)."""
+    del ctx, value
     return []
