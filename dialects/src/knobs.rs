@@ -194,6 +194,19 @@ pub const GRID_ORDER: Knob = Knob {
            row-major (default: the last axis fastest) or column-major",
 };
 
+pub const DMA_MODE: Knob = Knob {
+    flag: Some("dma-mode"),
+    cli: Cli::Value,
+    value_name: "MODE",
+    attribute: "tessel.dma_mode",
+    kind: Kind::Choice(&["eager", "on_wait"]),
+    default: "eager",
+    target: Target::Cpu,
+    help: "When DMAs copy (JAX's InterpretParams.dma_execution_mode): eager (default: when they start) or on_wait \
+           (a wait on a DMA's semaphore copies the pending DMAs on it, the last started first, until its count \
+           suffices; a DMA never waited for never copies). Race-free kernels give the same results in both",
+};
+
 pub const PAD_TILES: Knob = Knob {
     flag: Some("pad-tiles"),
     cli: Cli::Switch,
@@ -399,6 +412,7 @@ pub static ALL: &[&Knob] = &[
     &K_UNROLL,
     &NUM_THREADS,
     &GRID_ORDER,
+    &DMA_MODE,
     &PAD_TILES,
     &VECTOR_BITS,
     &VECTOR_REGISTERS,

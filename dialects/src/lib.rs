@@ -65,6 +65,23 @@ pub const PRINT_FUNCTIONS: [&str; 5] =
 /// site, negated, in `WAIT_FAULT`.
 pub const WAIT_FUNCTIONS: [&str; 2] = ["__tessel_wait_deadline", "__tessel_wait_pause"];
 
+/// The functions of DMAs run on waits (`tessel.dma_mode` on_wait; the JIT
+/// provides them, runtime/src/dma_queue.rs):
+/// - `start_<element>(src, dst, sem: memref<*x..>, bytes: i64, element: i32, add: i1)`
+///   queues a copy of the window `src` into `dst` (unranked views of one
+///   shape, elements of `DMA_ELEMENTS[element]`) on the semaphore `sem`
+///   (a one-element view), one name per element type;
+/// - `wait(sem, amount: i32, concurrent: i1) -> i32` waits: runs the
+///   semaphore's pending copies, the last queued first, until its count
+///   holds `amount` and takes it (0), or fails: nothing pending and no
+///   other core (1), or the wait timeout passed (2);
+/// - `forget(sems: memref<*xi32>)` drops the copies pending on
+///   semaphores being made anew (a worker's scratch).
+pub const DMA_FUNCTIONS: [&str; 3] = ["__tessel_dma_start_", "__tessel_dma_wait", "__tessel_dma_forget"];
+
+/// The element types a queued DMA copies, by the code `start_` takes.
+pub const DMA_ELEMENTS: [&str; 9] = ["f16", "bf16", "f32", "f64", "i1", "i8", "i16", "i32", "i64"];
+
 /// The module attribute listing the semaphore waits (strings: the op and
 /// its location).
 pub const SEMAPHORE_WAITS: &str = "tessel.semaphore_waits";

@@ -23,6 +23,13 @@ pub struct ScheduleOptions {
     no_cache: bool,
 }
 
+impl ScheduleOptions {
+    /// The value the command line gives knob `knob`, if any.
+    pub fn explicit_integer(&self, knob: &Knob) -> Option<i64> {
+        self.explicit.integer(knob)
+    }
+}
+
 fn cpu_knob(knob: &Knob) -> bool {
     knob.target != Target::Gpu
 }

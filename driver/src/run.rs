@@ -182,7 +182,11 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
         };
     }
 
-    // The interpreter runs on the dialect-level IR, before lowering.
+    // The interpreter runs on the dialect-level IR, before lowering, with
+    // the DMA mode the run asks for (it changes when copies happen).
+    if let Some(mode) = options.schedule.explicit_integer(&tessel_dialects::knobs::DMA_MODE) {
+        tessel_dialects::knobs::DMA_MODE.set_integer_on(&context, &mut module, mode);
+    }
     let interpreted = if options.interpret || options.check {
         let mut copies = arrays.clone();
         let printed = interpret(&module, &options.entry, &mut copies)?;

@@ -15,6 +15,8 @@ import pytest
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
+import tessel.jax as tessel_jax
+
 
 @pytest.mark.parametrize("cores", [1, 2, 4])
 def test_pl_kernel_gives_each_core_its_rows(cores):
@@ -86,7 +88,7 @@ def test_a_pipeline_split_across_cores():
     np.testing.assert_array_equal(np.asarray(plus_one(x)), np.asarray(x) + 1)
 
 
-def _exchange(cores: int, rows: int):
+def _exchange(cores: int, rows: int, dma_execution_mode: str = "eager"):
     """A pl.kernel over `cores` cores in which core c puts its rows of x
     into shared memory, signals core c + 1, waits for core c - 1's signal
     and copies that core's rows out: every core waits for a core that
@@ -96,7 +98,8 @@ def _exchange(cores: int, rows: int):
     def run(x):
         @functools.partial(pl.kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), mesh=mesh,
                            scratch_types=[pltpu.VMEM_SHARED(x.shape, x.dtype), pltpu.SemaphoreType.REGULAR,
-                                          pltpu.SemaphoreType.DMA])
+                                          pltpu.SemaphoreType.DMA],
+                           compiler_params=tessel_jax.CompilerParams(dma_execution_mode=dma_execution_mode))
         def kernel(x_hbm, o_hbm, shared, ready, copied):
             core = jax.lax.axis_index("core")
             mine = pl.ds(core * rows, rows)
@@ -113,12 +116,14 @@ def _exchange(cores: int, rows: int):
     return run
 
 
+@pytest.mark.parametrize("mode", ["eager", "on_wait"])
 @pytest.mark.parametrize("cores", [2, 3, 4])
-def test_cores_signal_each_other_through_shared_memory(cores):
+def test_cores_signal_each_other_through_shared_memory(cores, mode):
     rows = 8
     x = jnp.asarray(np.random.default_rng(cores).standard_normal((cores * rows, 128)), jnp.float32)
-    run = jax.jit(_exchange(cores, rows))
-    assert "tessel_pallas_call" in run.lower(x).as_text()
+    run = jax.jit(_exchange(cores, rows, mode))
+    text = run.lower(x).as_text()
+    assert "tessel_pallas_call" in text and f"tessel.dma_mode = {tessel_jax.DMA_MODES.index(mode)}" in text
     # Each core's rows are the previous core's rows of x.
     expected = np.roll(np.asarray(x), rows, axis=0)
     for _ in range(3):

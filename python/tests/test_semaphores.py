@@ -12,6 +12,8 @@ import pytest
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
+import tessel.jax as tessel_jax
+
 
 def test_signal_wait_and_read():
     # Signals add, waits take away, reads see the count; semaphores start
@@ -130,10 +132,12 @@ def pipeline_kernel(pages: int, slots: int, ahead: int):
     return kernel
 
 
+@pytest.mark.parametrize("mode", ["eager", "on_wait"])
 @pytest.mark.parametrize("seed", range(8))
-def test_random_double_buffered_pipelines_match_a_plain_reference(seed):
+def test_random_double_buffered_pipelines_match_a_plain_reference(seed, mode):
     # Random page counts, sizes, slot counts and depths of prefetch (1 to
-    # 3 copies ahead, fewer than the slots), every page streamed once.
+    # 3 copies ahead, fewer than the slots), every page streamed once; DMAs
+    # copying when they start and on waits give the same results.
     rng = np.random.default_rng(seed)
     slots = int(rng.integers(2, 5))
     ahead = int(rng.integers(1, min(3, slots - 1) + 1))
@@ -147,7 +151,8 @@ def test_random_double_buffered_pipelines_match_a_plain_reference(seed):
         in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
         out_specs=pl.BlockSpec((None, rows, 128), lambda i: (i, 0, 0)),
         scratch_shapes=[pltpu.VMEM((slots, rows, 128), dtype), pltpu.SemaphoreType.DMA((slots,))],
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)))
+        compiler_params=tessel_jax.CompilerParams(dimension_semantics=("arbitrary",), dma_execution_mode=mode))
+    assert f"tessel.dma_mode = {tessel_jax.DMA_MODES.index(mode)}" in jax.jit(call).lower(x).as_text()
     out = np.asarray(jax.jit(call)(x)).astype(np.float32)
     expected = np.asarray(x).astype(np.float32) * 2 + np.arange(pages, dtype=np.float32)[:, None, None]
     np.testing.assert_array_equal(out, expected, err_msg=f"{pages} pages, {slots} slots, {ahead} ahead")
@@ -189,3 +194,8 @@ def test_semaphores_returned_by_one_call_and_waited_on_by_the_next():
 
     xs = jax.random.normal(jax.random.key(0), (6, 8, 128), jnp.float32)
     np.testing.assert_array_equal(f(xs), xs + jnp.arange(6, dtype=jnp.float32)[:, None, None])
+
+
+def test_an_unknown_dma_mode_is_refused_naming_the_choices():
+    with pytest.raises(ValueError, match=r"dma_execution_mode must be one of \('eager', 'on_wait'\), got 'lazy'"):
+        tessel_jax.CompilerParams(dma_execution_mode="lazy")

@@ -162,6 +162,7 @@ impl EntryPoint {
                 unsafe { fault.write(0) };
             }
         }
+        crate::dma_queue::begin_call();
         let printing = self.prints.then(|| {
             let guard = crate::debug_print::PRINTING_CALL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             crate::debug_print::clear();
@@ -287,6 +288,22 @@ impl Jit {
             // function has the C signature block-to-linalg declares for it
             // (`semaphores::wait_declarations`: `() -> i64`, `(i64) -> i1`).
             unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), function) };
+        }
+        // DMAs that copy on waits: one start function per element type (one
+        // C signature: the element's code is an argument), the wait and the
+        // forgetting of a worker's queues.
+        let [start, wait, forget] = tessel_dialects::DMA_FUNCTIONS;
+        let mut queue: Vec<(String, *mut c_void)> = tessel_dialects::DMA_ELEMENTS
+            .iter()
+            .map(|element| (format!("{start}{element}"), crate::dma_queue::dma_start as *mut c_void))
+            .collect();
+        queue.push((wait.to_string(), crate::dma_queue::dma_wait as *mut c_void));
+        queue.push((forget.to_string(), crate::dma_queue::dma_forget as *mut c_void));
+        for (name, function) in &queue {
+            // SAFETY: the engine is live and nothing was looked up yet; each
+            // function has the C signature of its declaration (dma_on_wait.rs,
+            // grid/cores.rs), unranked memrefs passed as (rank, descriptor).
+            unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), *function) };
         }
         Ok(Self { engine, accesses, waits, formats })
     }

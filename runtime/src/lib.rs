@@ -6,6 +6,7 @@
 
 mod array;
 pub mod debug_print;
+mod dma_queue;
 pub mod hip;
 pub mod interpret;
 mod jit;

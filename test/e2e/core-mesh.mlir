@@ -16,9 +16,13 @@
 // RUN: tessel run --device cpu %s --entry ring | FileCheck %s --check-prefix=RING
 // RUN: tessel run --device cpu %s --entry ring --num-threads 1 | FileCheck %s --check-prefix=RING
 // RUN: tessel run --device cpu %s --entry ring --interpret | FileCheck %s --check-prefix=RING
+// RUN: tessel run --device cpu %s --entry ring --num-threads 1 --dma-mode on_wait | FileCheck %s --check-prefix=RING
+// RUN: tessel run --device cpu %s --entry ring --interpret --dma-mode on_wait | FileCheck %s --check-prefix=RING
 // RUN: tessel run --device cpu %s --entry barrier --check | FileCheck %s --check-prefix=BARRIER
+// RUN: tessel run --device cpu %s --entry barrier --check --dma-mode on_wait | FileCheck %s --check-prefix=BARRIER
 // RUN: tessel run --device cpu %s --entry barrier | FileCheck %s --check-prefix=BARRIER-VALUES
 // RUN: env TESSEL_WAIT_TIMEOUT=0.2 tessel run --device cpu %s --entry never 2>&1 | FileCheck %s --check-prefix=NEVER; test ${PIPESTATUS[0]} -eq 1
+// RUN: env TESSEL_WAIT_TIMEOUT=0.2 tessel run --device cpu %s --entry never --dma-mode on_wait 2>&1 | FileCheck %s --check-prefix=NEVER; test ${PIPESTATUS[0]} -eq 1
 // RUN: tessel run --device cpu %s --entry never --interpret 2>&1 | FileCheck %s --check-prefix=NEVER-INTERPRETED; test ${PIPESTATUS[0]} -eq 1
 // RING: arg0: memref<4x4xf32>
 // RING-NEXT: {{\[\[}}4. 4. 4. 4.]

@@ -5,10 +5,12 @@
 // located error on both paths, not a hang. AMD GPUs refuse them (located):
 // the CPU's runs say `--device cpu`, so the emulated GPU does not rerun them.
 // RUN: tessel run --device cpu %s --entry pipeline --arg 0=random:1 --check | FileCheck %s --check-prefix=PIPELINE
+// RUN: tessel run --device cpu %s --entry pipeline --arg 0=random:1 --check --dma-mode on_wait | FileCheck %s --check-prefix=PIPELINE
 // RUN: tessel run --device cpu %s --entry counts | FileCheck %s --check-prefix=COUNTS
 // RUN: tessel run --device cpu %s --entry counts --interpret | FileCheck %s --check-prefix=COUNTS
 // RUN: tessel run --device cpu %s --entry never 2>&1 | FileCheck %s --check-prefix=NEVER; test ${PIPESTATUS[0]} -eq 1
 // RUN: tessel run --device cpu %s --entry never --interpret 2>&1 | FileCheck %s --check-prefix=NEVER-INTERPRETED; test ${PIPESTATUS[0]} -eq 1
+// RUN: tessel run --device cpu %s --entry never --dma-mode on_wait 2>&1 | FileCheck %s --check-prefix=NEVER; test ${PIPESTATUS[0]} -eq 1
 // RUN: tessel compile %s --target rocm --chip gfx942 -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=GPU; test ${PIPESTATUS[0]} -eq 1
 // PIPELINE: check: compiled code matches the interpreter
 // COUNTS: arg0: memref<4xi32>

@@ -33,7 +33,7 @@
 //! - `block.atomic_rmw` / `block.atomic_cas` are loops of `memref.atomic_rmw` /
 //!   `block.atomic_cas_element`, masked by `scf.if`, old values collected.
 
-use super::{predicated, prints, semaphores};
+use super::{dma_on_wait, predicated, prints, semaphores};
 use crate::support::handles::{context_of, location_of, next_of, rank_of, raw_op, value_type};
 use crate::support::ir::defining_op;
 use crate::support::template::{emit, emit_line};
@@ -113,6 +113,10 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     // The semaphore waits' sites, for the fault their failure records.
     let mut waits = raw_op(module.to_raw()).strings(tessel_dialects::SEMAPHORE_WAITS);
     let mut concurrent_waits = false;
+    // DMAs that copy on waits (`--dma-mode on_wait`), and their element
+    // types, whose start functions the module declares.
+    let on_wait = knobs::DMA_MODE.integer_or(raw_op(module.to_raw()), 0) == 1;
+    let mut dma_elements = std::collections::BTreeSet::new();
     let listed = waits.len();
     // A GPU's workgroups have no worker semaphores yet (the chip knob
     // marks the ROCm pipelines).
@@ -146,10 +150,15 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                 "block.semaphore_signal" => semaphores::signal(&op),
                 "block.semaphore_read" => semaphores::read(&op),
                 "block.semaphore_wait" => {
-                    concurrent_waits |= op.has("concurrent");
                     waits.push(semaphores::wait_site(&op));
-                    semaphores::wait(&op, waits.len())
+                    if on_wait {
+                        dma_on_wait::wait(&op, waits.len())
+                    } else {
+                        concurrent_waits |= op.has("concurrent");
+                        semaphores::wait(&op, waits.len())
+                    }
                 }
+                "block.dma_start" if on_wait => dma_on_wait::dma_start(&op, &mut dma_elements),
                 "block.dma_start" => semaphores::dma_start(&op),
                 "block.print" => {
                     let format = op.string("format").unwrap_or_default();
@@ -171,6 +180,12 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     )?;
     if waits.len() > listed {
         record_waits(module, &waits, concurrent_waits)?;
+    }
+    if on_wait && (waits.len() > listed || !dma_elements.is_empty()) {
+        for (name, declaration) in dma_on_wait::declarations(&dma_elements) {
+            template::define_symbol(context_of(module.to_raw()), module.to_raw(), &name, &declaration)
+                .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
+        }
     }
     if formats.len() > printed {
         record_prints(module, &formats)?;

@@ -26,7 +26,7 @@ pub(super) fn is_semaphore_op(name: &str) -> bool {
 }
 
 /// The text of a semaphore ref operand and its index parameters.
-fn semaphore_params(op: &Op, first: usize, count: usize, params: &mut Vec<String>) -> String {
+pub(super) fn semaphore_params(op: &Op, first: usize, count: usize, params: &mut Vec<String>) -> String {
     params.push(format!("%sem: {}", print_type(value_type(op.operands()[first]))));
     params.extend((0..count).map(|d| format!("%s{d}: index")));
     join((0..count).map(|d| format!("%s{d}")))
@@ -195,7 +195,23 @@ fn side_view(body: &mut String, side: &str, raw: mlir_sys::MlirType, offsets: us
     (view, kept.len())
 }
 
-pub(super) fn dma_start(op: &Op) -> Lowering {
+/// A DMA's template parts: its parameters, a body defining its two
+/// windows as views (`%src_view`, `%dst_view`, unit dims dropped), their
+/// types and rank, the element type, the byte count, and its semaphore's
+/// index text and type.
+pub(super) struct DmaWindows {
+    pub(super) params: Vec<String>,
+    pub(super) body: String,
+    pub(super) src_view: String,
+    pub(super) dst_view: String,
+    pub(super) rank: usize,
+    pub(super) element: String,
+    pub(super) bytes: i64,
+    pub(super) indices: String,
+    pub(super) sem: String,
+}
+
+pub(super) fn dma_windows(op: &Op) -> Result<DmaWindows, String> {
     let segments = op.segments();
     let (src_offsets, dst_offsets, sem_indices) = (segments[1], segments[3], segments[5]);
     let operands = op.operands();
@@ -213,6 +229,16 @@ pub(super) fn dma_start(op: &Op) -> Lowering {
     let (src_view, rank) = side_view(&mut body, "src", src, src_offsets, &src_sizes);
     let (dst_view, _) = side_view(&mut body, "dst", dst, dst_offsets, &dst_sizes);
     let element = print_type(crate::support::handles::shaped_element(src));
+    let elements: i64 = src_sizes.iter().product();
+    let bytes = elements * ((element_bits(crate::support::handles::shaped_element(src)) + 7) / 8);
+    if i32::try_from(bytes).is_err() {
+        return Err(format!("a DMA of {bytes} bytes overflows its i32 semaphore"));
+    }
+    Ok(DmaWindows { params, body, src_view, dst_view, rank, element, bytes, indices, sem })
+}
+
+pub(super) fn dma_start(op: &Op) -> Lowering {
+    let DmaWindows { params, mut body, src_view, dst_view, rank, element, bytes, indices, sem } = dma_windows(op)?;
     if op.has("add") {
         let dims = join((0..rank).map(|d| format!("d{d}")));
         let add = if element.starts_with('f') || element == "bf16" { "arith.addf" } else { "arith.addi" };
@@ -226,10 +252,7 @@ pub(super) fn dma_start(op: &Op) -> Lowering {
     } else {
         emit_line!(body, "linalg.copy ins(%src_view : {src_view}) outs(%dst_view : {dst_view})");
     }
-    let elements: i64 = src_sizes.iter().product();
-    let bytes = elements * ((element_bits(crate::support::handles::shaped_element(src)) + 7) / 8);
-    let bytes = i32::try_from(bytes).map_err(|_| format!("a DMA of {bytes} bytes overflows its i32 semaphore"))?;
     emit_line!(body, "%bytes = arith.constant {bytes} : i32");
     body.push_str(&add_to_count(op, &indices, &sem, "%bytes"));
-    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), operands))
+    Ok((format!("func.func @template({}) {{\n{body}return\n}}", join(&params)), op.operands()))
 }

@@ -47,17 +47,35 @@ pub fn all_cores_type(per_core: &str, cores: i64) -> Result<String, String> {
 
 /// Allocates the scratch one buffer serves the whole call with
 /// (`call_wide`: positions and types), before the loop nest; semaphores
-/// among them (`semaphores`) start at zero.
-pub fn allocate_call_wide(body: &mut String, call_wide: &[(usize, String)], semaphores: &[usize]) {
+/// among them (`semaphores`) start at zero (`zero_semaphores`).
+pub fn allocate_call_wide(body: &mut String, call_wide: &[(usize, String)], semaphores: &[usize], on_wait: bool) {
     for (k, r#type) in call_wide {
         emit_line!(body, "%scratch{k} = memref.alloc() : {type}");
         if semaphores.contains(k) {
-            emit_line!(
-                body,
-                "%zero{k} = arith.constant 0 : i32\nlinalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
-            );
+            zero_semaphores(body, *k, r#type, on_wait);
         }
     }
+}
+
+/// Zeroes semaphore scratch `%scratch<k>` of type `type` where a worker
+/// (or a core mesh) starts; with DMAs that copy on waits, the copies still
+/// queued on semaphores at these addresses (a finished worker's, never
+/// waited for) are dropped: they never copy, as in JAX's interpreter.
+pub fn zero_semaphores(body: &mut String, k: usize, r#type: &str, on_wait: bool) {
+    emit_line!(body, "%zero{k} = arith.constant 0 : i32\nlinalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})");
+    if on_wait {
+        let forget = tessel_dialects::DMA_FUNCTIONS[2];
+        emit_line!(
+            body,
+            "%any{k} = memref.cast %scratch{k} : {type} to memref<*xi32>\n\
+             func.call @{forget}(%any{k}) : (memref<*xi32>) -> ()"
+        );
+    }
+}
+
+/// The declaration of the function `zero_semaphores` calls.
+pub fn forget_declaration() -> String {
+    format!("func.func private @{}(memref<*xi32>)", tessel_dialects::DMA_FUNCTIONS[2])
 }
 
 /// The operand position of the semaphore ref of `op` (one of

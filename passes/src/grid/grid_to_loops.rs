@@ -88,6 +88,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         // of the array cannot stand in for (nor share a type with): its
         // whole blocks get a kernel version of their own.
         versioned: module.has_attribute(knobs::CHIP.attribute),
+        dma_on_wait: knobs::DMA_MODE.integer_or(raw_op(module.to_raw()), 0) == 1,
     };
     let mut kernels = Vec::new();
     for (index, (raw, _)) in calls.into_iter().enumerate() {
@@ -123,6 +124,9 @@ pub(super) struct Options {
     pub(super) poison: bool,
     pub(super) reversed: bool,
     pub(super) versioned: bool,
+    /// DMAs copy on waits (`tessel.dma_mode`): fresh semaphores drop the
+    /// copies queued on them.
+    pub(super) dma_on_wait: bool,
 }
 
 /// Why a call could not be lowered: at the call, or at an op of its kernel.
@@ -296,18 +300,15 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     // The loop nest, in axis order; scratch lives inside the forall of the
     // leading parallel axes (before the nest when the first is ordered).
     let last_parallel = first_ordered.checked_sub(1);
-    cores::allocate_call_wide(&mut body, &call_wide, &semaphores);
+    let on_wait = options.dma_on_wait && !semaphores.is_empty();
+    cores::allocate_call_wide(&mut body, &call_wide, &semaphores, on_wait);
     let allocate_scratch = |body: &mut String| {
         for (k, r#type) in scratch.iter().enumerate().filter(|(k, _)| call_wide.iter().all(|(wide, _)| wide != k)) {
             emit_line!(body, "%scratch{k} = memref.alloc() : {type}");
             if semaphores.contains(&k) {
                 // Semaphores start at zero with each worker, as a TPU
                 // core's do with each kernel.
-                emit_line!(
-                    body,
-                    "%zero{k} = arith.constant 0 : i32
-linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
-                );
+                cores::zero_semaphores(body, k, r#type, on_wait);
             }
         }
     };
@@ -456,6 +457,11 @@ linalg.fill ins(%zero{k} : i32) outs(%scratch{k} : {type})"
     }
     for (name, types) in &versions {
         emit_line!(declarations, "func.func private @{name}({})", join(types));
+    }
+    if on_wait {
+        let forget = cores::forget_declaration();
+        emit_line!(declarations, "{forget}");
+        template::define_symbol(context, module, tessel_dialects::DMA_FUNCTIONS[2], &forget)?;
     }
     let text = format!("{flag}{declarations}func.func @template({}) {{\n{body}return\n}}\n", join(&arguments));
     if guarded {

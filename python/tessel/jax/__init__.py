@@ -53,12 +53,12 @@ from jax.interpreters import mlir  # noqa: E402
 
 from tessel import _tessel  # noqa: E402
 from tessel.jax import _debug  # noqa: E402
-from tessel.jax._call import translate  # noqa: E402
+from tessel.jax._call import DMA_MODES, translate  # noqa: E402
 from tessel.jax._emit import Unsupported, is_float8, physical, sub_byte  # noqa: E402
 from tessel.jax._registry import supported_primitives  # noqa: E402
 
-__all__ = ["CompilerParams", "install", "installed", "uninstall", "is_installed", "translate_call", "TARGET",
-           "supported_primitives"]
+__all__ = ["CompilerParams", "DMA_MODES", "install", "installed", "uninstall", "is_installed", "translate_call",
+           "TARGET", "supported_primitives"]
 
 #: The XLA custom-call target Tessel's kernels are called through.
 TARGET = "tessel_pallas_call"
@@ -77,6 +77,14 @@ class CompilerParams(pallas_core.CompilerParams):
         k_unroll: unroll of the contraction's depth loop.
         vector_bits: vector width to generate for (128, 256, 512).
         grid_order: "row-major" or "column-major" order of parallel programs.
+        dma_execution_mode: when DMAs copy: "eager" (default: when they
+            start) or "on_wait" (a wait runs the copies queued on its
+            semaphore, the last started first; a copy never waited for never
+            runs), as JAX's ``InterpretParams.dma_execution_mode``. Race-free
+            kernels give the same results in both.
+        dimension_semantics: "parallel" / "arbitrary" per grid axis, as
+            in ``pltpu.CompilerParams`` (one ``compiler_params`` carries
+            either backend's parameters).
     """
 
     BACKEND = "tessel"  # type: ignore[misc]
@@ -86,9 +94,22 @@ class CompilerParams(pallas_core.CompilerParams):
     k_unroll: int | None = None
     vector_bits: int | None = None
     grid_order: str | None = None
+    dma_execution_mode: str | None = None
+    dimension_semantics: tuple | None = None
+
+    def __post_init__(self):
+        if self.dma_execution_mode not in (None, *DMA_MODES):
+            raise ValueError(f"dma_execution_mode must be one of {DMA_MODES}, got {self.dma_execution_mode!r}")
+
+    def replace(self, **changes) -> CompilerParams:
+        """A copy with `changes` (as ``pltpu.CompilerParams.replace``:
+        `pl.kernel` sets a mesh's dimension semantics through it)."""
+        return dataclasses.replace(self, **changes)
 
     def knobs(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
+        """The schedule knobs set (what the module's attributes carry)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if getattr(self, f.name) is not None and f.name != "dimension_semantics"}
 
 
 _registered = False
@@ -168,6 +189,7 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
         return _jax_pallas_call_lowering(
             ctx, *args, jaxpr=jaxpr, grid_mapping=grid_mapping, interpret=interpret,
             input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
+    knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {})
     mesh = params.get("mesh")
     cores = mesh is not None and getattr(mesh, "core_type", None) is not None
     if cores:
@@ -175,7 +197,6 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
         # thread each, with their own scratch but for VMEM_SHARED, and
         # signal each other (`grid.call ... cores`).
         compiler_params = _CoreParams(dimension_semantics=("parallel",) * len(grid_mapping.grid))
-    knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {})
     dynamic_bounds = ctx.avals_in[:grid_mapping.num_dynamic_grid_bounds]
     translated = translate(jaxpr, grid_mapping, input_output_aliases, name or "kernel", knobs, dynamic_bounds,
                            _dimension_semantics(compiler_params), cores=cores)

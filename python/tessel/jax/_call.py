@@ -231,6 +231,11 @@ def _semantics(dimension_semantics, rank: int, vmapped: set, has_scratch: bool, 
     return ["parallel" if axis in vmapped else next(own) for axis in range(rank)]
 
 
+#: The DMA execution modes (``CompilerParams.dma_execution_mode``), in the
+#: order of the ``tessel.dma_mode`` knob.
+DMA_MODES = ("eager", "on_wait")
+
+
 def _knob_attributes(knobs: dict) -> str:
     if not knobs:
         return ""
@@ -245,6 +250,8 @@ def _knob_attributes(knobs: dict) -> str:
             parts.append("tessel.poison")
         elif name == "grid_order":
             parts.append(f"tessel.grid_order = {['row-major', 'column-major'].index(value)} : i64")
+        elif name == "dma_execution_mode":
+            parts.append(f"tessel.dma_mode = {DMA_MODES.index(value)} : i64")
         else:
             parts.append(f"tessel.{name} = {int(value)} : i64")
     return f" attributes {{{', '.join(parts)}}}" if parts else ""

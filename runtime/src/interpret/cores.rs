@@ -15,6 +15,7 @@
 use super::{InterpretError, Interpreter, Program, Result, fail, value::for_each_index};
 use crate::HostArray;
 use mlir_sys::MlirOperation;
+use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// What the running core holds.
@@ -250,6 +251,7 @@ impl Interpreter {
         let world = World { buffers: std::mem::take(&mut self.buffers), printed: std::mem::take(&mut self.printed) };
         let mesh = Arc::new(Mesh::new(cores, world, scratch.semaphores));
         let (module, kernel) = (CoreHandle(self.module), CoreHandle(kernel));
+        let dma_on_wait = self.dma_on_wait;
         std::thread::scope(|threads| {
             for (core, core_scratch) in scratch.scratch.iter().enumerate() {
                 let mesh = mesh.clone();
@@ -261,6 +263,8 @@ impl Interpreter {
                         grid: Vec::new(),
                         printed: Vec::new(),
                         core: Some(context),
+                        dma_on_wait,
+                        queued: HashMap::new(),
                     };
                     let program = Program { scratch: core_scratch, ..*call };
                     let outcome = interpreter.run_core(kernel.get(), &program, grid);

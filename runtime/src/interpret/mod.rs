@@ -105,12 +105,15 @@ pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> R
         .map(|function| function.to_raw())
         .ok_or_else(|| InterpretError(format!("no function @{entry}")))?;
     let count = arrays.len();
+    let dma_on_wait = tessel_dialects::knobs::DMA_MODE.integer_or(view(module_op), 0) == 1;
     let mut interpreter = Interpreter {
         module: module_op,
         buffers: std::mem::take(arrays),
         grid: Vec::new(),
         printed: Vec::new(),
         core: None,
+        dma_on_wait,
+        queued: HashMap::new(),
     };
     let arguments = (0..count).map(Val::Ref).collect();
     let result = interpreter.call(function, arguments);
@@ -118,6 +121,10 @@ pub fn interpret(module: &Module, entry: &str, arrays: &mut Vec<HostArray>) -> R
     *arrays = interpreter.buffers;
     result.map(|_| interpreter.printed)
 }
+
+/// A DMA queued on its semaphore (`tessel.dma_mode` on_wait): its op and
+/// operands, run when a wait takes it.
+type QueuedDma = (MlirOperation, Vec<Val>);
 
 /// How a block ended.
 enum Flow {
@@ -136,6 +143,11 @@ struct Interpreter {
     printed: Vec<String>,
     /// The core this interpreter runs, in a call over a core mesh.
     core: Option<cores::CoreContext>,
+    /// DMAs copy on waits (`tessel.dma_mode` on_wait).
+    dma_on_wait: bool,
+    /// The DMAs queued on each semaphore (buffer, element), in order
+    /// (semaphores.rs).
+    queued: HashMap<(usize, usize), Vec<QueuedDma>>,
 }
 
 pub(crate) use tessel_dialects::RawOp as Op;
@@ -482,8 +494,18 @@ impl Interpreter {
             });
             outcome
         };
-        self.buffers.truncate(base);
+        self.truncate(base);
         outcome
+    }
+
+    /// Drops the buffers from `mark` on, and the DMAs queued on or for
+    /// them (a program's blocks, a call's scratch: they never copy).
+    fn truncate(&mut self, mark: usize) {
+        self.buffers.truncate(mark);
+        self.queued.retain(|&(semaphore, _), _| semaphore < mark);
+        for copies in self.queued.values_mut() {
+            copies.retain(|(_, operands)| operands.iter().all(|val| !matches!(val, Val::Ref(id) if *id >= mark)));
+        }
     }
 
     /// One program: copy blocks in, run the kernel, copy output blocks back.
@@ -545,7 +567,7 @@ impl Interpreter {
         // A core's blocks stay until the call ends: the other cores' come
         // after them while it waits.
         if self.core.is_none() {
-            self.buffers.truncate(mark);
+            self.truncate(mark);
         }
         Ok(())
     }

@@ -68,9 +68,17 @@ impl Interpreter {
             "block.semaphore_wait" => {
                 let (id, at) = self.semaphore(operands, 0, operands.len() - 2, name)?;
                 let amount = scalar(&operands[operands.len() - 1])?.i();
-                // On a core mesh, the other cores run until one signals.
-                while self.core.is_some() && read(&self.buffers[id], at).i() < amount {
-                    self.wait_for_signal(id, at, amount, location())?;
+                while read(&self.buffers[id], at).i() < amount {
+                    // DMAs queued on the semaphore copy, the last first;
+                    // on a core mesh, the other cores run until one signals.
+                    let queued = self.queued.get_mut(&(id, at)).and_then(Vec::pop);
+                    if let Some((dma, dma_operands)) = queued {
+                        self.dma_start(&super::view(dma), &dma_operands)?;
+                    } else if self.core.is_some() {
+                        self.wait_for_signal(id, at, amount, location())?;
+                    } else {
+                        break;
+                    }
                 }
                 let count = read(&self.buffers[id], at).i();
                 if count < amount {
@@ -81,6 +89,13 @@ impl Interpreter {
                     ));
                 }
                 self.add_to_semaphore((id, at), -amount);
+                Ok(None)
+            }
+            "block.dma_start" if self.dma_on_wait => {
+                // Queued on its semaphore until a wait runs it.
+                let segments = op.segments();
+                let semaphore = self.semaphore(operands, 2 + segments[1] + segments[3], segments[5], name)?;
+                self.queued.entry(semaphore).or_default().push((op.raw(), operands.to_vec()));
                 Ok(None)
             }
             "block.dma_start" => {
