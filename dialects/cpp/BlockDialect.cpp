@@ -407,6 +407,11 @@ LogicalResult PrintOp::verify() {
       return emitOpError("an unmatched '}' in the format '") << format << "'";
     }
   }
+  for (Value value : getValues())
+    if (auto tensor = dyn_cast<RankedTensorType>(value.getType());
+        tensor && !tensor.hasStaticShape())
+      return emitOpError("printed tensors must be statically shaped, got ")
+             << tensor;
   if (placeholders != 0 && placeholders != getValues().size())
     return emitOpError("the format has ")
            << placeholders << " placeholders for " << getValues().size()

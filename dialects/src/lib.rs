@@ -48,6 +48,12 @@ pub const WAIT_FAULT: &str = "__tessel_wait_fault";
 /// numbering), else its place in this list.
 pub const PRINT_FORMATS: &str = "tessel.print_formats";
 
+/// The module attribute listing the `block.print` sites' value types,
+/// beside `PRINT_FORMATS`: per site, the types MLIR prints (`f32`,
+/// `tensor<8x128xf32>`) joined by `;` (printed lines group a tensor's
+/// elements, which compiled code passes one by one, by them).
+pub const PRINT_TYPES: &str = "tessel.print_types";
+
 /// The attribute of a `block.print` naming its site (an integer).
 pub const PRINT_SITE: &str = "tessel.print_site";
 

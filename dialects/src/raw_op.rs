@@ -73,9 +73,8 @@ impl RawOp {
         if attribute.ptr.is_null() || !unsafe { mlirAttributeIsAString(attribute) } {
             return None;
         }
-        // SAFETY: a string attribute; its value lives in the context.
-        let value = unsafe { StringRef::from_raw(mlirStringAttrGetValue(attribute)) };
-        value.as_str().ok().map(str::to_string)
+        // SAFETY: a string attribute (checked above).
+        Some(unsafe { string_value(attribute) })
     }
 
     /// The strings of an array attribute (empty when absent; elements
@@ -92,7 +91,7 @@ impl RawOp {
             (0..mlirArrayAttrGetNumElements(list))
                 .map(|k| mlirArrayAttrGetElement(list, k))
                 .filter(|&element| mlirAttributeIsAString(element))
-                .map(|element| StringRef::from_raw(mlirStringAttrGetValue(element)).as_str().unwrap_or("").to_string())
+                .map(|element| string_value(element))
                 .collect()
         }
     }
@@ -144,4 +143,20 @@ impl RawOp {
         // SAFETY: a live operation and one of its regions.
         unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(self.0, index)) }
     }
+}
+
+/// The text of string attribute `attribute`, copied.
+///
+/// # Safety
+/// `attribute` is a live string attribute.
+unsafe fn string_value(attribute: MlirAttribute) -> String {
+    // SAFETY: per the contract; its value lives in the context.
+    let value = unsafe { mlirStringAttrGetValue(attribute) };
+    // An empty string's data pointer may be null, which a slice may not
+    // be made from.
+    if value.length == 0 {
+        return String::new();
+    }
+    // SAFETY: a non-empty string of the context: `length` bytes at `data`.
+    unsafe { StringRef::from_raw(value) }.as_str().unwrap_or("").to_string()
 }

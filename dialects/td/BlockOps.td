@@ -269,11 +269,13 @@ def Block_PrintOp : Block_Op<"print"> {
     ```
     Prints one line: `format` with each `{}` replaced by the next value,
     or, without placeholders, `format` then the values, separated by
-    spaces (JAX's debug_print). Lines of a kernel are printed in program
-    order: a call whose kernel prints runs its grid in order.
+    spaces (JAX's debug_print). A value may be a tensor, printed as numpy
+    prints arrays. Lines of a kernel are printed in program order: a call
+    whose kernel prints runs its grid in order.
   }];
   let arguments = (ins StrAttr:$format,
-                   Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat, Index]>>:$values);
+                   Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat, Index,
+                     RankedTensorOf<[AnySignlessInteger, AnyFloat]>]>>:$values);
   let assemblyFormat = [{
     $format ($values^ `:` type($values))? attr-dict
   }];

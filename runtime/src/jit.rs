@@ -208,6 +208,8 @@ pub struct Jit {
     waits: Vec<String>,
     /// The module's print formats (its `tessel.print_formats`), by site.
     formats: Vec<String>,
+    /// The print sites' value types (`tessel.print_types`), by site.
+    print_types: Vec<String>,
 }
 
 /// The strings of `module`'s list attribute `name` (none without it).
@@ -251,6 +253,7 @@ impl Jit {
         }
         let (accesses, waits) = (module_strings(module, CHECKED_ACCESSES), module_strings(module, SEMAPHORE_WAITS));
         let formats = module_strings(module, PRINT_FORMATS);
+        let print_types = module_strings(module, tessel_dialects::PRINT_TYPES);
         // Kernels allocate through a per-thread cache of freed blocks (see
         // kernel_alloc.rs). Registered before the first lookup, which is
         // when the module's references resolve.
@@ -305,7 +308,7 @@ impl Jit {
             // grid/cores.rs), unranked memrefs passed as (rank, descriptor).
             unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), *function) };
         }
-        Ok(Self { engine, accesses, waits, formats })
+        Ok(Self { engine, accesses, waits, formats, print_types })
     }
 
     /// The compiled `entry` (a function with a C interface).
@@ -365,7 +368,9 @@ impl Jit {
 
     /// A printed line as its site's format says.
     pub fn format_printed(&self, record: &crate::debug_print::PrintRecord) -> String {
-        crate::debug_print::format_line(self.formats.get(record.site).map_or("", String::as_str), &record.values)
+        let types = self.print_types.get(record.site).map_or("", String::as_str);
+        let texts = crate::debug_print::value_texts(&record.values, types);
+        crate::debug_print::format_line(self.formats.get(record.site).map_or("", String::as_str), &texts)
     }
 
     /// `error` with the site of a fault described (an entry point's faults

@@ -342,9 +342,11 @@ func.func @concurrent_semaphores(%pages: memref<16x128xf32>, %buf: memref<1x128x
 
 // A print calls the JIT's print functions: begin with its site (its own
 // `tessel.print_site`, else its place among the module's prints), one call
-// per value widened to i64 / f32 / f64, end; the module lists the sites'
-// formats.
-// PRINTS: module attributes {tessel.print_formats = ["", "", "index {} of {}: {}", "done"]
+// per value widened to i64 / f32 / f64 (a tensor's elements by a loop
+// nest, in row-major order), end; the module lists the sites' formats and
+// value types.
+// PRINTS: module attributes {tessel.print_formats = ["", "", "index {} of {}: {}", "done", "rows {}"]
+// PRINTS-SAME: tessel.print_types = ["", "", "index;i16;bf16", "", "tensor<2x3xf16>"]
 // PRINTS-DAG: func.func private @__tessel_print_begin(i64)
 // PRINTS-DAG: func.func private @__tessel_print_i64(i64)
 // PRINTS-DAG: func.func private @__tessel_print_f32(f32)
@@ -359,8 +361,19 @@ func.func @concurrent_semaphores(%pages: memref<16x128xf32>, %buf: memref<1x128x
 // PRINTS: call @__tessel_print_f32(%[[H]])
 // PRINTS: call @__tessel_print_end()
 // PRINTS: arith.constant 3 : i64
-func.func @prints(%i: index, %n: i16, %h: bf16) {
+// PRINTS: %[[ROWS:.*]] = arith.constant 4 : i64
+// PRINTS: call @__tessel_print_begin(%[[ROWS]])
+// PRINTS: %[[TWO:.*]] = arith.constant 2 : index
+// PRINTS: scf.for %[[R:.*]] = %{{.*}} to %[[TWO]] step
+// PRINTS: %[[THREE:.*]] = arith.constant 3 : index
+// PRINTS: scf.for %[[C:.*]] = %{{.*}} to %[[THREE]] step
+// PRINTS: %[[E:.*]] = tensor.extract %{{.*}}[%[[R]], %[[C]]] : tensor<2x3xf16>
+// PRINTS: %[[W:.*]] = arith.extf %[[E]] : f16 to f32
+// PRINTS: call @__tessel_print_f32(%[[W]])
+// PRINTS: call @__tessel_print_end()
+func.func @prints(%i: index, %n: i16, %h: bf16, %t: tensor<2x3xf16>) {
   block.print "index {} of {}: {}" %i, %n, %h : index, i16, bf16 {tessel.print_site = 2 : i64}
   block.print "done"
+  block.print "rows {}" %t : tensor<2x3xf16>
   return
 }

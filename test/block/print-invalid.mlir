@@ -25,8 +25,16 @@ func.func @f(%x: f32) {
 
 // -----
 
-func.func @f(%t: tensor<4xf32>) {
+func.func @f(%t: tensor<?xf32>) {
+  // expected-error @+1 {{'block.print' op printed tensors must be statically shaped, got 'tensor<?xf32>'}}
+  block.print "t = {}" %t : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%t: memref<4xf32>) {
   // expected-error @+1 {{operand #0 must be variadic of}}
-  block.print "t = {}" %t : tensor<4xf32>
+  block.print "t = {}" %t : memref<4xf32>
   return
 }

@@ -123,6 +123,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let for_gpu = raw_op(module.to_raw()).has(knobs::CHIP.attribute);
     // The print sites' formats, for whoever formats the printed values.
     let mut formats = raw_op(module.to_raw()).strings(tessel_dialects::PRINT_FORMATS);
+    let mut value_types = raw_op(module.to_raw()).strings(tessel_dialects::PRINT_TYPES);
     let printed = formats.len();
     template::rewrite_each(
         module,
@@ -170,7 +171,9 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
                     if formats.len() <= site {
                         formats.resize(site + 1, String::new());
                     }
+                    value_types.resize(formats.len(), String::new());
                     formats[site] = format;
+                    value_types[site] = prints::value_types(&op);
                     prints::print(&op, site)
                 }
                 other => Err(format!("no lowering for {other}")),
@@ -188,20 +191,21 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         }
     }
     if formats.len() > printed {
-        record_prints(module, &formats)?;
+        record_prints(module, &formats, &value_types)?;
     }
     Ok(())
 }
 
-/// Declares the print functions and lists the print sites' formats on
-/// `module` (`PRINT_FORMATS`).
-fn record_prints(module: OperationRef<'static, '_>, formats: &[String]) -> Result<(), PassError> {
+/// Declares the print functions and lists the print sites' formats and
+/// value types on `module` (`PRINT_FORMATS`, `PRINT_TYPES`).
+fn record_prints(module: OperationRef<'static, '_>, formats: &[String], types: &[String]) -> Result<(), PassError> {
     let context = context_of(module.to_raw());
     for (name, declaration) in tessel_dialects::PRINT_FUNCTIONS.into_iter().zip(prints::declarations()) {
         template::define_symbol(context, module.to_raw(), name, &declaration)
             .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
     }
     raw_op(module.to_raw()).set_strings(tessel_dialects::PRINT_FORMATS, formats);
+    raw_op(module.to_raw()).set_strings(tessel_dialects::PRINT_TYPES, types);
     Ok(())
 }
 

@@ -22,10 +22,12 @@ from tessel.jax._registry import rule
 
 @dataclasses.dataclass(frozen=True)
 class PrintSpec:
-    """One `debug_print`: JAX's formatting parameters and the dtypes of
-    its dynamic values."""
+    """One `debug_print`: JAX's formatting parameters and the dtypes and
+    shapes of its dynamic values (arrays arrive one element at a time, in
+    row-major order)."""
     params: dict
     dtypes: tuple
+    shapes: tuple
 
 
 # Kernel id -> its prints' specs, by site.
@@ -48,7 +50,11 @@ def emit(kernel_id: str, lines) -> None:
             continue
         spec = specs[site]
         params = spec.params
-        dynamic = [np.asarray(v).astype(dtype)[()] for v, dtype in zip(values, spec.dtypes)]
+        flat = iter(values)
+        dynamic = []
+        for dtype, shape in zip(spec.dtypes, spec.shapes):
+            elements = [next(flat) for _ in range(int(np.prod(shape, dtype=np.int64)))]
+            dynamic.append(np.asarray(elements).astype(dtype).reshape(shape)[()])
         args, kwargs = debugging.merge_callback_args(params["in_tree"], dynamic, params["static_args"])
         debugging._format_print_callback(params["fmt"], dict(params["np_printoptions"]), params["has_placeholders"],
                                          params["logging_record"], *args, **kwargs)
@@ -69,11 +75,10 @@ def debug_print(ctx, *values):
     params = ctx.params
     if params.get("ordered"):
         ctx.fail("an ordered debug_print (kernels print in program order already)")
-    if any(v.shape != () for v in values):
-        ctx.fail("debug_print of arrays (scalars only, so far)")
     tr = ctx.tr
     site = len(tr.prints)
-    tr.prints.append(PrintSpec(params=dict(params), dtypes=tuple(np.dtype(v.dtype) for v in values)))
+    tr.prints.append(PrintSpec(params=dict(params), dtypes=tuple(np.dtype(v.dtype) for v in values),
+                               shapes=tuple(tuple(v.shape) for v in values)))
     # The IR's own format: JAX's, whose `{}` the values fill (formatting
     # here is JAX's, by site; `tessel run` uses the IR's).
     fmt = params["fmt"] if params["has_placeholders"] else params["fmt"].replace("{", "{{").replace("}", "}}")

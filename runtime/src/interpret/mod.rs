@@ -360,17 +360,26 @@ impl Interpreter {
                 set_result(env, structure::structure_op(op, &name, &operands)?)
             }
             "block.print" => {
-                let values = operands
+                let print_value = |element: ElementType, value: Num| match (element, value) {
+                    (_, Num::I(v)) => crate::PrintValue::Int(v),
+                    (ElementType::F64, Num::F(v)) => crate::PrintValue::Float(v),
+                    (_, Num::F(v)) => crate::PrintValue::Float32(v as f32),
+                };
+                let texts = operands
                     .iter()
                     .map(|value| match value {
-                        Val::Scalar(_, Num::I(v)) => Ok(crate::PrintValue::Int(*v)),
-                        Val::Scalar(ElementType::F64, Num::F(v)) => Ok(crate::PrintValue::Float(*v)),
-                        Val::Scalar(_, Num::F(v)) => Ok(crate::PrintValue::Float32(*v as f32)),
-                        _ => fail("block.print of a non-scalar"),
+                        Val::Scalar(element, number) => {
+                            Ok(crate::debug_print::scalar_text(&print_value(*element, *number)))
+                        }
+                        Val::Tensor(tensor) => {
+                            let values: Vec<_> = tensor.data.iter().map(|&n| print_value(tensor.element, n)).collect();
+                            Ok(crate::debug_print::array_text(tensor.element, &tensor.shape, &values))
+                        }
+                        _ => fail("block.print of a ref"),
                     })
                     .collect::<Result<Vec<_>>>()?;
                 let format = op.string("format").unwrap_or_default();
-                self.printed.push(crate::format_line(&format, &values));
+                self.printed.push(crate::format_line(&format, &texts));
             }
             "block.semaphore_signal" | "block.semaphore_wait" | "block.semaphore_read" | "block.dma_start" => {
                 if let Some(value) = self.semaphore_op(op, &name, &operands)? {
