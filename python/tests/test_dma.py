@@ -2,10 +2,12 @@
 left in HBM with `memory_space=pl.ANY`) through Tessel, against numpy."""
 
 import functools
+import inspect
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
@@ -104,3 +106,37 @@ def test_a_copy_with_add_accumulates_into_its_destination():
         scratch_shapes=[pltpu.SemaphoreType.DMA(())],
     )(x)
     np.testing.assert_array_equal(out, x.sum(0) + 10)
+
+
+def test_empty_refs_are_scratch_buffers():
+    # jax.empty_ref in a kernel (emit_pipeline bodies use it for scratch):
+    # an uninitialized buffer from there on, each program's own.
+    def kernel(x_ref, o_ref):
+        total = jax.empty_ref(jax.ShapeDtypeStruct((8, 128), jnp.float32), memory_space=pltpu.VMEM)
+        total[...] = x_ref[...] * 2
+        total[...] += 1
+        o_ref[...] = total[...]
+
+    x = jnp.asarray(np.random.default_rng(3).standard_normal((32, 128)), jnp.float32)
+    run = jax.jit(pl.pallas_call(kernel, grid=(4,), in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+                                 out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+                                 out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32)))
+    assert "tessel_pallas_call" in run.lower(x).as_text()
+    np.testing.assert_array_equal(np.asarray(run(x)), np.asarray(x) * 2 + 1)
+
+
+def test_a_dma_of_a_dynamic_size_is_refused_at_the_users_line():
+    # DMA windows have static sizes in Tessel's IR: pl.ds of a traced size
+    # (pl.BoundedSlice pipelines) is refused where the copy is written.
+    def kernel(n_ref, x_hbm, o_ref, buf, sem):
+        n = n_ref[0]
+        pltpu.make_async_copy(x_hbm.at[pl.ds(0, n)], buf.at[pl.ds(0, n)], sem).start()  # DYNAMIC
+        o_ref[...] = buf[...]
+
+    line = inspect.getsourcelines(kernel)[1] + 2
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                          in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec(memory_space=pl.ANY)],
+                          scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA])
+    message = rf"test_dma\.py:{line}: .*DMA of a window of dynamic size \(\?, 128\)"
+    with pytest.raises(NotImplementedError, match=message):
+        jax.jit(call).lower(jnp.array([4], jnp.int32), jnp.zeros((8, 128), jnp.float32))

@@ -512,3 +512,31 @@ func.func @semaphores(%o: memref<512xf32>) {
       in_specs [] out_specs [#grid.block<[128], (i) -> (i)>] semantics [arbitrary]
   return
 }
+
+// -----
+
+// With tessel.poison (interpret mode, --check), scratch starts poisoned
+// (NaN, the integer minimum) where each worker's starts, as the
+// interpreter's does: a kernel reading scratch it never wrote sees it.
+// Semaphores still start at zero.
+// CHECK-LABEL: func.func @poisoned_scratch
+// CHECK: %[[F:.*]] = memref.alloc() : memref<8x128xf32>
+// CHECK-NEXT: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK-NEXT: linalg.fill ins(%[[NAN]] : f32) outs(%[[F]] : memref<8x128xf32>)
+// CHECK-NEXT: %[[I:.*]] = memref.alloc() : memref<4xi32>
+// CHECK-NEXT: %[[MIN:.*]] = arith.constant -2147483648 : i32
+// CHECK-NEXT: linalg.fill ins(%[[MIN]] : i32) outs(%[[I]] : memref<4xi32>)
+// CHECK-NEXT: %[[S:.*]] = memref.alloc() : memref<i32>
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: linalg.fill ins(%[[ZERO]] : i32) outs(%[[S]] : memref<i32>)
+module attributes {tessel.poison} {
+  func.func @poisoned_scratch_kernel(%o: memref<128xf32>, %f: memref<8x128xf32>, %i: memref<4xi32>, %s: memref<i32>) {
+    return
+  }
+  func.func @poisoned_scratch(%o: memref<512xf32>) {
+    grid.call @poisoned_scratch_kernel grid [4] ins() outs(%o : memref<512xf32>)
+        scratch(memref<8x128xf32>, memref<4xi32>, semaphore memref<i32>)
+        in_specs [] out_specs [#grid.block<[128], (i) -> (i)>] semantics [arbitrary]
+    return
+  }
+}

@@ -309,6 +309,8 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
                 // Semaphores start at zero with each worker, as a TPU
                 // core's do with each kernel.
                 cores::zero_semaphores(body, k, r#type, on_wait);
+            } else if options.poison && !options.versioned {
+                poison_scratch(body, k, r#type);
             }
         }
     };
@@ -541,6 +543,19 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
         .chain(dynamic_values)
         .collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| LowerError::Call(e.0))
+}
+
+/// Fills scratch `%scratch<k>` of type `type` with the poison value
+/// (`tessel.poison`: NaN, the integer minimum), as a TPU poisons fresh
+/// VMEM buffers for checking and the interpreter its scratch: a kernel
+/// that reads scratch it never wrote sees it.
+fn poison_scratch(body: &mut String, k: usize, r#type: &str) {
+    let element = r#type.trim_end_matches('>').rsplit(['x', '<']).next().unwrap_or("f32");
+    let value = crate::grid::block_refs::padding_constant(element, true);
+    emit_line!(
+        body,
+        "%poison{k} = arith.constant {value}\nlinalg.fill ins(%poison{k} : {element}) outs(%scratch{k} : {type})"
+    );
 }
 
 /// The trailing arbitrary axes along which consecutive programs visit the

@@ -258,11 +258,13 @@ def _knob_attributes(knobs: dict) -> str:
 
 
 def _scopes(jaxpr) -> list:
-    """The `run_scoped` equations of a kernel, nested ones and those in
-    loop bodies, branches and calls included, outermost first."""
+    """The equations of a kernel that allocate buffers, `run_scoped` and
+    `empty_ref` (`jax.empty_ref` in a kernel: a buffer from there on),
+    nested ones and those in loop bodies, branches and calls included,
+    outermost first."""
     found = []
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "run_scoped":
+        if eqn.primitive.name in ("run_scoped", "empty_ref"):
             found.append(eqn)
         for inner in core.jaxprs_in_params(eqn.params):
             found += _scopes(inner)
@@ -298,13 +300,14 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
         refs.append(Value(f"%r{index}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
     env = dict(zip(jaxpr.invars, refs))
     translator.read_only = {refs[i].name: i for i in range(num_scalars) if i not in written}
-    # `pl.run_scoped` buffers become more scratch of the call: one buffer
-    # per scope, private to each program like the call's own scratch, and
-    # uninitialized on entry as the scope's are.
+    # `pl.run_scoped` (and `jax.empty_ref`) buffers become more scratch of
+    # the call: one buffer per scope, private to each program like the
+    # call's own scratch, and uninitialized on entry as the scope's are.
     scoped_avals = []
     for scope in _scopes(jaxpr):
         buffers = []
-        for var in scope.params["jaxpr"].invars:
+        allocated = scope.outvars if scope.primitive.name == "empty_ref" else scope.params["jaxpr"].invars
+        for var in allocated:
             inner = var.aval.inner_aval
             if not hasattr(inner, "shape"):
                 raise Unsupported(f"{where}: Tessel does not support the scoped allocation {var.aval}")

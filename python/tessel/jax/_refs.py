@@ -250,6 +250,13 @@ def run_scoped(ctx, *consts):
     return tr.jaxpr(body, inner)
 
 
+@rule("empty_ref", reads_operands=False, moves_values=True)
+def empty_ref(ctx):
+    """`jax.empty_ref(...)` in a kernel: an uninitialized buffer, the scratch
+    ref `translate` set aside for it (as for a `run_scoped` allocation)."""
+    return ctx.tr.scoped[id(ctx.eqn)]
+
+
 @rule("masked_load", reads_operands=False, moves_values=True)
 def masked_load(ctx):
     tr = ctx.tr
@@ -341,4 +348,11 @@ def view_type(ref) -> tuple[tuple[int, ...], np.dtype]:
     for transform in transforms:
         aval = transform.transform_type(aval)
     inner = physical(getattr(aval, "inner_aval", aval))
+    if not all(isinstance(d, (int, np.integer)) for d in inner.shape):
+        shape = ", ".join(str(int(d)) if isinstance(d, (int, np.integer)) else "?" for d in inner.shape)
+        raise DynamicWindow(f"a window of dynamic size ({shape}) (pl.BoundedSlice, pl.ds of a traced size)")
     return tuple(int(d) for d in inner.shape), np.dtype(inner.dtype)
+
+
+class DynamicWindow(Exception):
+    """A ref's window whose size is only known at run time."""

@@ -19,7 +19,7 @@ import numpy as np
 from jax import tree_util
 
 from tessel.jax._emit import Value, is_float
-from tessel.jax._refs import ref_and_transforms, view_type
+from tessel.jax._refs import DynamicWindow, ref_and_transforms, view_type
 from tessel.jax._registry import rule
 from tessel.jax._views import split_transforms
 
@@ -84,9 +84,18 @@ def semaphore_read(ctx):
     return ctx.tr.emit.op(f"block.semaphore_read {_semaphore_text(ref, indices)} : {ref.type}", (), np.int32)
 
 
-def _dma_bytes(src) -> int:
-    shape, dtype = view_type(src)
+def _dma_bytes(ctx, src) -> int:
+    shape, dtype = _static_view(ctx, src)
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def _static_view(ctx, ref):
+    """`view_type(ref)`; a window of dynamic size is refused at the
+    user's line (DMA sizes are static in Tessel's IR)."""
+    try:
+        return view_type(ref)
+    except DynamicWindow as window:
+        ctx.fail(f"a DMA of {window}")
 
 
 def _window(ctx, ref: Value, transforms):
@@ -114,7 +123,7 @@ def dma_start(ctx):
     if device_id is not None:
         ctx.fail("a remote DMA (device_id)")
     (src_ref, src_transforms), (dst_ref, dst_transforms) = ref_and_transforms(src), ref_and_transforms(dst)
-    (src_shape, src_dtype), (dst_shape, dst_dtype) = view_type(src), view_type(dst)
+    (src_shape, src_dtype), (dst_shape, dst_dtype) = _static_view(ctx, src), _static_view(ctx, dst)
     if src_shape != dst_shape or src_dtype != dst_dtype:
         ctx.fail(f"a DMA from a {src_shape} {src_dtype} window to a {dst_shape} {dst_dtype} one")
     sem_ref, sem_transforms = ref_and_transforms(dst_sem)
@@ -132,7 +141,7 @@ def dma_start(ctx):
         old = tr.load_view(ctx.env, target, dst_transforms, dst_shape, dst_dtype)
         value = tr.arith("arith.addf" if is_float(dst_dtype) else "arith.addi", old, value)
     tr.store_view(ctx.env, target, dst_transforms, value)
-    count = tr.emit.constant(_dma_bytes(src), np.int32)
+    count = tr.emit.constant(_dma_bytes(ctx, src), np.int32)
     _count(ctx, "signal", semaphore, indices, count)
     return []
 
@@ -147,6 +156,6 @@ def dma_wait(ctx):
         ctx.fail("a remote DMA (device_id)")
     sem_ref, sem_transforms = ref_and_transforms(dst_sem)
     semaphore, indices = semaphore_at(ctx, sem_ref, sem_transforms)
-    count = ctx.tr.emit.constant(_dma_bytes(src), np.int32)
+    count = ctx.tr.emit.constant(_dma_bytes(ctx, src), np.int32)
     _count(ctx, "wait", semaphore, indices, count)
     return []
