@@ -7,7 +7,7 @@
 //! interpreter waits forever.
 //!
 //! `TESSEL_WAIT_TIMEOUT` sets the timeout in seconds (default 10; read
-//! when each wait starts, so a caller can change it between calls).
+//! once when each wait starts, so a caller can change it between calls).
 
 use std::time::{Duration, Instant};
 
@@ -33,23 +33,32 @@ fn now_nanos() -> i64 {
     i64::try_from(epoch().elapsed().as_nanos()).unwrap_or(i64::MAX)
 }
 
-/// When a wait starting now gives up.
+thread_local! {
+    /// When this thread's current wait started (a thread waits for one
+    /// semaphore at a time): `wait_pause` sleeps only once the wait has
+    /// lasted, without reading the environment on every spin.
+    static WAIT_START: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+}
+
+/// When a wait starting now gives up (the timeout is read here, once per
+/// wait).
 pub(crate) extern "C" fn wait_deadline() -> i64 {
-    now_nanos().saturating_add(i64::try_from(timeout().as_nanos()).unwrap_or(i64::MAX))
+    let start = now_nanos();
+    WAIT_START.with(|cell| cell.set(start));
+    start.saturating_add(i64::try_from(timeout().as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// Lets the other cores run a little; false once `deadline` has passed.
 pub(crate) extern "C" fn wait_pause(deadline: i64) -> bool {
     // Yield first (a signal is usually a few instructions away on another
-    // thread); sleep briefly once the wait has lasted, so a long wait does
-    // not take a CPU from the cores it waits for.
+    // thread); sleep briefly once the wait has lasted a millisecond, so a
+    // long wait does not take a CPU from the cores it waits for.
     std::thread::yield_now();
     let now = now_nanos();
     if now >= deadline {
         return false;
     }
-    let remaining = deadline - now;
-    if i64::try_from(timeout().as_nanos()).unwrap_or(i64::MAX) - remaining > 1_000_000 {
+    if now - WAIT_START.with(std::cell::Cell::get) > 1_000_000 {
         std::thread::sleep(Duration::from_micros(50));
     }
     true
