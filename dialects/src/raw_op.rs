@@ -133,6 +133,24 @@ impl RawOp {
         }
     }
 
+    /// Replaces the operands, and the operand segment sizes when the op has
+    /// them (`segments` empty for an op without groups). The caller keeps
+    /// the op well formed: `operands` in group order, `segments` summing to
+    /// their number; the verifier reports a mistake.
+    pub fn set_operands(&self, operands: &[MlirValue], segments: &[usize]) {
+        // SAFETY: a live operation and live values (the view's contract and
+        // the caller's); the sizes are copied into a context attribute.
+        unsafe {
+            mlirOperationSetOperands(self.0, operands.len() as isize, operands.as_ptr());
+            if !segments.is_empty() {
+                let sizes: Vec<i32> = segments.iter().map(|&size| size as i32).collect();
+                let context = mlirOperationGetContext(self.0);
+                let attribute = mlirDenseI32ArrayGet(context, sizes.len() as isize, sizes.as_ptr());
+                mlirOperationSetAttributeByName(self.0, StringRef::new("operandSegmentSizes").to_raw(), attribute);
+            }
+        }
+    }
+
     /// The first block of region `index` (null when the region is empty).
     pub fn region_block(&self, index: isize) -> MlirBlock {
         assert!(

@@ -71,7 +71,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// has a thread count already.
 fn set_thread_count(parallel: MlirOperation, threads: i64) -> Result<(), String> {
     let raw = raw_op(parallel);
-    let mut segments: Vec<i32> = raw.segments().iter().map(|&size| size as i32).collect();
+    let mut segments = raw.segments();
     if segments.len() <= NUM_THREADS_GROUP {
         return Err("an omp.parallel of unexpected form".into());
     }
@@ -81,15 +81,9 @@ fn set_thread_count(parallel: MlirOperation, threads: i64) -> Result<(), String>
     let text = format!("func.func @template() -> i32 {{\n%n = arith.constant {threads} : i32\nreturn %n : i32\n}}");
     let (values, _) = crate::support::ir::inline_template(parallel, &text, &[])?;
     let mut operands = raw.operands();
-    let at: i32 = segments[..NUM_THREADS_GROUP].iter().sum();
-    operands.insert(at as usize, values[0]);
+    let at: usize = segments[..NUM_THREADS_GROUP].iter().sum();
+    operands.insert(at, values[0]);
     segments[NUM_THREADS_GROUP] = 1;
-    // SAFETY: `parallel` is a live omp.parallel; `operands` are its operands with the thread count inserted in its group, and `segments` sums to their number, so the op stays well formed.
-    unsafe {
-        mlirOperationSetOperands(parallel, operands.len() as isize, operands.as_ptr());
-        let context = mlirOperationGetContext(parallel);
-        let sizes = mlirDenseI32ArrayGet(context, segments.len() as isize, segments.as_ptr());
-        mlirOperationSetAttributeByName(parallel, StringRef::new("operandSegmentSizes").to_raw(), sizes);
-    }
+    raw.set_operands(&operands, &segments);
     Ok(())
 }

@@ -115,13 +115,13 @@ pub fn address_semaphores(
             // core's for a targeted signal (its `core` operand), else this one's.
             let core = if targeted { operands.pop().expect("a targeted signal has its core") } else { own_core };
             operands.insert(at + 1, core);
-            let mut segments: Vec<i32> = raw.segments().iter().map(|&size| size as i32).collect();
+            let mut segments = raw.segments();
             match raw.name().as_str() {
                 "block.semaphore_signal" => segments = vec![1, segments[1] + 1, 1, 0],
                 "block.dma_start" => segments[5] += 1,
                 _ => {}
             }
-            set_operands(op, &operands, (!raw.segments().is_empty()).then_some(&segments[..]));
+            raw.set_operands(&operands, &segments);
         } else if targeted {
             return Err((op, "a signal to another core's semaphore needs one of the call's semaphore scratch".into()));
         }
@@ -142,17 +142,4 @@ pub fn refuse_core_signals(kernel: MlirOperation) -> Result<(), (MlirOperation, 
         }
     }
     Ok(())
-}
-
-/// Sets `op`'s operands, and its operand segment sizes when it has them.
-fn set_operands(op: MlirOperation, operands: &[MlirValue], segments: Option<&[i32]>) {
-    // SAFETY: `op` is a live semaphore op; `operands` keep its operand groups in order, with `segments` (when it has segments) summing to their number, so it stays well formed.
-    unsafe {
-        mlirOperationSetOperands(op, operands.len() as isize, operands.as_ptr());
-        if let Some(segments) = segments {
-            let context = mlirOperationGetContext(op);
-            let sizes = mlirDenseI32ArrayGet(context, segments.len() as isize, segments.as_ptr());
-            mlirOperationSetAttributeByName(op, melior::StringRef::new("operandSegmentSizes").to_raw(), sizes);
-        }
-    }
 }
