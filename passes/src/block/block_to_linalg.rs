@@ -212,14 +212,8 @@ fn record_prints(module: OperationRef<'static, '_>, formats: &[String], types: &
 /// Lists the semaphore waits' sites on `module` (`SEMAPHORE_WAITS`).
 fn record_waits(module: OperationRef<'static, '_>, waits: &[String], concurrent: bool) -> Result<(), PassError> {
     let context = context_of(module.to_raw());
-    let fault = tessel_dialects::WAIT_FAULT;
-    template::define_symbol(
-        context,
-        module.to_raw(),
-        fault,
-        &format!("memref.global @{fault} : memref<i64> = dense<0>"),
-    )
-    .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
+    template::define_symbol(context, module.to_raw(), tessel_dialects::WAIT_FAULT, &semaphores::wait_fault_global())
+        .map_err(|message| PassError::at(location_of(module.to_raw()), message))?;
     // The concurrent waits' functions, which the JIT provides.
     for (name, declaration) in
         tessel_dialects::WAIT_FUNCTIONS.into_iter().zip(semaphores::wait_declarations()).filter(|_| concurrent)

@@ -10,29 +10,33 @@
 //! runtime keeps the queues (runtime/src/dma_queue.rs).
 
 use super::block_to_linalg::{Lowering, Op};
-use super::semaphores::{DmaWindows, dma_windows, semaphore_params};
+use super::semaphores::{DmaWindows, dma_windows, record_wait_fault, semaphore_params, wait_fault_global};
 use crate::support::handles::value_type;
 use crate::support::ir::{join, print_type, strides_and_offset};
 use crate::support::template::emit_line;
 use std::collections::BTreeSet;
-use tessel_dialects::{DMA_ELEMENTS, DMA_FUNCTIONS, WAIT_FAULT};
+use tessel_dialects::{DMA_ELEMENTS, DMA_FUNCTIONS};
 
 /// The declarations of the functions the lowered ops call, for the DMAs'
 /// element types `elements`.
 pub(super) fn declarations(elements: &BTreeSet<String>) -> Vec<(String, String)> {
-    let [start, wait, _] = DMA_FUNCTIONS;
-    let mut declared: Vec<(String, String)> = elements
-        .iter()
-        .map(|element| {
-            let name = format!("{start}{element}");
-            let text = format!(
-                "func.func private @{name}(memref<*x{element}>, memref<*x{element}>, memref<*xi32>, i64, i32, i1)"
-            );
-            (name, text)
-        })
-        .collect();
-    declared.push((wait.to_string(), format!("func.func private @{wait}(memref<*xi32>, i32, i1) -> i32")));
+    let mut declared: Vec<(String, String)> = elements.iter().map(|element| start_declaration(element)).collect();
+    declared.push(wait_declaration());
     declared
+}
+
+/// The name and declaration of the function starting DMAs of `element`.
+fn start_declaration(element: &str) -> (String, String) {
+    let name = format!("{}{element}", DMA_FUNCTIONS[0]);
+    let text =
+        format!("func.func private @{name}(memref<*x{element}>, memref<*x{element}>, memref<*xi32>, i64, i32, i1)");
+    (name, text)
+}
+
+/// The name and declaration of the function a wait calls.
+fn wait_declaration() -> (String, String) {
+    let wait = DMA_FUNCTIONS[1];
+    (wait.to_string(), format!("func.func private @{wait}(memref<*xi32>, i32, i1) -> i32"))
 }
 
 /// `%sem_one`: the semaphore at `indices` as an unranked one-element view.
@@ -79,9 +83,9 @@ pub(super) fn dma_start(op: &Op, elements: &mut BTreeSet<String>) -> Lowering {
          : (memref<*x{element}>, memref<*x{element}>, memref<*xi32>, i64, i32, i1) -> ()",
         op.has("add")
     );
-    let declared = declarations(&BTreeSet::from([element.clone()]));
+    let (_, declaration) = start_declaration(&element);
     elements.insert(element);
-    let text = format!("{}\nfunc.func @template({}) {{\n{body}return\n}}", declared[0].1, join(&params));
+    let text = format!("{declaration}\nfunc.func @template({}) {{\n{body}return\n}}", join(&params));
     Ok((text, op.operands()))
 }
 
@@ -110,15 +114,15 @@ pub(super) fn wait(op: &Op, site: usize) -> Lowering {
            %never = arith.constant {site} : i64\n\
            %late = arith.constant -{site} : i64\n\
            %site = arith.select %timed_out, %late, %never : i64\n\
-           %fault = memref.get_global @{WAIT_FAULT} : memref<i64>\n\
-           memref.store %site, %fault[] : memref<i64>\n\
+           {}\
          }}",
-        op.has("concurrent")
+        op.has("concurrent"),
+        record_wait_fault("%site")
     );
-    let declared = declarations(&BTreeSet::new());
     let text = format!(
-        "memref.global @{WAIT_FAULT} : memref<i64> = dense<0>\n{}\nfunc.func @template({}) {{\n{body}return\n}}",
-        declared[0].1,
+        "{}\n{}\nfunc.func @template({}) {{\n{body}return\n}}",
+        wait_fault_global(),
+        wait_declaration().1,
         join(&params)
     );
     Ok((text, operands))

@@ -38,6 +38,22 @@ pub(super) fn wait_declarations() -> [String; 2] {
     [format!("func.func private @{deadline}() -> i64"), format!("func.func private @{pause}(i64) -> i1")]
 }
 
+/// The module text declaring `WAIT_FAULT`, where a failed wait records its
+/// site for the JIT to report.
+pub(super) fn wait_fault_global() -> String {
+    format!("memref.global @{WAIT_FAULT} : memref<i64> = dense<0>")
+}
+
+/// Body text recording the fault site `site` (an i64 SSA value) in
+/// `WAIT_FAULT`: positive for a wait that can never be satisfied, negated
+/// for one that timed out.
+pub(super) fn record_wait_fault(site: &str) -> String {
+    format!(
+        "%fault = memref.get_global @{WAIT_FAULT} : memref<i64>\n\
+         memref.store {site}, %fault[] : memref<i64>\n"
+    )
+}
+
 /// `%<name> = ` the count plus `amount` (text), stored back; atomically for
 /// a concurrent op (the old count then).
 fn add_to_count(op: &Op, indices: &str, sem: &str, amount: &str) -> String {
@@ -98,7 +114,7 @@ pub(super) fn wait(op: &Op, site: usize) -> Lowering {
     params.push("%amount: i32".into());
     let sem = print_type(value_type(op.operands()[0]));
     let text = format!(
-        "memref.global @{WAIT_FAULT} : memref<i64> = dense<0>\n\
+        "{}\n\
          func.func @template({}) {{\n\
          %count = memref.load %sem[{indices}] : {sem}\n\
          %enough = arith.cmpi sge, %count, %amount : i32\n\
@@ -106,12 +122,13 @@ pub(super) fn wait(op: &Op, site: usize) -> Lowering {
            %left = arith.subi %count, %amount : i32\n\
            memref.store %left, %sem[{indices}] : {sem}\n\
          }} else {{\n\
-           %fault = memref.get_global @{WAIT_FAULT} : memref<i64>\n\
            %site = arith.constant {site} : i64\n\
-           memref.store %site, %fault[] : memref<i64>\n\
+           {}\
          }}\n\
          return\n}}",
-        join(&params)
+        wait_fault_global(),
+        join(&params),
+        record_wait_fault("%site")
     );
     Ok((text, op.operands()))
 }
@@ -124,7 +141,7 @@ fn concurrent_wait(op: &Op, site: usize) -> Lowering {
     params.push("%amount: i32".into());
     let sem = print_type(value_type(op.operands()[0]));
     let text = format!(
-        "memref.global @{WAIT_FAULT} : memref<i64> = dense<0>\n{}\n\
+        "{}\n{}\n\
          func.func @template({}) {{\n\
          %zero = arith.constant 0 : i32\n\
          %false = arith.constant false\n\
@@ -146,9 +163,8 @@ fn concurrent_wait(op: &Op, site: usize) -> Lowering {
              %alive = func.call @{pause}(%deadline) : (i64) -> i1\n\
              scf.if %alive {{\n\
              }} else {{\n\
-               %fault = memref.get_global @{WAIT_FAULT} : memref<i64>\n\
                %site = arith.constant -{site} : i64\n\
-               memref.store %site, %fault[] : memref<i64>\n\
+               {}\
              }}\n\
              scf.yield %alive : i1\n\
            }}\n\
@@ -157,8 +173,10 @@ fn concurrent_wait(op: &Op, site: usize) -> Lowering {
            scf.yield\n\
          }}\n\
          return\n}}",
+        wait_fault_global(),
         wait_declarations().join("\n"),
-        join(&params)
+        join(&params),
+        record_wait_fault("%site")
     );
     Ok((text, op.operands()))
 }
