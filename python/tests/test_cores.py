@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax._src import config
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
@@ -66,9 +67,10 @@ def test_core_map_in_run_state_with_scoped_buffers():
     np.testing.assert_array_equal(np.asarray(shifted(x)), expected)
 
 
-def test_a_pipeline_split_across_cores():
+@pytest.mark.parametrize("primitive", [False, True], ids=["inline", "primitive"])
+def test_a_pipeline_split_across_cores(primitive):
     # emit_pipeline with the core axis: each core streams its share of the
-    # blocks.
+    # blocks (the pipeline inline, or as its primitive that Tessel expands).
     mesh = pltpu.create_tensorcore_mesh("core", num_cores=2)
     x = jnp.asarray(np.random.default_rng(0).standard_normal((256, 128)), jnp.float32)
 
@@ -85,7 +87,9 @@ def test_a_pipeline_split_across_cores():
 
         return kernel(x)
 
-    np.testing.assert_array_equal(np.asarray(plus_one(x)), np.asarray(x) + 1)
+    with config.use_emit_pipeline_primitive(primitive):
+        out = plus_one(x)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) + 1)
 
 
 def _exchange(cores: int, rows: int, dma_execution_mode: str = "eager"):

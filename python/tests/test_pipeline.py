@@ -1,15 +1,26 @@
 """`pltpu.emit_pipeline` inside kernels over `pl.ANY` refs, under jax.jit
 through Tessel: the pipeline's DMAs, semaphores and buffers (it traces
-because tessel.jax answers Pallas' TPU-info questions for the CPU)."""
+because tessel.jax answers Pallas' TPU-info questions for the CPU).
+
+Every test runs both ways JAX traces a pipeline: inline (the default) and
+as one `emit_pipeline` equation (`jax_use_emit_pipeline_primitive`),
+which Tessel expands before translating (`tessel.jax._pipelines`)."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax._src import config
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
 ANY = pl.BlockSpec(memory_space=pl.ANY)
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["inline", "primitive"])
+def pipeline_primitive(request):
+    with config.use_emit_pipeline_primitive(request.param):
+        yield request.param
 
 
 @pytest.mark.parametrize("block_rows", [8, 64, 512])
@@ -80,3 +91,54 @@ def test_pipeline_inside_an_outer_grid():
     out = jax.jit(pl.pallas_call(kernel, grid=(4,), in_specs=[ANY], out_specs=ANY,
                                  out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype)))(x)
     np.testing.assert_array_equal(np.asarray(out), np.asarray(x) + np.repeat(np.arange(4.0), 8)[:, None])
+
+
+def test_program_ids_in_a_body_are_the_pipelines_then_the_kernels():
+    # In a pipeline body, program_id(0) is the pipeline's step and the
+    # kernel's axes come after the pipeline's (Mosaic's numbering).
+    def kernel(o_hbm):
+        def inner(o_ref):
+            o_ref[...] = jnp.full(o_ref.shape, pl.program_id(0) * 10 + pl.num_programs(0), jnp.int32)
+
+        pltpu.emit_pipeline(inner, grid=(4,), out_specs=pl.BlockSpec((8, 128), lambda j: (j, 0)))(o_hbm)
+
+    out = jax.jit(pl.pallas_call(kernel, out_specs=ANY, out_shape=jax.ShapeDtypeStruct((32, 128), jnp.int32)))()
+    np.testing.assert_array_equal(np.asarray(out), np.repeat(np.arange(4) * 10 + 4, 8)[:, None] + np.zeros(128, int))
+
+
+def test_nested_pipelines_stream_blocks_of_blocks():
+    # An outer pipeline brings (64, 256) blocks into VMEM; an inner one
+    # streams (8, 128) tiles of each block through its own buffers.
+    def kernel(x_hbm, o_hbm):
+        def outer(x_block, o_block):
+            def inner(x_tile, o_tile):
+                o_tile[...] = x_tile[...] * 3 + 1
+
+            tile = pl.BlockSpec((8, 128), lambda i, j: (i, j))
+            pltpu.emit_pipeline(inner, grid=(8, 2), in_specs=[tile], out_specs=tile)(x_block, o_block)
+
+        block = pl.BlockSpec((64, 256), lambda i: (i, 0))
+        pltpu.emit_pipeline(outer, grid=(4,), in_specs=[block], out_specs=block)(x_hbm, o_hbm)
+
+    x = jnp.asarray(np.random.default_rng(2).standard_normal((256, 256)), jnp.float32)
+    out = jax.jit(pl.pallas_call(kernel, in_specs=[ANY], out_specs=ANY,
+                                 out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype)))(x)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * 3 + 1)
+
+
+def test_pipeline_over_transformed_refs():
+    # The pipeline reads a row window of a bitcast HBM ref and writes a
+    # window of the output: views handed on to the pipeline.
+    def kernel(x_hbm, o_hbm):
+        def inner(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + 1
+
+        spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
+        pltpu.emit_pipeline(inner, grid=(2,), in_specs=[spec], out_specs=spec)(
+            x_hbm.bitcast(jnp.int32).at[8:24], o_hbm.at[16:32])
+
+    x = jnp.arange(32 * 128, dtype=jnp.float32).reshape(32, 128) / 7
+    out = jax.jit(pl.pallas_call(kernel, in_specs=[ANY], out_specs=ANY,
+                                 out_shape=jax.ShapeDtypeStruct((32, 128), jnp.int32)))(x)
+    bits = np.asarray(x).view(np.int32)
+    np.testing.assert_array_equal(np.asarray(out)[16:32], bits[8:24] + 1)

@@ -15,6 +15,7 @@ from jax._src.pallas.mosaic.random import is_pallas_impl
 
 from tessel.jax._emit import ScalarWrite, Unsupported, Value, element, memref_type, physical
 from tessel.jax._kernel import KernelTranslator, _frame
+from tessel.jax._pipelines import expand_pipelines
 
 
 @dataclasses.dataclass
@@ -427,6 +428,11 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
     num_scalars = grid_mapping.num_index_operands
     num_inputs, num_outputs = grid_mapping.num_inputs, grid_mapping.num_outputs
     symbol = _symbol(name)
+
+    # `emit_pipeline` equations (the primitive path) become the pipelines
+    # Pallas emits for them, before anything looks for scoped buffers.
+    jaxpr = expand_pipelines(jaxpr, getattr(grid_mapping, "grid_names", None) or (None,) * len(grid_mapping.grid),
+                             tuple(grid_mapping.grid))
 
     # Scalar-prefetch refs the kernel writes (TPU kernels keep state in
     # SMEM scalars: paged attention's buffer index) become copies, found by

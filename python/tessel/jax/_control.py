@@ -143,11 +143,25 @@ def while_(ctx, *args):
     return [Value(n, c.shape, c.dtype) for n, c in zip(names, carry)]
 
 
+def pipeline_axis(tr, axis: int):
+    """(the pipeline level whose grid `axis` is in, the axis there), or
+    (None, the kernel's axis). In a pipeline body (`_pipelines`) the axes
+    are the pipeline's, then the enclosing ones' (as Mosaic numbers them:
+    the kernel's come after every pipeline's)."""
+    for level in reversed(tr.pipeline_levels):
+        if axis < len(level.indices):
+            return level, axis
+        axis -= len(level.indices)
+    return None, axis
+
+
 @rule("program_id")
 def program_id(ctx):
     tr = ctx.tr
-    axis = tr.program_axes[int(ctx.params["axis"])]
-    index = tr.emit.assign(f"grid.program_id {axis}")
+    level, axis = pipeline_axis(tr, int(ctx.params["axis"]))
+    if level is not None:
+        return level.indices[axis]
+    index = tr.emit.assign(f"grid.program_id {tr.program_axes[axis]}")
     return tr.emit.op(f"arith.index_cast {index} : index to i32", (), np.int32)
 
 
@@ -162,8 +176,12 @@ def num_programs(ctx):
             loaded = emit.op(f"memref.load {size.name}[{zeros}] : {size.type}", (), size.dtype)
             return tr.convert(loaded, np.int32)
         return emit.constant(int(size), np.int32)
-    axis = tr.program_axes[int(ctx.params["axis"])]
-    index = emit.assign(f"grid.num_programs {axis}")
+    level, axis = pipeline_axis(tr, int(ctx.params["axis"]))
+    if level is not None:
+        if level.sizes[axis] is None:
+            ctx.fail("num_programs of a dynamic emit_pipeline grid axis in its body")
+        return emit.constant(int(level.sizes[axis]), np.int32)
+    index = emit.assign(f"grid.num_programs {tr.program_axes[axis]}")
     return emit.op(f"arith.index_cast {index} : index to i32", (), np.int32)
 
 

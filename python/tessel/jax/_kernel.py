@@ -14,8 +14,8 @@ import numpy as np
 from jax._src import core, source_info_util
 
 # The rule modules register their primitives on import.
-from tessel.jax import (_control, _debug, _elementwise, _gather, _math, _packing, _random, _reductions, _refs,  # noqa: F401
-                        _semaphores, _shapes)
+from tessel.jax import (_control, _debug, _elementwise, _gather, _math, _packing, _pipelines,  # noqa: F401
+                        _random, _reductions, _refs, _semaphores, _shapes)
 from tessel.jax._control import ControlFlowOps
 from tessel.jax._emit import (Emitter, Unsupported, Value, element, integer_range, is_float, is_float8, is_unsigned,
                               location, sub_byte, tensor_type)
@@ -62,6 +62,9 @@ class KernelTranslator(ShapeOps, RefOps, ViewOps, ControlFlowOps, MathOps, Reduc
         self.prng_state: Value | None = None
         # The kernel's debug_prints (`_debug.PrintSpec`), by site.
         self.prints: list = []
+        # The pipeline bodies being translated, outermost first
+        # (`_pipelines.PipelineLevel`: their program ids).
+        self.pipeline_levels: list = []
 
     # ----- values -------------------------------------------------------
     def read(self, env, atom) -> Value:

@@ -16,6 +16,7 @@ from jax._src.state import indexing
 from tessel.jax import _gather
 from tessel.jax._emit import ScalarWrite, Value, is_float, physical, tensor_type
 from tessel.jax._registry import rule
+from tessel.jax._views import RefView
 
 
 class RefOps:
@@ -297,6 +298,9 @@ def get(ctx):
     tr = ctx.tr
     ref = ctx.read(ctx.eqn.invars[0])
     transforms = tree_util.tree_unflatten(ctx.params["tree"], ctx.eqn.invars[1:])
+    if isinstance(ref, RefView):
+        # A pipeline body's block ref (keys are not pipelined).
+        return tr.load_view(ctx.env, ref, transforms, ctx.out_shape, ctx.out_dtype)
     key_dims = ref.shape[len(ctx.avals_in[0].shape):]
     if key_dims:
         # A read of PRNG keys reads their data: the key's dims whole.

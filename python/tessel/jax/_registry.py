@@ -1,9 +1,8 @@
 """The kernel translator's one registry of JAX primitives, as JAX's own
 Pallas lowerings keep theirs (`lowering_rules[primitive]` filled by a
 decorator): each rule module (`_elementwise`, `_math`, `_shapes`,
-`_reductions`, `_refs`, `_gather`, `_control`, `_random`, `_semaphores`)
-registers a function per
-primitive with `@rule(...)`. The walk (`KernelTranslator.walk`) looks a
+`_reductions`, `_refs`, `_gather`, `_control`, `_random`, `_semaphores`,
+`_pipelines`) registers a function per primitive with `@rule(...)`. The walk (`KernelTranslator.walk`) looks a
 primitive up here and nowhere else; `supported_primitives()` and the
 generated list in `docs/jax.md` read the same table."""
 

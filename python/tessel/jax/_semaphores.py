@@ -28,11 +28,11 @@ def semaphore_at(ctx, sem, transforms) -> tuple[Value, list[str]]:
     """The semaphore ref and the index of the one semaphore its indexers
     select (every dimension indexed by a scalar)."""
     tr = ctx.tr
-    ref = ctx.read(sem)
+    ref, transforms, env = tr.unview(ctx.env, ctx.read(sem), transforms)
     leading, rest = split_transforms(transforms)
     if rest:
         ctx.fail("a semaphore through a reshape or bitcast view")
-    access = tr.access(ctx.env, ref, leading)
+    access = tr.access(env, ref, leading)
     if access is None:
         if ref.shape:
             ctx.fail(f"a {ref.shape} array of semaphores where one semaphore is needed")
@@ -98,13 +98,13 @@ def _static_view(ctx, ref):
         ctx.fail(f"a DMA of {window}")
 
 
-def _window(ctx, ref: Value, transforms):
+def _window(ctx, env, ref: Value, transforms):
     """` [offsets] [sizes]` of a DMA side (empty for the whole ref), or None
     when the side needs views or index arrays (copied through values)."""
     leading, rest = split_transforms(transforms)
     if rest:
         return None
-    access = ctx.tr.access(ctx.env, ref, leading)
+    access = ctx.tr.access(env, ref, leading)
     if access is None:
         return ""
     if not isinstance(access, tuple) or access[3] is not None:
@@ -128,19 +128,21 @@ def dma_start(ctx):
         ctx.fail(f"a DMA from a {src_shape} {src_dtype} window to a {dst_shape} {dst_dtype} one")
     sem_ref, sem_transforms = ref_and_transforms(dst_sem)
     semaphore, indices = semaphore_at(ctx, sem_ref, sem_transforms)
-    source, target = ctx.read(src_ref), ctx.read(dst_ref)
-    src_window, dst_window = _window(ctx, source, src_transforms), _window(ctx, target, dst_transforms)
+    source, src_transforms, src_env = tr.unview(ctx.env, ctx.read(src_ref), src_transforms)
+    target, dst_transforms, dst_env = tr.unview(ctx.env, ctx.read(dst_ref), dst_transforms)
+    src_window = _window(ctx, src_env, source, src_transforms)
+    dst_window = _window(ctx, dst_env, target, dst_transforms)
     if src_window is not None and dst_window is not None:
         add = " add" if ctx.params.get("add") else ""
         tr.emit.line(f"block.dma_start {source.name}{src_window}, {target.name}{dst_window}, "
                      f"{_semaphore_text(semaphore, indices)}{add} : {source.type}, {target.type}, {semaphore.type}")
         return []
     # Through views or index arrays: the copy as values, then its count.
-    value = tr.load_view(ctx.env, source, src_transforms, src_shape, src_dtype)
+    value = tr.load_view(src_env, source, src_transforms, src_shape, src_dtype)
     if ctx.params.get("add"):
-        old = tr.load_view(ctx.env, target, dst_transforms, dst_shape, dst_dtype)
+        old = tr.load_view(dst_env, target, dst_transforms, dst_shape, dst_dtype)
         value = tr.arith("arith.addf" if is_float(dst_dtype) else "arith.addi", old, value)
-    tr.store_view(ctx.env, target, dst_transforms, value)
+    tr.store_view(dst_env, target, dst_transforms, value)
     count = tr.emit.constant(_dma_bytes(ctx, src), np.int32)
     _count(ctx, "signal", semaphore, indices, count)
     return []

@@ -15,7 +15,12 @@ JAX's TPU interpreter runs none of this (its indexers only)."""
 
 from __future__ import annotations
 
+import collections
+import dataclasses
+
 import numpy as np
+from jax import tree_util
+from jax._src import core
 from jax._src.state import indexing, types
 
 from tessel.jax._emit import Value
@@ -28,8 +33,40 @@ def split_transforms(transforms) -> tuple[list, list]:
     return transforms[:first], transforms[first:]
 
 
+@dataclasses.dataclass(frozen=True)
+class RefView(Value):
+    """A ref handed on through transforms (a pipeline body's block ref: a
+    buffer's current slot): the base ref's value with the transforms its
+    accesses go through first. `scope` holds the values of the variables
+    in `prefix` (the scope that made the view), so the view stays
+    meaningful in nested jaxprs."""
+
+    prefix: tuple = ()
+    scope: dict = dataclasses.field(default_factory=dict, compare=False, hash=False)
+
+
 class ViewOps:
     """The translator's ref-view helpers (a mixin of `KernelTranslator`)."""
+
+    def ref_view(self, env, ref) -> Value:
+        """The value of `ref` (a ref variable, or a `TransformedRef` of one
+        whose variables `env` holds), a `RefView` when it has transforms."""
+        base, transforms = (ref.ref, tuple(ref.transforms)) if hasattr(ref, "transforms") else (ref, ())
+        value = self.read(env, base)
+        if not transforms:
+            return value
+        value, prefix, scope = self.unview(env, value, transforms)
+        variables = {var for transform in prefix for var in _variables(transform)}
+        return RefView(value.name, value.shape, value.dtype, True, tuple(prefix), {v: scope[v] for v in variables})
+
+    def unview(self, env, ref: Value, transforms):
+        """(the base ref, the whole chain of transforms from it, the
+        environment their variables are read in) of an access of `ref`
+        through `transforms`."""
+        if not isinstance(ref, RefView):
+            return ref, list(transforms or ()), env
+        base = Value(ref.name, ref.shape, ref.dtype, True)
+        return base, list(ref.prefix) + list(transforms or ()), collections.ChainMap(env, ref.scope)
 
     def window_shape(self, ref: Value, leading) -> tuple[int, ...]:
         return tuple(int(d) for d in leading[-1].get_indexer_shape()) if leading else ref.shape
@@ -90,6 +127,7 @@ class ViewOps:
 
     def load_view(self, env, ref: Value, transforms, shape, dtype, mask=None, other=None) -> Value:
         """A read of `ref` through `transforms` (indexers and views)."""
+        ref, transforms, env = self.unview(env, ref, transforms)
         leading, rest = split_transforms(transforms)
         if not rest:
             return self.load(ref, self.access(env, ref, leading), shape, dtype, mask, other)
@@ -103,6 +141,7 @@ class ViewOps:
 
     def store_view(self, env, ref: Value, transforms, value: Value, mask=None) -> None:
         """A write of `value` to `ref` through `transforms`."""
+        ref, transforms, env = self.unview(env, ref, transforms)
         leading, rest = split_transforms(transforms)
         access = self.access(env, ref, leading)
         if not rest:
@@ -116,3 +155,9 @@ class ViewOps:
         for transform, before in zip(reversed(rest), reversed(steps[:-1])):
             new = self.undo_view(env, before, transform, new)
         self.store(ref, access, new)
+
+
+def _variables(transform) -> list:
+    """The variables a transform holds (an indexer's dynamic starts and
+    sizes)."""
+    return [leaf for leaf in tree_util.tree_leaves(transform) if isinstance(leaf, core.Var)]
