@@ -127,3 +127,25 @@ def test_bitcasts_to_and_from_bits_match_xla(dtype):
                                                                                             jnp.uint32)))
     assert_same_values(in_kernel(lambda w: jax.lax.bitcast_convert_type(w, dtype), words),
                        jax.lax.bitcast_convert_type(words, dtype), f"uint32 to {ids(dtype)} x4")
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=ids)
+def test_scalar_bitcasts_in_smem_match_xla(dtype):
+    # A scalar read from SMEM bitcast to and from 8-bit types (JAX's
+    # test_bitcast_scalar): scalars, not blocks, on both sides.
+    from jax.experimental.pallas import tpu as pltpu
+
+    smem = pl.BlockSpec(memory_space=pltpu.SMEM)
+    for source, target in ((jnp.uint8, dtype), (jnp.int8, dtype), (dtype, jnp.uint8), (dtype, jnp.float8_e5m2)):
+        if source == target:
+            continue
+
+        def kernel(x_ref, o_ref, target=target):
+            o_ref[0] = jax.lax.bitcast_convert_type(x_ref[0], target)
+
+        x = jax.lax.bitcast_convert_type(jnp.asarray([0x3A], jnp.uint8), source)
+        got = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((1,), target), in_specs=[smem],
+                             out_specs=smem)(x)
+        want = jax.lax.bitcast_convert_type(x, target)
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8),
+                                      err_msg=f"{jnp.dtype(source).name} to {jnp.dtype(target).name}")

@@ -191,10 +191,16 @@ class MathOps:
         table = self.emit.dense(np.arange(256, dtype=np.uint8).view(dtype).astype(np.float32))
         emit = self.emit
 
-        def element_at(positions):
-            byte = emit.assign(f"tensor.extract {bits.name}[{', '.join(positions)}] : {bits.type}")
+        def value_of(byte: str) -> str:
             index = emit.assign(f"arith.index_castui {byte} : i8 to index")
             return emit.assign(f"tensor.extract {table.name}[{index}] : {table.type}")
+
+        if not bits.shape:
+            # A scalar (an SMEM element): no tensor to build.
+            return Value(value_of(bits.name), (), dtype)
+
+        def element_at(positions):
+            return value_of(emit.assign(f"tensor.extract {bits.name}[{', '.join(positions)}] : {bits.type}"))
 
         value = generic_by_position(emit, bits.shape, np.float32, element_at)
         return Value(value.name, bits.shape, dtype)
