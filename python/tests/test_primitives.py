@@ -102,6 +102,28 @@ def test_bitcast_convert_type_between_widths(source, target):
     np.testing.assert_array_equal(np.asarray(out).view(bits), np.asarray(expected).view(bits))
 
 
+@pytest.mark.parametrize("source,target", [(jnp.int8, jnp.int4), (jnp.uint8, jnp.uint4), (jnp.int4, jnp.int8),
+                                           (jnp.uint4, jnp.uint8), (jnp.int32, jnp.int4), (jnp.int4, jnp.float32),
+                                           (jnp.int16, jnp.uint4), (jnp.uint4, jnp.bfloat16), (jnp.int8, jnp.uint2),
+                                           (jnp.int2, jnp.uint8), (jnp.int4, jnp.uint2), (jnp.uint2, jnp.int4),
+                                           (jnp.int4, jnp.uint4), (jnp.uint4, jnp.int4)])
+def test_bitcast_convert_type_to_and_from_sub_byte_integers(source, target):
+    # 4- and 2-bit fields, the least significant first; signed ones read
+    # back sign-extended, as XLA's.
+    source_bits, target_bits = jnp.iinfo(source).bits, jnp.iinfo(target).bits if jnp.issubdtype(
+        target, jnp.integer) else jnp.finfo(target).bits
+    rng = np.random.default_rng(5)
+    shape = (4, 8) + ((target_bits // source_bits,) if target_bits > source_bits else ())
+    info = jnp.iinfo(source)
+    x = jnp.asarray(rng.integers(int(info.min), int(info.max) + 1, shape), source)
+    out = elementwise(lambda v: lax.bitcast_convert_type(v, target), x)
+    expected = lax.bitcast_convert_type(x, target)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    np.testing.assert_array_equal(np.asarray(out.astype(jnp.float32) if target_bits < 8 else out).view(np.uint8),
+                                  np.asarray(expected.astype(jnp.float32) if target_bits < 8 else expected)
+                                  .view(np.uint8))
+
+
 @pytest.mark.parametrize("source,target", [(jnp.bfloat16, jnp.uint32), (jnp.uint32, jnp.bfloat16),
                                            (jnp.int8, jnp.int32), (jnp.float32, jnp.float32)])
 def test_tpu_bitcast_packs_the_second_minor_dim(source, target):

@@ -132,7 +132,7 @@ class MathOps:
         itself (not an 8-bit float)."""
         dtype = np.dtype(dtype)
         source, target = bit_width(x.dtype), bit_width(dtype)
-        if np.bool_ in (x.dtype, dtype) or (source != target and (sub_byte(x.dtype) or sub_byte(dtype))):
+        if np.bool_ in (x.dtype, dtype):
             self.fail(f"bitcast_convert_type from {x.dtype} to {dtype}")
         if source == target:
             return self.bitcast(x, dtype)
@@ -205,17 +205,26 @@ class MathOps:
         value = generic_by_position(emit, bits.shape, np.float32, element_at)
         return Value(value.name, bits.shape, dtype)
 
+    def container_bits(self, x: Value) -> Value:
+        """`x`'s bits as an unsigned integer of its container's width: a
+        sub-byte value's own bits only, zero-extended over its byte."""
+        if sub_byte(x.dtype):
+            return self.bitcast(self.sub_byte_bits(x, extend_sign=False), np.uint8)
+        return self.bitcast(x, np.dtype(f"uint{bit_width(x.dtype)}"))
+
     def bitcast_to_narrower(self, x: Value, dtype) -> Value:
         """Each element's bits as a new last dim of narrower elements, the
-        least significant first (XLA's order)."""
+        least significant first (XLA's order). A sub-byte result holds its
+        field in the low bits of its byte (the walk sign-extends it)."""
         source, target = bit_width(x.dtype), bit_width(dtype)
-        count, narrow = source // target, np.dtype(f"uint{target}")
-        bits = self.bitcast(x, np.dtype(f"uint{source}"))
+        count, narrow = source // target, np.dtype(f"uint{max(target, 8)}")
+        bits = self.container_bits(x)
         parts = []
         for k in range(count):
-            shifted = self.arith("arith.shrui", bits, self.const_like(k * target, bits)) if k else bits
-            part = self.emit.op(f"arith.trunci {shifted.name} : {shifted.type} to {tensor_type(x.shape, narrow)}",
-                                x.shape, narrow)
+            part = self.arith("arith.shrui", bits, self.const_like(k * target, bits)) if k else bits
+            if element(part.dtype) != element(narrow):
+                part = self.emit.op(f"arith.trunci {part.name} : {part.type} to {tensor_type(x.shape, narrow)}",
+                                    x.shape, narrow)
             parts.append(self.reshape(part, x.shape + (1,)))
         packed = self.concatenate(parts, len(x.shape), x.shape + (count,), narrow)
         return self.bitcast(packed, dtype)
@@ -224,13 +233,15 @@ class MathOps:
         """The last dim's narrow elements joined into one wider element
         each, the first the least significant."""
         source, target = bit_width(x.dtype), bit_width(dtype)
-        count, wide = target // source, np.dtype(f"uint{target}")
+        count, wide = target // source, np.dtype(f"uint{max(target, 8)}")
         shape = x.shape[:-1]
         joined = None
         for k in range(count):
-            part = self.reshape(self.extract_slice(x, [0] * (len(shape)) + [k], shape + (1,)), shape)
-            part = self.bitcast(part, np.dtype(f"uint{source}"))
-            part = self.emit.op(f"arith.extui {part.name} : {part.type} to {tensor_type(shape, wide)}", shape, wide)
+            part = self.container_bits(self.reshape(self.extract_slice(x, [0] * (len(shape)) + [k], shape + (1,)),
+                                                    shape))
+            if element(part.dtype) != element(wide):
+                part = self.emit.op(f"arith.extui {part.name} : {part.type} to {tensor_type(shape, wide)}", shape,
+                                    wide)
             if k:
                 part = self.arith("arith.shli", part, self.const_like(k * source, part))
             joined = part if joined is None else self.arith("arith.ori", joined, part)
