@@ -19,10 +19,15 @@ from jax.experimental.pallas import tpu as pltpu
 import tessel.jax as tessel_jax
 
 
+def mesh_and_rows(cores: int):
+    """A mesh of `cores` TensorCores and an input of 8 rows per core."""
+    mesh = pltpu.create_tensorcore_mesh("core", num_cores=cores)
+    return mesh, jnp.arange(cores * 8 * 128, dtype=jnp.float32).reshape(cores * 8, 128)
+
+
 @pytest.mark.parametrize("cores", [1, 2, 4])
 def test_pl_kernel_gives_each_core_its_rows(cores):
-    mesh = pltpu.create_tensorcore_mesh("core", num_cores=cores)
-    x = jnp.arange(cores * 8 * 128, dtype=jnp.float32).reshape(cores * 8, 128)
+    mesh, x = mesh_and_rows(cores)
 
     @jax.jit
     def double(x):
@@ -166,11 +171,54 @@ def test_a_barrier_of_all_cores_then_a_reduction_over_shared_memory():
     np.testing.assert_allclose(np.asarray(total(x)), np.tile(expected, (cores, 1)), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("cores", [1, 2])
+def test_a_kernel_capturing_a_traced_scalar(cores):
+    # pl.kernel's body closes over a jit argument: the scalar is an operand
+    # of the call, a value (not a ref) in the kernel.
+    mesh = pltpu.create_tensorcore_mesh("core", num_cores=cores)
+    x = jnp.arange(4 * 8 * 128, dtype=jnp.int32).reshape(4, 8, 128)
+
+    @jax.jit
+    def pick(x, i):
+        @functools.partial(pl.kernel, out_type=jax.ShapeDtypeStruct((cores, 8, 128), jnp.int32), mesh=mesh)
+        def kernel(x_hbm, o_hbm):
+            core = jax.lax.axis_index("core")
+            pltpu.sync_copy(x_hbm.at[(i + core) % 4], o_hbm.at[core])
+
+        return kernel(x)
+
+    for i in range(4):
+        expected = np.stack([np.asarray(x)[(i + c) % 4] for c in range(cores)])
+        np.testing.assert_array_equal(np.asarray(pick(x, i)), expected)
+
+
+def test_signals_to_cores_named_by_device_id():
+    # In a core_map, `device_id={"core": c}` names a core of the mesh (JAX's
+    # test_can_signal_cores): every core signals every core, then waits.
+    cores = 3
+    mesh, x = mesh_and_rows(cores)
+
+    @jax.jit
+    def rotate(x):
+        @functools.partial(pl.kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), mesh=mesh,
+                           scratch_types=[pltpu.VMEM_SHARED(x.shape, x.dtype), pltpu.SemaphoreType.REGULAR])
+        def kernel(x_hbm, o_hbm, shared, arrived):
+            core = jax.lax.axis_index("core")
+            pltpu.sync_copy(x_hbm.at[pl.ds(core * 8, 8)], shared.at[pl.ds(core * 8, 8)])
+            for other in range(cores):
+                pl.semaphore_signal(arrived, device_id={"core": other})
+            pl.semaphore_wait(arrived, cores)
+            pltpu.sync_copy(shared.at[pl.ds(((core + 1) % cores) * 8, 8)], o_hbm.at[pl.ds(core * 8, 8)])
+
+        return kernel(x)
+
+    np.testing.assert_array_equal(np.asarray(rotate(x)), np.roll(np.asarray(x), -8, axis=0))
+
+
 def test_scoped_shared_memory_in_core_map():
     # run_scoped buffers in VMEM_SHARED are one for all cores too.
     cores = 2
-    mesh = pltpu.create_tensorcore_mesh("core", num_cores=cores)
-    x = jnp.arange(cores * 8 * 128, dtype=jnp.float32).reshape(cores * 8, 128)
+    mesh, x = mesh_and_rows(cores)
 
     @jax.jit
     def swapped(x):

@@ -9,7 +9,7 @@ import re
 
 import jax.numpy as jnp
 import numpy as np
-from jax._src import core
+from jax._src import core, state
 from jax._src.pallas import core as pallas_core
 from jax._src.pallas.mosaic.random import is_pallas_impl
 
@@ -296,10 +296,15 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
     translator.grid_names = {name: axis for axis, name in enumerate(grid_names or ()) if name is not None}
     refs = []
     for index, var in enumerate(jaxpr.invars):
-        aval = var.aval
-        inner = physical(aval.inner_aval)
+        inner = physical(getattr(var.aval, "inner_aval", var.aval))
         refs.append(Value(f"%r{index}", tuple(inner.shape), _ref_dtype(inner.dtype), ref=True))
     env = dict(zip(jaxpr.invars, refs))
+    for var, ref in zip(jaxpr.invars, refs):
+        if not isinstance(var.aval, state.AbstractRef):
+            # A value, not a ref: an array the kernel body captured (a
+            # `pl.kernel` closing over a traced scalar), passed whole; the
+            # kernel reads it where it starts.
+            env[var] = translator.load(ref, None, ref.shape, ref.dtype)
     translator.read_only = {refs[i].name: i for i in range(num_scalars) if i not in written}
     # `pl.run_scoped` (and `jax.empty_ref`) buffers become more scratch of
     # the call: one buffer per scope, private to each program like the

@@ -57,13 +57,25 @@ def _count(ctx, op: str, ref: Value, indices: list[str], amount: Value, core: st
 def semaphore_signal(ctx):
     sem, transforms, inc, device_id, core_index = tree_util.tree_unflatten(ctx.params["args_tree"], ctx.eqn.invars)
     if device_id is not None:
-        ctx.fail("a semaphore signal to another device (device_id)")
+        core_index = _core_of(ctx, device_id, core_index)
     ref, indices = semaphore_at(ctx, sem, transforms)
     amount = ctx.tr.convert(ctx.read(inc), np.int32)
     # To another core of the mesh (`core_index`): that core's semaphore.
     core = ctx.tr.as_index(ctx.read(core_index)) if core_index is not None else None
     _count(ctx, "signal", ref, indices, amount, core)
     return []
+
+
+def _core_of(ctx, device_id, core_index):
+    """The core a signal's `device_id` names when it names the kernel's
+    own core axis (`device_id={"core": i}` in a `core_map`: a core of the
+    mesh, not another device)."""
+    names = getattr(ctx.tr, "grid_names", {})
+    if isinstance(device_id, dict) and len(device_id) == 1 and core_index is None:
+        ((name, index),) = device_id.items()
+        if names.get(name) == 0:
+            return index
+    ctx.fail("a semaphore signal to another device (device_id)")
 
 
 @rule("semaphore_wait", reads_operands=False)
