@@ -2,7 +2,6 @@
 left in HBM with `memory_space=pl.ANY`) through Tessel, against numpy."""
 
 import functools
-import inspect
 
 import jax
 import jax.numpy as jnp
@@ -125,18 +124,27 @@ def test_empty_refs_are_scratch_buffers():
     np.testing.assert_array_equal(np.asarray(run(x)), np.asarray(x) * 2 + 1)
 
 
-def test_a_dma_of_a_dynamic_size_is_refused_at_the_users_line():
-    # DMA windows have static sizes in Tessel's IR: pl.ds of a traced size
-    # (pl.BoundedSlice pipelines) is refused where the copy is written.
-    def kernel(n_ref, x_hbm, o_ref, buf, sem):
-        n = n_ref[0]
-        pltpu.make_async_copy(x_hbm.at[pl.ds(0, n)], buf.at[pl.ds(0, n)], sem).start()  # DYNAMIC
+@pytest.mark.parametrize("mode", ["eager", "on_wait"])
+@pytest.mark.parametrize("start,rows", [(0, 8), (3, 5), (7, 1), (2, 0)])
+def test_dmas_of_windows_of_traced_size(mode, start, rows):
+    # pl.ds of a traced size on both sides (what pl.BoundedSlice pipelines
+    # copy): the rows in the window are copied, the rest of the buffer
+    # keeps its values, and the wait waits for exactly the rows' bytes.
+    def kernel(window_ref, x_hbm, o_ref, buf, sem):
+        first, count = window_ref[0], window_ref[1]
+        buf[...] = jnp.full(buf.shape, -1.0, jnp.float32)
+        copy = pltpu.make_async_copy(x_hbm.at[pl.ds(first, count)], buf.at[pl.ds(8 - count, count)], sem)
+        copy.start()
+        copy.wait()
         o_ref[...] = buf[...]
 
-    line = inspect.getsourcelines(kernel)[1] + 2
     call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
                           in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec(memory_space=pl.ANY)],
-                          scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA])
-    message = rf"test_dma\.py:{line}: .*DMA of a window of dynamic size \(\?, 128\)"
-    with pytest.raises(NotImplementedError, match=message):
-        jax.jit(call).lower(jnp.array([4], jnp.int32), jnp.zeros((8, 128), jnp.float32))
+                          scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA],
+                          compiler_params=tessel.jax.CompilerParams(dma_execution_mode=mode))
+    x = jnp.arange(16 * 128, dtype=jnp.float32).reshape(16, 128)
+    out = jax.jit(call)(jnp.array([start, rows], jnp.int32), x)
+    expected = np.full((8, 128), -1.0, np.float32)
+    expected[8 - rows:] = np.asarray(x)[start:start + rows]
+    np.testing.assert_array_equal(np.asarray(out), expected)
+

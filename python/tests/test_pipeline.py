@@ -142,3 +142,22 @@ def test_pipeline_over_transformed_refs():
                                  out_shape=jax.ShapeDtypeStruct((32, 128), jnp.int32)))(x)
     bits = np.asarray(x).view(np.int32)
     np.testing.assert_array_equal(np.asarray(out)[16:32], bits[8:24] + 1)
+
+
+def test_bounded_slice_blocks_of_traced_sizes():
+    # pl.BoundedSlice: each step's block is a window of a size read from
+    # SMEM (at most the bound), copied in and out by DMAs of traced size.
+    bounds = np.array([[0, 3], [3, 8], [8, 11], [11, 16]], np.int32)[::-1]
+
+    def kernel(bounds_ref, x_hbm, o_hbm):
+        def index_map(i):
+            return (pl.ds(bounds_ref[i, 0], bounds_ref[i, 1] - bounds_ref[i, 0]), 0)
+
+        spec = pl.BlockSpec((pl.BoundedSlice(8), 128), index_map)
+        pltpu.emit_pipeline(lambda x_ref, o_ref: o_ref.__setitem__(..., x_ref[...] * 2), grid=(len(bounds),),
+                            in_specs=[spec], out_specs=spec)(x_hbm, o_hbm)
+
+    x = jnp.arange(16 * 128, dtype=jnp.float32).reshape(16, 128)
+    out = jax.jit(pl.pallas_call(kernel, in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM), ANY], out_specs=ANY,
+                                 out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype)))(jnp.asarray(bounds), x)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * 2)

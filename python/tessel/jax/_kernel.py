@@ -65,6 +65,9 @@ class KernelTranslator(ShapeOps, RefOps, ViewOps, ControlFlowOps, MathOps, Reduc
         # The pipeline bodies being translated, outermost first
         # (`_pipelines.PipelineLevel`: their program ids).
         self.pipeline_levels: list = []
+        # id(a pl.ds of traced size) -> the offset of the one row a DMA
+        # copies now (`_semaphores._dma_by_rows`).
+        self.row_slices: dict = {}
 
     # ----- values -------------------------------------------------------
     def read(self, env, atom) -> Value:

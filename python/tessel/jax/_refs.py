@@ -78,6 +78,11 @@ class RefOps:
         size, stride), ("scalar", offset) or ("array", i32 Value); offsets
         are (index name, static value or None)."""
         if isinstance(index, indexing.Slice):
+            if id(index) in self.row_slices:
+                # One row of a window of traced size (`_semaphores._dma_by_rows`).
+                return ("slice", self.row_slices[id(index)], 1)
+            if isinstance(index.size, core.Var):
+                self.fail("a load or store of a window of traced size (pl.ds of a traced size; DMAs copy those)")
             if index.stride != 1:
                 return ("strided", self.offset(env, index.start), int(index.size), int(index.stride))
             return ("slice", self.offset(env, index.start), int(index.size))

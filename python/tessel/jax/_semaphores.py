@@ -6,7 +6,8 @@ programs start, as a TPU core's are. `pl.semaphore_signal/wait/read` are
 `block.semaphore_*` ops; an async copy's start is a `block.dma_start`,
 which copies when it starts (as JAX's interpreter does in its eager mode)
 and counts its bytes on its semaphore, and its wait a semaphore wait for
-the source window's bytes. A worker's semaphores are its own, so a wait
+the source window's bytes (a window of traced size: a loop of one-row
+DMAs, and a wait for their bytes). A worker's semaphores are its own, so a wait
 its count cannot satisfy is reported where it stands (the kernel's line),
 never a hang. On a TensorCore mesh (`pl.kernel`, `core_map`) the cores run
 at once and signal each other (`core_index=`): a wait there waits until
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 from jax import tree_util
+from jax._src import core
+from jax._src.state import indexing
 
 from tessel.jax._emit import Value, is_float
 from tessel.jax._refs import DynamicWindow, ref_and_transforms, view_type
@@ -101,6 +104,26 @@ def _dma_bytes(ctx, src) -> int:
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 
+def _dma_count(ctx, src) -> Value:
+    """The i32 bytes of a DMA's source window, computed at run time for a
+    window of traced size (its rows' bytes times their number)."""
+    tr = ctx.tr
+    ref, transforms = ref_and_transforms(src)
+    rows = _traced_slices(transforms)
+    if not rows:
+        return tr.emit.constant(_dma_bytes(ctx, src), np.int32)
+    if len(rows) != 1:
+        ctx.fail("a DMA of windows of traced size other than one pl.ds of traced size on each side")
+    aval = ref.aval
+    for transform in transforms:
+        aval = transform.transform_type(aval)
+    inner = getattr(aval, "inner_aval", aval)
+    row_bytes = int(np.prod([d for d in inner.shape if isinstance(d, (int, np.integer))], dtype=np.int64)) * \
+        np.dtype(inner.dtype).itemsize
+    number = tr.convert(ctx.read(rows[0].size), np.int32)
+    return tr.arith("arith.muli", number, tr.emit.constant(row_bytes, np.int32))
+
+
 def _static_view(ctx, ref):
     """`view_type(ref)`; a window of dynamic size is refused at the
     user's line (DMA sizes are static in Tessel's IR)."""
@@ -135,19 +158,27 @@ def dma_start(ctx):
     if device_id is not None:
         ctx.fail("a remote DMA (device_id)")
     (src_ref, src_transforms), (dst_ref, dst_transforms) = ref_and_transforms(src), ref_and_transforms(dst)
-    (src_shape, src_dtype), (dst_shape, dst_dtype) = _static_view(ctx, src), _static_view(ctx, dst)
-    if src_shape != dst_shape or src_dtype != dst_dtype:
-        ctx.fail(f"a DMA from a {src_shape} {src_dtype} window to a {dst_shape} {dst_dtype} one")
     sem_ref, sem_transforms = ref_and_transforms(dst_sem)
     semaphore, indices = semaphore_at(ctx, sem_ref, sem_transforms)
     source, src_transforms, src_env = tr.unview(ctx.env, ctx.read(src_ref), src_transforms)
     target, dst_transforms, dst_env = tr.unview(ctx.env, ctx.read(dst_ref), dst_transforms)
+    add = " add" if ctx.params.get("add") else ""
+
+    def start(src_window, dst_window):
+        tr.emit.line(f"block.dma_start {source.name}{src_window}, {target.name}{dst_window}, "
+                     f"{_semaphore_text(semaphore, indices)}{add} : {source.type}, {target.type}, {semaphore.type}")
+
+    rows = _traced_slices(src_transforms), _traced_slices(dst_transforms)
+    if any(rows):
+        _dma_by_rows(ctx, (src_env, source, src_transforms), (dst_env, target, dst_transforms), rows, start)
+        return []
+    (src_shape, src_dtype), (dst_shape, dst_dtype) = _static_view(ctx, src), _static_view(ctx, dst)
+    if src_shape != dst_shape or src_dtype != dst_dtype:
+        ctx.fail(f"a DMA from a {src_shape} {src_dtype} window to a {dst_shape} {dst_dtype} one")
     src_window = _window(ctx, src_env, source, src_transforms)
     dst_window = _window(ctx, dst_env, target, dst_transforms)
     if src_window is not None and dst_window is not None:
-        add = " add" if ctx.params.get("add") else ""
-        tr.emit.line(f"block.dma_start {source.name}{src_window}, {target.name}{dst_window}, "
-                     f"{_semaphore_text(semaphore, indices)}{add} : {source.type}, {target.type}, {semaphore.type}")
+        start(src_window, dst_window)
         return []
     # Through views or index arrays: the copy as values, then its count.
     value = tr.load_view(src_env, source, src_transforms, src_shape, src_dtype)
@@ -160,6 +191,41 @@ def dma_start(ctx):
     return []
 
 
+def _traced_slices(transforms) -> list:
+    """The `pl.ds` slices of traced size among a chain's indexers (a
+    `pl.BoundedSlice` block's window)."""
+    return [index for transform in transforms if isinstance(transform, indexing.NDIndexer)
+            for index in transform.indices
+            if isinstance(index, indexing.Slice) and isinstance(index.size, core.Var)]
+
+
+def _dma_by_rows(ctx, src_side, dst_side, rows, start) -> None:
+    """A DMA between windows of a traced size along one dim (the same on
+    both sides) as a loop of one-row DMAs on the same semaphore: Tessel's
+    DMA windows have static sizes, and the rows' bytes add up to the
+    window's, which its wait waits for (`_dma_bytes`)."""
+    tr = ctx.tr
+    (src_env, source, src_transforms), (dst_env, target, dst_transforms) = src_side, dst_side
+    (src_rows, dst_rows) = rows
+    if len(src_rows) != 1 or len(dst_rows) != 1 or split_transforms(src_transforms)[1] or \
+            split_transforms(dst_transforms)[1]:
+        ctx.fail("a DMA of windows of traced size other than one pl.ds of traced size on each side")
+    (src_row,), (dst_row,) = src_rows, dst_rows
+    count = tr.as_index(tr.read(src_env, src_row.size))
+    step, row = tr.emit.index(1), tr.emit.fresh()
+    loc = tr.emit.loc
+    tr.emit.line(f"scf.for {row} = {tr.emit.index(0)} to {count} step {step} {{", located=False)
+    tr.emit.depth += 1
+    tr.row_slices = {id(src_row): tr.offset_plus(tr.offset(src_env, src_row.start), (row, None), 1),
+                     id(dst_row): tr.offset_plus(tr.offset(dst_env, dst_row.start), (row, None), 1)}
+    try:
+        start(_window(ctx, src_env, source, src_transforms), _window(ctx, dst_env, target, dst_transforms))
+    finally:
+        tr.row_slices = {}
+    tr.emit.depth -= 1
+    tr.emit.lines.append("  " * tr.emit.depth + "} " + loc)
+
+
 @rule("dma_wait", reads_operands=False)
 def dma_wait(ctx):
     """A copy's wait: its destination semaphore's count for the source
@@ -170,6 +236,5 @@ def dma_wait(ctx):
         ctx.fail("a remote DMA (device_id)")
     sem_ref, sem_transforms = ref_and_transforms(dst_sem)
     semaphore, indices = semaphore_at(ctx, sem_ref, sem_transforms)
-    count = ctx.tr.emit.constant(_dma_bytes(ctx, src), np.int32)
-    _count(ctx, "wait", semaphore, indices, count)
+    _count(ctx, "wait", semaphore, indices, _dma_count(ctx, src))
     return []
