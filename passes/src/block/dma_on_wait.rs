@@ -117,7 +117,7 @@ pub(super) fn wait(op: &Op, site: usize) -> Lowering {
            {}\
          }}",
         op.has("concurrent"),
-        record_wait_fault("%site")
+        record_wait_fault("", "%site")
     );
     let text = format!(
         "{}\n{}\nfunc.func @template({}) {{\n{body}return\n}}",

@@ -44,13 +44,14 @@ pub(super) fn wait_fault_global() -> String {
     format!("memref.global @{WAIT_FAULT} : memref<i64> = dense<0>")
 }
 
-/// Body text recording the fault site `site` (an i64 SSA value) in
+/// Body text recording the fault site `site` (an i64 SSA value that
+/// `definition`, text placed after the global is read, may define) in
 /// `WAIT_FAULT`: positive for a wait that can never be satisfied, negated
 /// for one that timed out.
-pub(super) fn record_wait_fault(site: &str) -> String {
+pub(super) fn record_wait_fault(definition: &str, site: &str) -> String {
     format!(
         "%fault = memref.get_global @{WAIT_FAULT} : memref<i64>\n\
-         memref.store {site}, %fault[] : memref<i64>\n"
+         {definition}memref.store {site}, %fault[] : memref<i64>\n"
     )
 }
 
@@ -122,13 +123,12 @@ pub(super) fn wait(op: &Op, site: usize) -> Lowering {
            %left = arith.subi %count, %amount : i32\n\
            memref.store %left, %sem[{indices}] : {sem}\n\
          }} else {{\n\
-           %site = arith.constant {site} : i64\n\
            {}\
          }}\n\
          return\n}}",
         wait_fault_global(),
         join(&params),
-        record_wait_fault("%site")
+        record_wait_fault(&format!("%site = arith.constant {site} : i64\n"), "%site")
     );
     Ok((text, op.operands()))
 }
@@ -163,7 +163,6 @@ fn concurrent_wait(op: &Op, site: usize) -> Lowering {
              %alive = func.call @{pause}(%deadline) : (i64) -> i1\n\
              scf.if %alive {{\n\
              }} else {{\n\
-               %site = arith.constant -{site} : i64\n\
                {}\
              }}\n\
              scf.yield %alive : i1\n\
@@ -176,7 +175,7 @@ fn concurrent_wait(op: &Op, site: usize) -> Lowering {
         wait_fault_global(),
         wait_declarations().join("\n"),
         join(&params),
-        record_wait_fault("%site")
+        record_wait_fault(&format!("%site = arith.constant -{site} : i64\n"), "%site")
     );
     Ok((text, op.operands()))
 }
