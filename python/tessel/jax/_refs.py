@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 from jax import tree_util
-from jax._src import core, state
+from jax._src import core
 from jax._src.state import indexing
 
 from tessel.jax import _gather
 from tessel.jax._emit import ScalarWrite, Value, is_float, physical, tensor_type
 from tessel.jax._registry import rule
-from tessel.jax._views import RefView
+from tessel.jax._views import RefView, ref_and_transforms
 
 
 class RefOps:
@@ -343,20 +343,20 @@ def addupdate(ctx):
     return []
 
 
-def ref_and_transforms(ref) -> tuple:
-    if isinstance(ref, state.TransformedRef):
-        return ref.ref, ref.transforms
-    return ref, ()
+def view_aval(ref):
+    """The aval of a ref (a jaxpr variable, or a `TransformedRef` of one)
+    seen through its transforms (its dims of traced size not ints)."""
+    ref, transforms = ref_and_transforms(ref)
+    aval = ref.aval
+    for transform in transforms:
+        aval = transform.transform_type(aval)
+    return physical(getattr(aval, "inner_aval", aval))
 
 
 def view_type(ref) -> tuple[tuple[int, ...], np.dtype]:
     """(shape, dtype) of a ref (a jaxpr variable, or a `TransformedRef` of
     one) seen through its transforms."""
-    ref, transforms = ref_and_transforms(ref)
-    aval = ref.aval
-    for transform in transforms:
-        aval = transform.transform_type(aval)
-    inner = physical(getattr(aval, "inner_aval", aval))
+    inner = view_aval(ref)
     if not all(isinstance(d, (int, np.integer)) for d in inner.shape):
         shape = ", ".join(str(int(d)) if isinstance(d, (int, np.integer)) else "?" for d in inner.shape)
         raise DynamicWindow(f"a window of dynamic size ({shape}) (pl.BoundedSlice, pl.ds of a traced size)")

@@ -22,9 +22,9 @@ from jax._src import core
 from jax._src.state import indexing
 
 from tessel.jax._emit import Value, is_float
-from tessel.jax._refs import DynamicWindow, ref_and_transforms, view_type
+from tessel.jax._refs import DynamicWindow, view_aval, view_type
 from tessel.jax._registry import rule
-from tessel.jax._views import split_transforms
+from tessel.jax._views import ref_and_transforms, split_transforms
 
 
 def semaphore_at(ctx, sem, transforms) -> tuple[Value, list[str]]:
@@ -108,16 +108,12 @@ def _dma_count(ctx, src) -> Value:
     """The i32 bytes of a DMA's source window, computed at run time for a
     window of traced size (its rows' bytes times their number)."""
     tr = ctx.tr
-    ref, transforms = ref_and_transforms(src)
-    rows = _traced_slices(transforms)
+    rows = _traced_slices(ref_and_transforms(src)[1])
     if not rows:
         return tr.emit.constant(_dma_bytes(ctx, src), np.int32)
     if len(rows) != 1:
         ctx.fail("a DMA of windows of traced size other than one pl.ds of traced size on each side")
-    aval = ref.aval
-    for transform in transforms:
-        aval = transform.transform_type(aval)
-    inner = getattr(aval, "inner_aval", aval)
+    inner = view_aval(src)
     row_bytes = int(np.prod([d for d in inner.shape if isinstance(d, (int, np.integer))], dtype=np.int64)) * \
         np.dtype(inner.dtype).itemsize
     number = tr.convert(ctx.read(rows[0].size), np.int32)
@@ -203,7 +199,7 @@ def _dma_by_rows(ctx, src_side, dst_side, rows, start) -> None:
     """A DMA between windows of a traced size along one dim (the same on
     both sides) as a loop of one-row DMAs on the same semaphore: Tessel's
     DMA windows have static sizes, and the rows' bytes add up to the
-    window's, which its wait waits for (`_dma_bytes`)."""
+    window's, which its wait waits for (`_dma_count`)."""
     tr = ctx.tr
     (src_env, source, src_transforms), (dst_env, target, dst_transforms) = src_side, dst_side
     (src_rows, dst_rows) = rows

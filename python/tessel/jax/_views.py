@@ -20,10 +20,17 @@ import dataclasses
 
 import numpy as np
 from jax import tree_util
-from jax._src import core
+from jax._src import core, state
 from jax._src.state import indexing, types
 
 from tessel.jax._emit import Value
+
+
+def ref_and_transforms(ref) -> tuple:
+    """(the ref variable, its transforms) of a ref or a `TransformedRef`."""
+    if isinstance(ref, state.TransformedRef):
+        return ref.ref, ref.transforms
+    return ref, ()
 
 
 def split_transforms(transforms) -> tuple[list, list]:
@@ -51,7 +58,7 @@ class ViewOps:
     def ref_view(self, env, ref) -> Value:
         """The value of `ref` (a ref variable, or a `TransformedRef` of one
         whose variables `env` holds), a `RefView` when it has transforms."""
-        base, transforms = (ref.ref, tuple(ref.transforms)) if hasattr(ref, "transforms") else (ref, ())
+        base, transforms = ref_and_transforms(ref)
         value = self.read(env, base)
         if not transforms:
             return value
