@@ -72,3 +72,38 @@ def test_random_revisited_blocks_follow_the_interpreter(seed):
     got = jax.jit(revisited_call(shape, block, revisits, semantics, interpret=False))()
     expected = revisited_call(shape, block, revisits, semantics, interpret=True)()
     np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-6, atol=1e-6)
+
+
+def aliased_call(shape, block, revisits, interpret):
+    """An input aliased to the output, its block the same for `revisits`
+    programs in a row: each reads the input as it was before the first of
+    them (a TPU fetches a block when its index changes only), whatever the
+    earlier ones wrote to the output it aliases."""
+    grid = (pl.cdiv(shape[0], block[0]), pl.cdiv(shape[1], block[1]), revisits)
+
+    def kernel(x_ref, o_ref):
+        k = pl.program_id(2)
+        o_ref[...] = x_ref[...] * 2.0 + k.astype(jnp.float32)
+
+    spec = pl.BlockSpec(block, lambda i, j, k: (i, j))
+    return pl.pallas_call(kernel, grid=grid, in_specs=[spec], out_specs=spec,
+                          out_shape=jax.ShapeDtypeStruct(shape, jnp.float32), input_output_aliases={0: 0},
+                          compiler_params=pltpu.CompilerParams(
+                              dimension_semantics=("parallel", "parallel", "arbitrary")),
+                          interpret=interpret)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_revisited_aliased_inputs_follow_the_tpu_interpreter(seed):
+    # The bug this pins: each program snapshotted the aliased input afresh,
+    # so the k-th revisit read what the (k-1)-th wrote (JAX's
+    # test_dynamic_grid_and_aliasing got x + iters instead of x + 1).
+    rng = np.random.default_rng(100 + seed)
+    block = (8, int(rng.choice([128, 256])))
+    shape = tuple(int(rng.integers(1, 3) * b) for b in block)
+    revisits = int(rng.integers(2, 5))
+    x = jnp.asarray(rng.standard_normal(shape, dtype=np.float32))
+    got = jax.jit(aliased_call(shape, block, revisits, interpret=False))(x)
+    expected = aliased_call(shape, block, revisits, interpret=pltpu.InterpretParams())(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(x) * 2 + (revisits - 1))

@@ -242,8 +242,11 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     // at the program's start (`%snap<i>`, type): a view of the array would
     // show the kernel its own writes. A `full` spec is the array itself
     // (Pallas' pl.ANY: memory in HBM, which input and output share), as
-    // in the interpreter.
-    let snapshots: Vec<Option<(String, String)>> = operands
+    // in the interpreter. Consecutive programs with the same block (along
+    // the trailing arbitrary axes its index map does not use) share one
+    // snapshot, taken on the first of them: a TPU fetches a block only
+    // when its index changes, so they all read the array as it was then.
+    let snapshots: Vec<Option<Snapshot>> = operands
         .iter()
         .enumerate()
         .map(|(i, (operand, is_output))| {
@@ -251,7 +254,11 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
             (!is_output && aliased && !operand.spec.full).then(|| {
                 let raw_type = value_type(operand.value.to_raw());
                 let shape: Vec<String> = operand.spec.block_shape.iter().flatten().map(i64::to_string).collect();
-                (format!("%snap{i}"), memref_text(&shape, &print_type(shaped_element(raw_type)), None))
+                Snapshot {
+                    name: format!("%snap{i}"),
+                    r#type: memref_text(&shape, &print_type(shaped_element(raw_type)), None),
+                    revisits: revisit_axes(&operand.spec, &semantics),
+                }
             })
         })
         .collect();
@@ -362,6 +369,11 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
             for kept in refs.iter().filter_map(|r| r.kept.as_ref()).filter(|kept| kept.outermost_axis == axis) {
                 body.push_str(&kept.allocation);
             }
+            for snapshot in snapshots.iter().flatten() {
+                if snapshot.revisits.iter().min() == Some(&axis) {
+                    emit_line!(body, "{} = memref.alloc() : {}", snapshot.name, snapshot.r#type);
+                }
+            }
             let upper = if grid[axis] == DYNAMIC { format!("%dg{axis}") } else { format!("%c{}", grid[axis]) };
             emit_line!(body, "scf.for %g{axis} = %c0 to {upper} step %c1 {{");
             closers.push(format!("}} {{{ARBITRARY_AXIS} = {axis} : i64}}\n"));
@@ -389,10 +401,28 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
             };
             program.push_str(before);
             match snapshot {
-                Some((name, snapshot_type)) => {
+                Some(Snapshot { name, r#type: snapshot_type, revisits }) if revisits.is_empty() => {
                     emit_line!(
                         program,
                         "{name} = memref.alloc() : {snapshot_type}\nmemref.copy {value}, {name} : {type} to {snapshot_type}"
+                    );
+                    arguments.push((name.clone(), snapshot_type.clone()));
+                }
+                Some(Snapshot { name, r#type: snapshot_type, revisits }) => {
+                    // Allocated before the revisiting loops; taken where
+                    // they are all at 0.
+                    let firsts: Vec<String> = revisits
+                        .iter()
+                        .map(|axis| {
+                            let first = format!("{name}_first{axis}");
+                            emit_line!(program, "{first} = arith.cmpi eq, %g{axis}, %c0 : index");
+                            first
+                        })
+                        .collect();
+                    let first = emit_conjunction(&mut program, &firsts, &format!("{name}_first")).unwrap_or_default();
+                    emit_line!(
+                        program,
+                        "scf.if {first} {{\nmemref.copy {value}, {name} : {type} to {snapshot_type}\n}}"
                     );
                     arguments.push((name.clone(), snapshot_type.clone()));
                 }
@@ -556,6 +586,15 @@ fn poison_scratch(body: &mut String, k: usize, r#type: &str) {
         body,
         "%poison{k} = arith.constant {value}\nlinalg.fill ins(%poison{k} : {element}) outs(%scratch{k} : {type})"
     );
+}
+
+/// An aliased input's copy, taken before the program (or, along
+/// `revisits`, before the first of the programs that share its block).
+struct Snapshot {
+    name: String,
+    r#type: String,
+    /// The trailing arbitrary axes the input's index map does not use.
+    revisits: Vec<usize>,
 }
 
 /// The trailing arbitrary axes along which consecutive programs visit the
