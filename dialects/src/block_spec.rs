@@ -297,19 +297,20 @@ impl BlockSpec {
     /// Pallas' rule: at least one element of each block is in bounds. For
     /// blocked specs the block must start inside the array; for unblocked
     /// ones the offset must fall inside the (virtually padded) array.
-    pub fn check_in_bounds(&self, shape: &[i64], point: &[i64]) -> Result<(), String> {
+    /// `operand` names the spec's operand in the error (`input #0`).
+    pub fn check_in_bounds(&self, shape: &[i64], point: &[i64], operand: &str) -> Result<(), String> {
         if self.full {
             return Ok(());
         }
-        let indices = self
-            .indices_at(point)
-            .ok_or_else(|| format!("index map divides by zero or overflows at grid point {point:?}"))?;
-        self.check_indices(shape, point, &indices)
+        let indices = self.indices_at(point).ok_or_else(|| {
+            format!("BlockSpec of {operand}: index map divides by zero or overflows at grid point {point:?}")
+        })?;
+        self.check_indices(shape, point, &indices, operand)
     }
 
     /// `check_in_bounds` for the block `indices` a program's index map or
     /// function gave.
-    pub fn check_indices(&self, shape: &[i64], point: &[i64], indices: &[i64]) -> Result<(), String> {
+    pub fn check_indices(&self, shape: &[i64], point: &[i64], indices: &[i64], operand: &str) -> Result<(), String> {
         for (dim, ((&index, &size), &extent)) in indices.iter().zip(&self.block_sizes()).zip(shape).enumerate() {
             let (start, limit, what) = if self.unblocked {
                 let padded = self.padding.get(dim).map_or(0, |(lo, hi)| lo + hi);
@@ -318,10 +319,12 @@ impl BlockSpec {
                 (index.saturating_mul(size), extent, "array")
             };
             if start < 0 || start >= limit {
+                // Worded as JAX's TPU interpreter words it, for those who
+                // match its errors.
                 return Err(format!(
-                    "at grid point {point:?} the block starts at element {start} of dimension {dim}, \
-                     outside the {what} of size {limit}; at least one element of each block must be in \
-                     bounds"
+                    "Out-of-bounds block index {indices:?} for {operand} at grid point {point:?}: the block \
+                     starts at element {start} of dimension {dim}, outside the {what} of size {limit}; at least \
+                     one element of each block must be in bounds"
                 ));
             }
         }

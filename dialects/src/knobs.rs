@@ -207,6 +207,33 @@ pub const DMA_MODE: Knob = Knob {
            suffices; a DMA never waited for never copies). Race-free kernels give the same results in both",
 };
 
+pub const OUT_OF_BOUNDS_READS: Knob = Knob {
+    flag: Some("out-of-bounds-reads"),
+    cli: Cli::Value,
+    value_name: "MODE",
+    attribute: "tessel.out_of_bounds_reads",
+    kind: Kind::Choice(&["unchecked", "raise", "uninitialized"]),
+    default: "unchecked",
+    target: Target::Cpu,
+    help: "Check kernels' ref accesses and block indices against the shapes they index (JAX's \
+           InterpretParams.out_of_bounds_reads): unchecked (default), raise (an out-of-bounds read or write is an \
+           error naming its line), or uninitialized (an out-of-bounds read gives uninitialized values, see \
+           --uninitialized-memory; a write is an error)",
+};
+
+pub const UNINITIALIZED_MEMORY: Knob = Knob {
+    flag: Some("uninitialized-memory"),
+    cli: Cli::Value,
+    value_name: "FILL",
+    attribute: "tessel.uninitialized_memory",
+    kind: Kind::Choice(&["unset", "nan", "zero"]),
+    default: "unset",
+    target: Target::Cpu,
+    help: "What scratch, the padding of partial blocks and out-of-bounds reads hold before a kernel writes them \
+           (JAX's InterpretParams.uninitialized_memory): unset (default: zero padding, scratch as allocated), nan \
+           (NaN, the integer maximum, true) or zero",
+};
+
 pub const PAD_TILES: Knob = Knob {
     flag: Some("pad-tiles"),
     cli: Cli::Switch,
@@ -413,6 +440,8 @@ pub static ALL: &[&Knob] = &[
     &NUM_THREADS,
     &GRID_ORDER,
     &DMA_MODE,
+    &OUT_OF_BOUNDS_READS,
+    &UNINITIALIZED_MEMORY,
     &PAD_TILES,
     &VECTOR_BITS,
     &VECTOR_REGISTERS,

@@ -28,6 +28,11 @@ pub use raw_op::RawOp;
 /// read and report it).
 pub const OUT_OF_BOUNDS_FLAG: &str = "__tessel_out_of_bounds";
 
+/// The module attribute listing the operands whose blocks compiled code
+/// checks (strings: `input 0 of @kernel (called at loc)`), by the code
+/// `OUT_OF_BOUNDS_FLAG` records, counted from 1 (grid-to-loops writes it).
+pub const BLOCK_OPERANDS: &str = "tessel.block_operands";
+
 /// The public i64 global in which checked code (the emulated GPU's
 /// kernels; CPU code under `BOUNDS_CHECKS`) records an access outside the
 /// memory it addresses: 0 for none, else the access's site, counted from 1
@@ -87,6 +92,16 @@ pub const DMA_FUNCTIONS: [&str; 3] = ["__tessel_dma_start_", "__tessel_dma_wait"
 
 /// The element types a queued DMA copies, by the code `start_` takes.
 pub const DMA_ELEMENTS: [&str; 9] = ["f16", "bf16", "f32", "f64", "i1", "i8", "i16", "i32", "i64"];
+
+/// The public i64 global in which kernels checked under
+/// `tessel.out_of_bounds_reads` (`tessel-check-ref-accesses`) record the
+/// first ref access outside its ref: 0 for none, else the access's site,
+/// counted from 1 in the module's `REF_ACCESSES` list (the JIT reports it).
+pub const ACCESS_FAULT: &str = "__tessel_access_fault";
+
+/// The module attribute listing the checked ref accesses (strings: what
+/// the error says, the access's location included).
+pub const REF_ACCESSES: &str = "tessel.ref_accesses";
 
 /// The module attribute listing the semaphore waits (strings: the op and
 /// its location).

@@ -15,9 +15,12 @@ use tessel_dialects::knobs;
 // GPU) can ask for them by name.
 
 /// Pallas semantics: check the specs, define integer division and shifts
-/// for every operand, run the grid as loops over blocks, inline the per-call-site
-/// kernels; arbitrary-axis loops prefetch the blocks of later steps.
-pub const GRID: &[&str] = &[SEMANTICS, "grid-to-loops", "tessel-prefetch", "inline", "symbol-dce"];
+/// for every operand, check kernels' ref accesses when asked
+/// (`tessel.out_of_bounds_reads`), run the grid as loops over blocks,
+/// inline the per-call-site kernels; arbitrary-axis loops prefetch the
+/// blocks of later steps.
+pub const GRID: &[&str] =
+    &[SEMANTICS, "tessel-check-ref-accesses", "grid-to-loops", "tessel-prefetch", "inline", "symbol-dce"];
 
 /// Kernel bodies to linalg, contractions as register tiles.
 pub const KERNELS: &[&str] = &[

@@ -34,6 +34,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &transforms::tessel_strip_signedness::PASS,
     &transforms::tessel_total_division::PASS,
     &transforms::tessel_saturating_shifts::PASS,
+    &block::tessel_check_ref_accesses::PASS,
     &grid::grid_to_loops::PASS,
     &grid::tessel_prefetch::PASS,
     &cpu::tessel_true_masks::PASS,

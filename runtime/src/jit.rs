@@ -9,7 +9,8 @@ use mlir_sys::{
 use std::ffi::c_void;
 
 use tessel_dialects::{
-    BOUNDS_FAULT, CHECKED_ACCESSES, OUT_OF_BOUNDS_FLAG, PRINT_FORMATS, PRINT_FUNCTIONS, SEMAPHORE_WAITS, WAIT_FAULT,
+    ACCESS_FAULT, BLOCK_OPERANDS, BOUNDS_FAULT, CHECKED_ACCESSES, OUT_OF_BOUNDS_FLAG, PRINT_FORMATS, PRINT_FUNCTIONS,
+    REF_ACCESSES, SEMAPHORE_WAITS, WAIT_FAULT,
 };
 
 /// OpenMP, which runs the parallel grid of compiled code.
@@ -29,8 +30,18 @@ pub enum JitError {
     UnknownEntry(String),
     #[error("calling @{0} failed")]
     Call(String),
-    #[error("a program's block had no element in bounds (Pallas requires one); those programs were skipped")]
-    OutOfBounds,
+    /// A program's block had no element in its array (the flag holds the
+    /// operand's code in the module's `BLOCK_OPERANDS`).
+    #[error(
+        "Out-of-bounds block index in a program for {}: its block has no element in the array (Pallas \
+         requires one); those programs were skipped",
+        .operand.as_deref().unwrap_or("an operand")
+    )]
+    OutOfBounds { code: i32, operand: Option<String> },
+    /// A kernel's ref access fell outside the ref, under
+    /// `tessel.out_of_bounds_reads` (the site's text says which and where).
+    #[error("{}", .access.as_deref().unwrap_or("Out-of-bounds access of a ref (an unlisted access)"))]
+    AccessOutOfBounds { site: i64, access: Option<String> },
     /// `TESSEL_CPU` names a CPU the JIT cannot target on this host.
     #[error("{0}")]
     Cpu(String),
@@ -114,6 +125,8 @@ pub struct EntryPoint {
     out_of_bounds: *mut i32,
     /// The bounds checks' fault global (null when the module has none).
     fault: *mut i64,
+    /// The ref access checks' fault global (null when the module has none).
+    access_fault: *mut i64,
     /// The semaphore waits' fault global (null when the module has none).
     wait_fault: *mut i64,
     /// Whether the module prints (`block.print`): its calls run one at a
@@ -156,7 +169,7 @@ impl EntryPoint {
             // SAFETY: the flag is the live module's i32 global.
             unsafe { self.out_of_bounds.write(0) };
         }
-        for fault in [self.fault, self.wait_fault] {
+        for fault in [self.fault, self.wait_fault, self.access_fault] {
             if !fault.is_null() {
                 // SAFETY: a fault is one of the live module's i64 globals.
                 unsafe { fault.write(0) };
@@ -177,8 +190,14 @@ impl EntryPoint {
         }
         drop(printing);
         // SAFETY: as for the write above.
-        if !self.out_of_bounds.is_null() && unsafe { self.out_of_bounds.read() } != 0 {
-            return Err(JitError::OutOfBounds);
+        let code = if self.out_of_bounds.is_null() { 0 } else { unsafe { self.out_of_bounds.read() } };
+        if code != 0 {
+            return Err(JitError::OutOfBounds { code, operand: None });
+        }
+        // SAFETY: as for the write above.
+        let site = if self.access_fault.is_null() { 0 } else { unsafe { self.access_fault.read() } };
+        if site != 0 {
+            return Err(JitError::AccessOutOfBounds { site, access: None });
         }
         // SAFETY: as for the write above.
         let site = if self.fault.is_null() { 0 } else { unsafe { self.fault.read() } };
@@ -206,6 +225,10 @@ pub struct Jit {
     accesses: Vec<String>,
     /// The module's semaphore waits (its `tessel.semaphore_waits`), by site - 1.
     waits: Vec<String>,
+    /// The operands whose blocks are checked (`tessel.block_operands`), by code - 1.
+    block_operands: Vec<String>,
+    /// The checked ref accesses (`tessel.ref_accesses`), by site - 1.
+    ref_accesses: Vec<String>,
     /// The module's print formats (its `tessel.print_formats`), by site.
     formats: Vec<String>,
     /// The print sites' value types (`tessel.print_types`), by site.
@@ -252,6 +275,8 @@ impl Jit {
             return Err(JitError::Compile);
         }
         let (accesses, waits) = (module_strings(module, CHECKED_ACCESSES), module_strings(module, SEMAPHORE_WAITS));
+        let (block_operands, ref_accesses) =
+            (module_strings(module, BLOCK_OPERANDS), module_strings(module, REF_ACCESSES));
         let formats = module_strings(module, PRINT_FORMATS);
         let print_types = module_strings(module, tessel_dialects::PRINT_TYPES);
         // Kernels allocate through a per-thread cache of freed blocks (see
@@ -308,7 +333,7 @@ impl Jit {
             // grid/cores.rs), unranked memrefs passed as (rank, descriptor).
             unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), *function) };
         }
-        Ok(Self { engine, accesses, waits, formats, print_types })
+        Ok(Self { engine, accesses, waits, block_operands, ref_accesses, formats, print_types })
     }
 
     /// The compiled `entry` (a function with a C interface).
@@ -333,6 +358,8 @@ impl Jit {
         let fault = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(BOUNDS_FAULT).to_raw()) };
         // SAFETY: as for the entry's lookup.
         let wait_fault = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(WAIT_FAULT).to_raw()) };
+        // SAFETY: as for the entry's lookup.
+        let access_fault = unsafe { mlirExecutionEngineLookup(self.engine, StringRef::new(ACCESS_FAULT).to_raw()) };
         // SAFETY: the engine's packed wrappers (`_mlir_<name>`, which
         // LookupPacked finds) all have the signature `void(void**)`.
         let packed = unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn(*mut *mut c_void)>(found) };
@@ -341,6 +368,7 @@ impl Jit {
             out_of_bounds: flag.cast(),
             fault: fault.cast(),
             wait_fault: wait_fault.cast(),
+            access_fault: access_fault.cast(),
             prints: !self.formats.is_empty(),
         })
     }
@@ -379,6 +407,12 @@ impl Jit {
         let listed = |sites: &[String], site: i64| usize::try_from(site - 1).ok().and_then(|k| sites.get(k)).cloned();
         match error {
             JitError::BoundsFault { site, .. } => JitError::BoundsFault { site, access: listed(&self.accesses, site) },
+            JitError::OutOfBounds { code, .. } => {
+                JitError::OutOfBounds { code, operand: listed(&self.block_operands, code.into()) }
+            }
+            JitError::AccessOutOfBounds { site, .. } => {
+                JitError::AccessOutOfBounds { site, access: listed(&self.ref_accesses, site) }
+            }
             JitError::UnsatisfiedWait { site, .. } => {
                 JitError::UnsatisfiedWait { site, wait: listed(&self.waits, site) }
             }

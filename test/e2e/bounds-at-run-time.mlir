@@ -8,8 +8,8 @@
 // RUN: tessel run %s --entry in_bounds | FileCheck %s --check-prefix=OK
 // RUN: tessel-opt %s --grid-verify-specs --grid-to-loops | FileCheck %s --check-prefix=LOOPS
 
-// COMPILED: tessel: error: a program's block had no element in bounds (Pallas requires one); those programs were skipped
-// INTERPRETED: tessel: error: interpreter: at grid point [5] the block starts at element 100000 of dimension 0, outside the array of size 100000
+// COMPILED: tessel: error: Out-of-bounds block index in a program for output #0 of @kernel (called at {{.*}}bounds-at-run-time.mlir:{{[0-9]+}}:{{[0-9]+}}): its block has no element in the array (Pallas requires one); those programs were skipped
+// INTERPRETED: tessel: error: interpreter: Out-of-bounds block index [100000] for operand #0 at grid point [5]: the block starts at element 100000 of dimension 0, outside the array of size 100000
 // OK: arg0: memref<131073xi32>
 // OK-NEXT: [     0      1      2 ... 131070 131071 131072]
 // LOOPS: memref.global @__tessel_out_of_bounds : memref<i32> = dense<0>

@@ -5,7 +5,7 @@
 
 func.func @k(%o: memref<2x3xi32>) { return }
 func.func @f(%o: memref<8x6xi32>) {
-  // expected-error @+1 {{BlockSpec of output #0: at grid point [4, 0] the block starts at element 8 of dimension 0, outside the array of size 8; at least one element of each block must be in bounds}}
+  // expected-error @+1 {{Out-of-bounds block index [4, 0] for output #0 at grid point [4, 0]: the block starts at element 8 of dimension 0, outside the array of size 8; at least one element of each block must be in bounds}}
   grid.call @k grid [5, 2] ins() outs(%o : memref<8x6xi32>)
       in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (i, j)>]
   return
@@ -15,7 +15,7 @@ func.func @f(%o: memref<8x6xi32>) {
 
 func.func @k(%x: memref<4xf32>, %o: memref<4xf32>) { return }
 func.func @f(%x: memref<16xf32>, %o: memref<16xf32>) {
-  // expected-error @+1 {{BlockSpec of input #0: at grid point [2] the block starts at element -4 of dimension 0}}
+  // expected-error @+1 {{Out-of-bounds block index [-1] for input #0 at grid point [2]: the block starts at element -4 of dimension 0}}
   grid.call @k grid [4] ins(%x : memref<16xf32>) outs(%o : memref<16xf32>)
       in_specs [#grid.block<[4], (i) -> (1 - i)>]
       out_specs [#grid.block<[4], (i) -> (i)>]
@@ -27,7 +27,7 @@ func.func @f(%x: memref<16xf32>, %o: memref<16xf32>) {
 func.func @k(%o: memref<2x3xi32>) { return }
 func.func @f(%o: memref<7x7xi32>) {
   // The padded array is 8x9: offsets up to 6 rows and 6 columns are fine, 9 is not.
-  // expected-error @+1 {{at grid point [0, 3] the block starts at element 9 of dimension 1, outside the padded array of size 9}}
+  // expected-error @+1 {{for output #0 at grid point [0, 3]: the block starts at element 9 of dimension 1, outside the padded array of size 9}}
   grid.call @k grid [4, 4] ins() outs(%o : memref<7x7xi32>)
       in_specs [] out_specs [#grid.block<[2, 3], (i, j) -> (2 * i, 3 * j), unblocked pad [[1, 0], [2, 0]]>]
   return
@@ -48,7 +48,7 @@ func.func @f(%o: memref<8x6xi32>) {
 func.func @k(%o: memref<4xf32>) { return }
 func.func @f(%o: memref<1048576xf32>) {
   // Too many programs to enumerate: linear maps are checked at the corners.
-  // expected-error @+1 {{at grid point [524287] the block starts at element 2097148 of dimension 0}}
+  // expected-error @+1 {{for output #0 at grid point [524287]: the block starts at element 2097148 of dimension 0}}
   grid.call @k grid [524288] ins() outs(%o : memref<1048576xf32>)
       in_specs [] out_specs [#grid.block<[4], (i) -> (i)>]
   return

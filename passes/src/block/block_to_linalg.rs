@@ -37,6 +37,7 @@ use super::{dma_on_wait, predicated, prints, semaphores};
 use crate::support::handles::{context_of, location_of, next_of, rank_of, raw_op, value_type};
 use crate::support::ir::defining_op;
 use crate::support::template::{emit, emit_line};
+use crate::support::uninitialized::Fill;
 use crate::{
     PassDefinition, PassError,
     grid::in_place,
@@ -109,7 +110,7 @@ fn copies_between_refs(module: OperationRef<'static, '_>) -> Result<(), PassErro
 
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     copies_between_refs(module)?;
-    let poison = raw_op(module.to_raw()).has(knobs::POISON.attribute);
+    let poison = Fill::of(raw_op(module.to_raw()));
     // The semaphore waits' sites, for the fault their failure records.
     let mut waits = raw_op(module.to_raw()).strings(tessel_dialects::SEMAPHORE_WAITS);
     let mut concurrent_waits = false;
@@ -307,7 +308,7 @@ fn mask_is_true(op: &Op) -> bool {
     op.has(crate::cpu::tessel_true_masks::MASK_TRUE)
 }
 
-fn load(op: &Op, poison: bool) -> Lowering {
+fn load(op: &Op, poison: Fill) -> Lowering {
     let segments = op.segments();
     let (offsets, mut has_mask, mut has_other) = (segments[1], segments[2] == 1, segments[3] == 1);
     if segments.get(4) == Some(&1) {
@@ -375,7 +376,7 @@ fn store(op: &Op) -> Lowering {
     let (offsets, mut has_mask) = (segments[2], segments[3] == 1);
     if segments.get(4) == Some(&1) {
         // Stores have no padding value to choose.
-        return predicated::indexed_access(op, false);
+        return predicated::indexed_access(op, Fill::Unset);
     }
     let mut operands = op.operands();
     if has_mask && mask_is_true(op) {

@@ -5,3 +5,4 @@ mod dma_on_wait;
 mod predicated;
 mod prints;
 mod semaphores;
+pub mod tessel_check_ref_accesses;

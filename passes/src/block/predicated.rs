@@ -7,6 +7,7 @@
 use super::block_to_linalg::{Lowering, Op, Shaped, buffer_text, operand_type, result_type, tensor_text};
 use crate::support::ir::{identity_map, join, map_dims, parallel_iterators};
 use crate::support::template::{emit, emit_line};
+use crate::support::uninitialized::Fill;
 
 /// `%p<d>` = `%o<d>` + the generic's index `d`, for predicated accesses.
 fn window_indices(body: &mut String, rank: usize) -> String {
@@ -61,7 +62,7 @@ fn close_reading_generic(body: &mut String, block: &Shaped) {
 }
 
 /// A masked load of a window: each element read only where the mask holds.
-pub(super) fn predicated_load(op: &Op, poison: bool) -> Lowering {
+pub(super) fn predicated_load(op: &Op, poison: Fill) -> Lowering {
     let segments = op.segments();
     let (offsets, has_other) = (segments[1], segments[3] == 1);
     let r#ref = operand_type(op, 0);
@@ -76,11 +77,7 @@ pub(super) fn predicated_load(op: &Op, poison: bool) -> Lowering {
         params.push(format!("%other: {}", result.element));
         "%other".to_string()
     } else {
-        emit_line!(
-            body,
-            "%unset = arith.constant {}",
-            crate::grid::block_refs::padding_constant(&result.element, poison)
-        );
+        emit_line!(body, "%unset = arith.constant {}", poison.constant(&result.element));
         "%unset".to_string()
     };
     let mask = ("%mask".into(), mask_type, identity_map(rank), "%m".into(), "i1".into());
@@ -138,7 +135,7 @@ pub(super) fn predicated_store(op: &Op) -> Lowering {
 /// the indexed dimension. Gathers clamp that position into the ref (JAX's
 /// rule); scatters drop elements outside it. Masked-off elements read
 /// `other` (or the padding value) and are not written.
-pub(super) fn indexed_access(op: &Op, poison: bool) -> Lowering {
+pub(super) fn indexed_access(op: &Op, poison: Fill) -> Lowering {
     let store = op.name() == "block.store";
     let segments = op.segments();
     let first = store as usize;
@@ -195,7 +192,7 @@ pub(super) fn indexed_access(op: &Op, poison: bool) -> Lowering {
         );
     } else {
         if !has_other {
-            emit_line!(body, "%unset = arith.constant {}", crate::grid::block_refs::padding_constant(e, poison));
+            emit_line!(body, "%unset = arith.constant {}", poison.constant(e));
         }
         open_reading_generic(&mut body, &block, &inputs);
     }

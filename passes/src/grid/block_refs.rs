@@ -10,6 +10,7 @@
 use super::grid_to_loops::Options;
 use crate::support::ir::{ShapedKind, join, shaped_type_text};
 use crate::support::template::{emit, emit_conjunction, emit_line};
+use crate::support::uninitialized::Fill;
 use tessel_dialects::{BlockSpec, IndexExpr, Operand};
 
 /// Row-major strides of an identity-layout array.
@@ -35,27 +36,6 @@ fn affine_text(expr: &IndexExpr) -> String {
         IndexExpr::FloorDiv(l, r) => format!("({} floordiv {})", affine_text(l), affine_text(r)),
         IndexExpr::CeilDiv(l, r) => format!("({} ceildiv {})", affine_text(l), affine_text(r)),
     }
-}
-
-/// The value a padded block is filled with (also what a masked-off
-/// element of a predicated load without `other` reads).
-pub(crate) fn padding_constant(element: &str, poison: bool) -> String {
-    let value = match (element, poison) {
-        ("f32", true) => "0x7FC00000",
-        ("f64", true) => "0x7FF8000000000000",
-        ("f16", true) => "0x7E00",
-        ("bf16", true) => "0x7FC0",
-        (float, false) if float.starts_with('f') || float == "bf16" => "0.0",
-        // `arith.constant false` is typed by the keyword alone.
-        ("i1", _) => return "false".to_string(),
-        ("index", true) => "-9223372036854775808",
-        (int, true) if int.starts_with('i') => {
-            let bits: u32 = int[1..].parse().unwrap_or(64);
-            return format!("{} : {element}", -(1i128 << (bits - 1)));
-        }
-        _ => "0",
-    };
-    format!("{value} : {element}")
 }
 
 /// Text for one operand's ref, around the kernel call.
@@ -123,7 +103,7 @@ pub(super) fn operand_ref(
     target: BlockTarget,
     options: Options,
 ) -> RefText {
-    let Options { poison, versioned, .. } = options;
+    let Options { poison, versioned, uninitialized_reads, .. } = options;
     let BlockTarget { grid, scalars, is_output, revisits } = target;
     let grid_rank = grid.len();
     let spec: &BlockSpec = &operand.spec;
@@ -187,8 +167,13 @@ pub(super) fn operand_ref(
     // A block must start in the array (blocked) or its offset fall in the
     // padded array (unblocked): checked at run time where not provable.
     let provable = spec.bounds_provable(grid);
+    // An input block wholly out of bounds may instead read as
+    // uninitialized memory: staged, with nothing of the array in it.
+    // (Those the verifier found out are not errors then: every input block
+    // may be out.)
+    let staged_when_out = uninitialized_reads && !is_output && !spec.unblocked;
     let mut conditions = Vec::new();
-    for d in (0..sizes.len()).filter(|_| !provable) {
+    for d in (0..sizes.len()).filter(|_| !provable && !staged_when_out) {
         let (low, high) = match spec.padding.get(d) {
             Some(&(low, high)) if spec.unblocked => (-low, operand.shape[d] + high),
             _ => (0, operand.shape[d]),
@@ -205,7 +190,7 @@ pub(super) fn operand_ref(
     }
     let in_bounds = emit_conjunction(&mut offsets, &conditions, &format!("%in{index}_"));
     let mut before = String::new();
-    let partial = spec.unblocked || kept.iter().any(|&d| operand.shape[d] % sizes[d] != 0);
+    let partial = spec.unblocked || staged_when_out || kept.iter().any(|&d| operand.shape[d] % sizes[d] != 0);
     let kernel_shape: Vec<String> = kept.iter().map(|&d| sizes[d].to_string()).collect();
     let kept_strides: Vec<i64> = kept.iter().map(|&d| array_strides[d]).collect();
     let unit_strides = |count: usize| join(vec!["1"; count]);
@@ -279,7 +264,7 @@ pub(super) fn operand_ref(
             "{buffer} = memref.alloc() : {buffer_type}\n\
              %pad{index} = arith.constant {}\n\
              linalg.fill ins(%pad{index} : {element}) outs({buffer} : {buffer_type})\n",
-            padding_constant(element, poison)
+            poison.constant(element)
         )
     };
     // The in-bounds part of the array (`%<name>_src`) and where it sits in
@@ -327,7 +312,7 @@ pub(super) fn operand_ref(
                  %pad{index} = arith.constant {}\n\
                  linalg.fill ins(%pad{index} : {element}) outs({kept} : {buffer_type})\n{}}}\n\
                  {buffer} = memref.cast {kept} : {buffer_type} to {buffer_type}\n",
-                padding_constant(element, poison),
+                poison.constant(element),
                 fill_in(&kept, dst_type)
             )
         }
@@ -352,7 +337,7 @@ pub(super) fn operand_ref(
                 );
             }
             // (Not for a kept block: views past the end keep nothing there.)
-            let past_end = !poison
+            let past_end = poison == Fill::Unset
                 && first_visit.is_none()
                 && !spec.unblocked
                 && spec.index_function.is_none()

@@ -46,8 +46,11 @@
 //! becomes private for symbol-dce); its blocks are bounds-checked at run
 //! time like those of maps that cannot be checked here.
 
+use super::fills;
+use crate::support::diagnostics::location_text;
 use crate::support::handles::{context_of, location_of, operation_ref, raw_op, shaped_element, value_type};
 use crate::support::template::{emit, emit_conjunction, emit_line};
+use crate::support::uninitialized::Fill;
 use crate::{
     PassDefinition, PassError,
     grid::block_refs::{BlockTarget, memref_text, operand_ref},
@@ -69,7 +72,9 @@ use melior::{
 };
 use mlir_sys::*;
 use tessel_dialects::knobs;
-use tessel_dialects::{AxisSemantics, BlockSpec, DYNAMIC, GridCall, OUT_OF_BOUNDS_FLAG, Operand, find_symbol};
+use tessel_dialects::{
+    AxisSemantics, BLOCK_OPERANDS, BlockSpec, DYNAMIC, GridCall, OUT_OF_BOUNDS_FLAG, Operand, find_symbol,
+};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "grid-to-loops",
@@ -82,23 +87,30 @@ pub static PASS: PassDefinition = PassDefinition {
 fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let calls = collect_operations(module, |name| name == GridCall::NAME);
     let options = Options {
-        poison: module.has_attribute(knobs::POISON.attribute),
+        poison: Fill::of(raw_op(module.to_raw())),
         reversed: knobs::GRID_ORDER.integer_or(raw_op(module.to_raw()), 0) == 1,
         // A GPU's staging buffer lives in workgroup memory, which a view
         // of the array cannot stand in for (nor share a type with): its
         // whole blocks get a kernel version of their own.
         versioned: module.has_attribute(knobs::CHIP.attribute),
         dma_on_wait: knobs::DMA_MODE.integer_or(raw_op(module.to_raw()), 0) == 1,
+        uninitialized_reads: knobs::OUT_OF_BOUNDS_READS.integer_or(raw_op(module.to_raw()), 0) == 2,
     };
     let mut kernels = Vec::new();
+    // The operands whose blocks are checked, by the code the error flag
+    // records (from 1).
+    let mut checked = raw_op(module.to_raw()).strings(BLOCK_OPERANDS);
     for (index, (raw, _)) in calls.into_iter().enumerate() {
         let call = GridCall::new(operation_ref(raw)).expect("collected above");
         kernels.push(call.callee());
-        match lower_call(module.to_raw(), &call, index, options) {
+        match lower_call(module.to_raw(), &call, index, options, &mut checked) {
             Ok(()) => {}
             Err(LowerError::Call(message)) => return Err(PassError::at(call.operation().location(), message)),
             Err(LowerError::At(op, message)) => return Err(PassError::at(location_of(op), message)),
         }
+    }
+    if !checked.is_empty() {
+        raw_op(module.to_raw()).set_strings(BLOCK_OPERANDS, &checked);
     }
     // Kernels run only through grid.call (grid.program_id means nothing
     // elsewhere): once every call has its specialization, they go.
@@ -121,12 +133,17 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
 /// program (CPU).
 #[derive(Clone, Copy)]
 pub(super) struct Options {
-    pub(super) poison: bool,
+    /// What padding and fresh scratch hold.
+    pub(super) poison: Fill,
     pub(super) reversed: bool,
     pub(super) versioned: bool,
     /// DMAs copy on waits (`tessel.dma_mode`): fresh semaphores drop the
     /// copies queued on them.
     pub(super) dma_on_wait: bool,
+    /// An input block with no element in bounds reads as uninitialized
+    /// memory (`tessel.out_of_bounds_reads` uninitialized, as JAX's TPU
+    /// interpreter) rather than being an error.
+    pub(super) uninitialized_reads: bool,
 }
 
 /// Why a call could not be lowered: at the call, or at an op of its kernel.
@@ -169,7 +186,13 @@ fn is_called(module: OperationRef, name: &str) -> bool {
     called
 }
 
-fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Options) -> Result<(), LowerError> {
+fn lower_call(
+    module: MlirOperation,
+    call: &GridCall,
+    index: usize,
+    options: Options,
+    checked: &mut Vec<String>,
+) -> Result<(), LowerError> {
     let reversed = options.reversed;
     let context = context_of(call.operation().to_raw());
     let inputs = call.inputs().map_err(|e| e.to_string())?;
@@ -298,6 +321,14 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
     for value in &constants {
         emit_line!(body, "%c{value} = arith.constant {value} : index");
     }
+    if matches!(options.poison, Fill::Nan | Fill::Zero) {
+        let unaliased = operands.iter().enumerate().filter(|(_, (operand, is_output))| {
+            *is_output && inputs.iter().all(|input| input.value.to_raw().ptr != operand.value.to_raw().ptr)
+        });
+        for (i, (operand, _)) in unaliased {
+            fills::fill_unwritten_output(&mut body, i, value_type(operand.value.to_raw()), options.poison);
+        }
+    }
     // A negative size runs no program (no launch of a negative count; the
     // interpreter reports it as an error).
     for a in &dynamic_axes {
@@ -316,8 +347,8 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
                 // Semaphores start at zero with each worker, as a TPU
                 // core's do with each kernel.
                 cores::zero_semaphores(body, k, r#type, on_wait);
-            } else if options.poison && !options.versioned {
-                poison_scratch(body, k, r#type);
+            } else if options.poison.fills_scratch() && !options.versioned {
+                fills::poison_scratch(body, k, r#type, options.poison);
             }
         }
     };
@@ -453,17 +484,39 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
         versions.push((name, types));
     }
     // Programs whose blocks could not be proven in bounds are checked here;
-    // one that fails is skipped and raises the module's error flag.
-    let checks: Vec<String> = refs.iter().filter_map(|r| r.in_bounds.clone()).collect();
+    // one that fails is skipped and records in the module's error flag the
+    // first operand whose block is out (its code in `BLOCK_OPERANDS`).
+    let location = location_text(location_of(call.operation().to_raw()));
+    let mut codes = Vec::new();
+    for (i, r) in refs.iter().enumerate() {
+        let Some(in_bounds) = &r.in_bounds else { continue };
+        let (is_output, position) = if i < inputs.len() { (false, i) } else { (true, i - inputs.len()) };
+        let role = if is_output { "output" } else { "input" };
+        checked.push(format!("{role} #{position} of @{} (called at {location})", call.callee()));
+        codes.push((in_bounds.clone(), checked.len()));
+    }
+    let checks: Vec<String> = codes.iter().map(|(in_bounds, _)| in_bounds.clone()).collect();
     let guarded = !checks.is_empty();
     match emit_conjunction(&mut body, &checks, "%ok") {
         Some(all) => {
+            // The code of the first operand out: a chain of selects from
+            // the last one.
+            let mut record = String::new();
+            let mut code = String::from("%code_none");
+            emit_line!(record, "{code} = arith.constant 0 : i32");
+            for (k, (in_bounds, operand)) in codes.iter().enumerate().rev() {
+                emit_line!(
+                    record,
+                    "%code_{k}_out = arith.constant {operand} : i32\n\
+                     %code_{k} = arith.select {in_bounds}, {code}, %code_{k}_out : i32"
+                );
+                code = format!("%code_{k}");
+            }
             emit!(
                 body,
-                "scf.if {all} {{\n{program}}} else {{\n\
+                "scf.if {all} {{\n{program}}} else {{\n{record}\
                  %flag = memref.get_global @{OUT_OF_BOUNDS_FLAG} : memref<i32>\n\
-                 %raised = arith.constant 1 : i32\n\
-                 memref.store %raised, %flag[] : memref<i32>\n}}\n"
+                 memref.store {code}, %flag[] : memref<i32>\n}}\n"
             );
         }
         None => body.push_str(&program),
@@ -573,19 +626,6 @@ fn lower_call(module: MlirOperation, call: &GridCall, index: usize, options: Opt
         .chain(dynamic_values)
         .collect();
     template::replace(context, call.operation().to_raw(), &text, &operand_values).map_err(|e| LowerError::Call(e.0))
-}
-
-/// Fills scratch `%scratch<k>` of type `type` with the poison value
-/// (`tessel.poison`: NaN, the integer minimum), as a TPU poisons fresh
-/// VMEM buffers for checking and the interpreter its scratch: a kernel
-/// that reads scratch it never wrote sees it.
-fn poison_scratch(body: &mut String, k: usize, r#type: &str) {
-    let element = r#type.trim_end_matches('>').rsplit(['x', '<']).next().unwrap_or("f32");
-    let value = crate::grid::block_refs::padding_constant(element, true);
-    emit_line!(
-        body,
-        "%poison{k} = arith.constant {value}\nlinalg.fill ins(%poison{k} : {element}) outs(%scratch{k} : {type})"
-    );
 }
 
 /// An aliased input's copy, taken before the program (or, along

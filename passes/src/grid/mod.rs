@@ -3,6 +3,7 @@
 
 pub(crate) mod block_refs;
 pub(crate) mod cores;
+mod fills;
 pub mod grid_to_loops;
 pub mod grid_verify_specs;
 pub mod in_place;

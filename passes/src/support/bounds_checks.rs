@@ -536,37 +536,80 @@ impl Check {
 /// result; the other branch raises the fault flag with `site` (and a load
 /// gives zeros).
 fn guard(op: MlirOperation, check: &Check, ok: &str, site: i64) -> Result<(), TemplateError> {
+    let zero = match raw_op(op).results().first() {
+        Some(&value) => Some(crate::emulate::privatize::zero(value_type(value)).map_err(TemplateError)?),
+        None => None,
+    };
+    let guarded = Guarded { parameters: &check.parameters, arguments: &check.arguments, body: &check.body, ok };
+    guard_op(op, &guarded, BOUNDS_FAULT, site, zero.as_deref())
+}
+
+/// Ops recording `site` in the i64 global `fault` unless an earlier fault
+/// is there: the error names the first access that failed, as an
+/// interpreter stopping there would.
+pub(crate) fn record_first_fault(fault: &str, site: i64) -> String {
+    format!(
+        "%flag = memref.get_global @{fault} : memref<i64>\n\
+         %recorded = memref.load %flag[] : memref<i64>\n\
+         %none = arith.constant 0 : i64\n\
+         %first = arith.cmpi eq, %recorded, %none : i64\n\
+         scf.if %first {{\n\
+         %site = arith.constant {site} : i64\n\
+         memref.store %site, %flag[] : memref<i64>\n}}\n"
+    )
+}
+
+/// A check `guard_op` puts an op under: template parameters and the
+/// values bound to them, the body computing the `i1` named `ok`.
+pub(crate) struct Guarded<'a> {
+    pub(crate) parameters: &'a [String],
+    pub(crate) arguments: &'a [MlirValue],
+    pub(crate) body: &'a str,
+    pub(crate) ok: &'a str,
+}
+
+/// Inlines `check` before `op` and moves `op` into an `scf.if` on its
+/// `ok`; the other branch records `site` in the i64 global `fault` (site 0:
+/// records nothing) and, for an op with a result, yields `fallback` (an
+/// `arith.constant` operand, `value : type`).
+pub(crate) fn guard_op(
+    op: MlirOperation,
+    check: &Guarded,
+    fault: &str,
+    site: i64,
+    fallback: Option<&str>,
+) -> Result<(), TemplateError> {
     let result = raw_op(op).results().first().copied();
-    // The loaded value's type and its zero, yielded by both branches (the
-    // first branch's zero stands in for the op's result until it moves in).
-    let (arrow, yields, returned) = match result {
-        None => (String::new(), String::new(), "  return\n".to_string()),
-        Some(value) => {
+    // The loaded value's type and its fallback, yielded by both branches
+    // (the first branch's stands in for the op's result until it moves in).
+    let (arrow, yields, returned) = match (result, fallback) {
+        (Some(value), Some(fallback)) => {
             let r#type = print_type(value_type(value));
-            let zero = crate::emulate::privatize::zero(value_type(value)).map_err(TemplateError)?;
             (
                 format!(" -> {}", r#type),
-                format!("    %zero = arith.constant {zero}\n    scf.yield %zero : {}\n", r#type),
+                format!("    %fallback = arith.constant {fallback}\n    scf.yield %fallback : {}\n", r#type),
                 format!("  return %guarded : {}\n", r#type),
             )
         }
+        (Some(_), None) => return Err(TemplateError("a guarded op with a result needs a fallback value".into())),
+        (None, _) => (String::new(), String::new(), "  return\n".to_string()),
     };
     let named = if result.is_some() { "%guarded = " } else { "" };
+    let record = if site == 0 { String::new() } else { record_first_fault(fault, site) };
     let text = format!(
-        "memref.global @{BOUNDS_FAULT} : memref<i64> = dense<0>\n\
-         func.func @template({}){arrow} {{\n{}  {named}scf.if {ok}{arrow} {{\n{yields}  }} else {{\n    \
-         %flag = memref.get_global @{BOUNDS_FAULT} : memref<i64>\n    \
-         %site = arith.constant {site} : i64\n    \
-         memref.store %site, %flag[] : memref<i64>\n{yields}  }}\n{returned}}}",
+        "memref.global @{fault} : memref<i64> = dense<0>\n\
+         func.func @template({}){arrow} {{\n{}  {named}scf.if {}{arrow} {{\n{yields}  }} else {{\n{record}{yields}  }}\n\
+         {returned}}}",
         check.parameters.join(", "),
         check.body,
+        check.ok,
     );
-    let inlined = template::inline_ops_before(context_of(op), op, &text, &check.arguments)?;
+    let inlined = template::inline_ops_before(context_of(op), op, &text, check.arguments)?;
     let branch = *inlined.operations.last().expect("the scf.if");
     // SAFETY: the scf.if was just inlined right before `op`; `op` moves into
     // its first region, before the terminator, which then yields `op`'s
-    // result in place of the zero (destroyed, now unused); the op's other
-    // uses take the scf.if's result, defined where `op` was.
+    // result in place of the fallback (destroyed, now unused); the op's
+    // other uses take the scf.if's result, defined where `op` was.
     unsafe {
         let then_block = mlirRegionGetFirstBlock(mlirOperationGetRegion(branch, 0));
         let terminator = mlirBlockGetTerminator(then_block);

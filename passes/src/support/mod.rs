@@ -8,3 +8,4 @@ pub mod ir;
 pub mod registry;
 pub mod template;
 pub mod transform;
+pub(crate) mod uninitialized;

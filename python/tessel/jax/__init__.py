@@ -53,7 +53,8 @@ from jax.interpreters import mlir  # noqa: E402
 
 from tessel import _tessel  # noqa: E402
 from tessel.jax import _debug  # noqa: E402
-from tessel.jax._call import DMA_MODES, translate  # noqa: E402
+from tessel.jax import _interpret  # noqa: E402
+from tessel.jax._call import DMA_MODES, kernel_site, translate  # noqa: E402
 from tessel.jax._emit import Unsupported, is_float8, physical, sub_byte  # noqa: E402
 from tessel.jax._registry import supported_primitives  # noqa: E402
 
@@ -181,7 +182,15 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
               **params):
     # An interpret=True call Tessel takes keeps the interpreter's padding:
     # reads past an array's end see NaN / the integer minimum, not zeros.
+    # One with the TPU interpreter's parameters honours them
+    # (`_interpret.FIELDS`).
+    checks = {}
     poison = interpret is True and _include_interpret
+    if _include_interpret and _interpret.is_interpret_params(interpret):
+        site = kernel_site(jaxpr, name or "kernel")
+        checks = _interpret.interpret_knobs(interpret, site)
+        _interpret.check_scopes(jaxpr, interpret, site)
+        interpret = False
     if poison:
         interpret = False
     if interpret:
@@ -189,7 +198,7 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
         return _jax_pallas_call_lowering(
             ctx, *args, jaxpr=jaxpr, grid_mapping=grid_mapping, interpret=interpret,
             input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
-    knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {})
+    knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {}) | checks
     mesh = params.get("mesh")
     cores = mesh is not None and getattr(mesh, "core_type", None) is not None
     if cores:
@@ -217,6 +226,10 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
     args = [_convert(ctx, x, a, b) for x, a, b in zip(args, ctx.avals_in, avals_in)]
     results = call(ctx.replace(avals_in=avals_in, avals_out=avals_out), *args, kernel=kernel_id,
                    module=translated.text, entry=translated.entry)
+    if ctx.tokens_in is not None and ctx.tokens_in.effects():
+        # A call with interpreter parameters carries the interpreter's IO
+        # effects; Tessel's call has none of its own to order.
+        ctx.set_tokens_out(ctx.tokens_in)
     return [_convert(ctx, r, b, a) for r, a, b in zip(results, ctx.avals_out, avals_out)]
 
 
@@ -293,9 +306,12 @@ def install(*, include_interpret: bool = False) -> None:
     Tessel from now on. Functions ``jax.jit`` lowered before keep their
     lowering (JAX caches it).
 
-    With ``include_interpret=True``, calls with ``interpret=True`` go to
-    Tessel too (not those given interpreter parameters objects): how test
-    suites written for JAX's CPU interpreter run through Tessel unchanged.
+    With ``include_interpret=True``, calls with ``interpret=True`` and
+    with ``interpret=pltpu.InterpretParams(...)`` go to Tessel too: how
+    test suites written for JAX's CPU interpreters run through Tessel
+    unchanged. Tessel honours the parameters' checks (out-of-bounds reads
+    and writes, uninitialized memory, the DMA execution mode) or raises
+    naming a field it cannot honour (``tessel.jax._interpret.FIELDS``).
     """
     global _previous, _previous_mpmd, _installed, _include_interpret
     _register_target()

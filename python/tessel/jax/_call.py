@@ -237,6 +237,22 @@ def _semantics(dimension_semantics, rank: int, vmapped: set, has_scratch: bool, 
 DMA_MODES = ("eager", "on_wait")
 
 
+def _kernel_frame(jaxpr):
+    """The user frame of a kernel's first equation that has one."""
+    for eqn in jaxpr.eqns:
+        frame = _frame(eqn.source_info)
+        if frame is not None:
+            return frame
+    return None
+
+
+def kernel_site(jaxpr, name: str) -> str:
+    """`file:line` of a kernel's first equation with a user frame (what
+    errors about the whole call name)."""
+    frame = _kernel_frame(jaxpr)
+    return f"{frame.file_name}:{frame.start_line}" if frame is not None else f"pallas_call {name}"
+
+
 def _knob_attributes(knobs: dict) -> str:
     if not knobs:
         return ""
@@ -258,7 +274,7 @@ def _knob_attributes(knobs: dict) -> str:
     return f" attributes {{{', '.join(parts)}}}" if parts else ""
 
 
-def _scopes(jaxpr) -> list:
+def scopes(jaxpr) -> list:
     """The equations of a kernel that allocate buffers, `run_scoped` and
     `empty_ref` (`jax.empty_ref` in a kernel: a buffer from there on),
     nested ones and those in loop bodies, branches and calls included,
@@ -268,7 +284,7 @@ def _scopes(jaxpr) -> list:
         if eqn.primitive.name in ("run_scoped", "empty_ref"):
             found.append(eqn)
         for inner in core.jaxprs_in_params(eqn.params):
-            found += _scopes(inner)
+            found += scopes(inner)
     return found
 
 
@@ -310,7 +326,7 @@ def _translate_kernel(jaxpr, program_axes, num_scalars: int, written: set, where
     # the call: one buffer per scope, private to each program like the
     # call's own scratch, and uninitialized on entry as the scope's are.
     scoped_avals = []
-    for scope in _scopes(jaxpr):
+    for scope in scopes(jaxpr):
         buffers = []
         allocated = scope.outvars if scope.primitive.name == "empty_ref" else scope.params["jaxpr"].invars
         for var in allocated:
@@ -403,12 +419,7 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
     first); `dimension_semantics` the TPU compiler params' list, if any;
     `cores`: the leading grid axis is a TensorCore mesh (`pl.kernel`,
     `core_map`), whose cores run at once and signal each other."""
-    kernel_frame = None
-    for eqn in jaxpr.eqns:
-        kernel_frame = _frame(eqn.source_info)
-        if kernel_frame is not None:
-            break
-    where = f"{kernel_frame.file_name}:{kernel_frame.start_line}" if kernel_frame else f"pallas_call {name}"
+    where = kernel_site(jaxpr, name)
     # Dynamic sizes are read from their operands in the entry function.
     bound_names = [f"%b{i}" for i in range(len(dynamic_bounds))]
     bound_types = [memref_type(tuple(a.shape), a.dtype) for a in dynamic_bounds]
@@ -515,13 +526,17 @@ def translate(jaxpr, grid_mapping, input_output_aliases, name: str, knobs: dict,
             types.append(kind + memref_type(tuple(inner.shape), _ref_dtype(inner.dtype)))
         scratch = f" scratch({', '.join(types)})"
     semantics_text = f"\n        semantics [{', '.join(semantics)}]" if semantics is not None else ""
+    # The call's errors (a block out of bounds at run time) name the
+    # kernel's first line.
+    frame = _kernel_frame(jaxpr)
+    call_location = f' loc("{frame.file_name}":{frame.start_line}:1)' if frame is not None else ""
     call = (
         f"    grid.call @{symbol}_kernel grid [{', '.join(map(str, grid))}]{' cores' if cores else ''}"
         f"{scalars_text}\n"
         f"        ins({', '.join(ins)}{' : ' if ins else ''}{', '.join(in_types)})\n"
         f"        outs({', '.join(outs)}{' : ' if outs else ''}{', '.join(out_types)}){scratch}\n"
         f"        in_specs [{', '.join(in_specs)}]\n"
-        f"        out_specs [{', '.join(out_specs)}]{semantics_text}"
+        f"        out_specs [{', '.join(out_specs)}]{semantics_text}{call_location}"
     )
     entry_params = ", ".join(f"{n}: {t}" for n, t in zip(bound_names + names, bound_types + entry_args))
     # Semaphores a call returns (futures a later call waits on) start at

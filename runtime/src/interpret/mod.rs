@@ -534,7 +534,7 @@ impl Interpreter {
         let mark = self.buffers.len();
         let mut windows = Vec::new();
         let mut arguments: Vec<Val> = scalars.iter().map(|&scalar| Val::Ref(scalar)).collect();
-        for (&array, spec) in arrays.iter().zip(specs) {
+        for (position, (&array, spec)) in arrays.iter().zip(specs).enumerate() {
             if spec.full {
                 windows.push(None);
                 arguments.push(Val::Ref(array));
@@ -542,7 +542,7 @@ impl Interpreter {
             }
             let shape: Vec<i64> = self.buffers[array].shape.iter().map(|&d| d as i64).collect();
             let indices = self.block_indices(spec, point, scalars)?;
-            spec.check_indices(&shape, point, &indices).map_err(InterpretError)?;
+            spec.check_indices(&shape, point, &indices, &format!("operand #{position}")).map_err(InterpretError)?;
             let starts = block_starts(spec, &indices);
             // The buffer has the kernel's shape (squeezed dims removed), which
             // linearizes like the full block shape.

@@ -1,0 +1,140 @@
+"""How Tessel runs a call made with JAX's TPU interpreter parameters
+(``interpret=pltpu.InterpretParams(...)``) under
+``install(include_interpret=True)``: one row per field of the installed
+jax's ``InterpretParams``, saying how Tessel honours it. A field Tessel
+cannot honour at the value given raises, naming the field; a field this
+table does not know (a newer jax's) raises unless it has its default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+from jax._src.pallas.mosaic.interpret import params as _tpu_params
+
+from tessel.jax._call import scopes
+from tessel.jax._emit import Unsupported
+
+#: `InterpretParams`, the class whose instances Tessel takes.
+InterpretParams = _tpu_params.InterpretParams
+
+#: Values of the `tessel.out_of_bounds_reads` and
+#: `tessel.uninitialized_memory` knobs, in their tables' order.
+OUT_OF_BOUNDS_READS = ("unchecked", "raise", "uninitialized")
+UNINITIALIZED_MEMORY = ("unset", "nan", "zero")
+
+
+def _choice(knob: str, choices: tuple) -> Callable[[Any], dict]:
+    def knobs(value):
+        if value not in choices:
+            raise ValueError(f"InterpretParams: {knob} must be one of {choices[1:]}, got {value!r}")
+        return {knob: choices.index(value)}
+    return knobs
+
+
+def _refused_unless(default, why: str) -> Callable[[Any], dict]:
+    """A field Tessel cannot honour yet: only its default is accepted."""
+    def knobs(value):
+        if value != default:
+            raise Unsupported(why)
+        return {}
+    return knobs
+
+
+def _no_knob(_value) -> dict:
+    return {}
+
+
+#: field -> (what Tessel does with it, the knobs a value gives).
+FIELDS: dict[str, tuple[str, Callable[[Any], dict]]] = {
+    "dma_execution_mode": (
+        "honoured: when DMAs copy (`eager` or `on_wait`)",
+        lambda mode: {"dma_execution_mode": mode},
+    ),
+    "out_of_bounds_reads": (
+        "honoured: block indices, ref loads and stores and DMA windows are checked (`raise`), or out-of-bounds "
+        "reads give uninitialized values (`uninitialized`; DMA reads still raise)",
+        _choice("out_of_bounds_reads", OUT_OF_BOUNDS_READS),
+    ),
+    "uninitialized_memory": (
+        "honoured: scratch, block padding and out-of-bounds reads hold NaN / the integer maximum / true "
+        "(`nan`) or zeros (`zero`)",
+        _choice("uninitialized_memory", UNINITIALIZED_MEMORY),
+    ),
+    "num_cores_or_threads": (
+        "accepted: Tessel runs a call's parallel programs on all host threads; race-free kernels compute "
+        "the same either way (a core mesh's cores come from the mesh)",
+        _no_knob,
+    ),
+    "vector_clock_size": ("accepted: sizes the race detector's clocks, used only with detect_races", _no_knob),
+    "detect_races": (
+        "refused when True (Tessel has no race detector yet)",
+        _refused_unless(False, "InterpretParams(detect_races=True): Tessel does not detect races yet"),
+    ),
+    "skip_floating_point_ops": (
+        "refused when True",
+        _refused_unless(False, "InterpretParams(skip_floating_point_ops=True): Tessel computes every operation"),
+    ),
+    "random_seed": (
+        "refused when set (Tessel does not randomize the order of parallel programs)",
+        _refused_unless(None, "InterpretParams(random_seed=...): Tessel does not randomize the order of "
+                              "parallel grid programs"),
+    ),
+    "grid_point_recorder": (
+        "refused when set",
+        _refused_unless(None, "InterpretParams(grid_point_recorder=...): Tessel does not call back per grid point"),
+    ),
+    "logging_mode": (
+        "refused when set",
+        _refused_unless(None, "InterpretParams(logging_mode=...): Tessel does not log semaphores or memory"),
+    ),
+    "buffer_bounds": (
+        "`logical` honoured (bounds are the refs' shapes); `padded` refused",
+        _refused_unless("logical", "InterpretParams(buffer_bounds='padded'): Tessel checks accesses against "
+                                   "refs' logical shapes only"),
+    ),
+    "allow_hbm_allocation_in_run_scoped": (
+        "honoured: without it, a kernel allocating HBM (or ANY) memory in `run_scoped` raises ValueError, as "
+        "JAX's interpreter does (`check_scopes`); with it, Tessel allocates it",
+        _no_knob,
+    ),
+}
+
+
+def _in_hbm(aval) -> bool:
+    return str(getattr(aval, "memory_space", "")).lower().split(".")[-1] in ("hbm", "any")
+
+
+def check_scopes(jaxpr, params, where: str) -> None:
+    """Raises as JAX's TPU interpreter does for a `run_scoped` allocating
+    HBM without `allow_hbm_allocation_in_run_scoped` (a TPU cannot)."""
+    if params.allow_hbm_allocation_in_run_scoped:
+        return
+    for eqn in scopes(jaxpr):
+        if eqn.primitive.name == "run_scoped" and any(_in_hbm(var.aval) for var in eqn.params["jaxpr"].invars):
+            raise ValueError(f"{where}: Cannot allocate HBM in `run_scoped`.")
+
+
+def is_interpret_params(interpret) -> bool:
+    return isinstance(interpret, InterpretParams)
+
+
+def interpret_knobs(params, where: str) -> dict:
+    """Tessel's knobs for a call made with `params` (an `InterpretParams`);
+    raises `Unsupported` naming a field Tessel cannot honour (and `where`,
+    the kernel's line)."""
+    knobs = {}
+    for field in dataclasses.fields(params):
+        value = getattr(params, field.name)
+        row = FIELDS.get(field.name)
+        try:
+            if row is None:
+                default = field.default if field.default is not dataclasses.MISSING else None
+                if value != default:
+                    raise Unsupported(f"InterpretParams({field.name}={value!r}): a field Tessel does not know")
+                continue
+            knobs |= row[1](value)
+        except (Unsupported, ValueError) as error:
+            raise type(error)(f"{where}: {error}") from None
+    return knobs
