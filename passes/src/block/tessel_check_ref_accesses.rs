@@ -160,16 +160,7 @@ impl Window {
                  %bad{d} = scf.for %i{d} = %zero to %n{d} step %one iter_args(%acc{d} = {carried}) -> (i1) {{"
             );
         }
-        let mut inside = Vec::new();
-        for d in 0..rank {
-            // Unsigned: a position before the ref is a huge one.
-            emit_line!(
-                body,
-                "%p{d} = arith.addi %o{d}, %i{d} : index\n%in{d} = arith.cmpi ult, %p{d}, %dim{d} : index"
-            );
-            inside.push(format!("%in{d}"));
-        }
-        let all = template::emit_conjunction(&mut body, &inside, "%inall").expect("a window has dims");
+        let all = emit_lane_inside(&mut body, rank);
         emit!(
             body,
             "%on = tensor.extract %mask[{lanes}] : {mask_type}\n\
@@ -327,6 +318,18 @@ fn emit_dim(body: &mut String, d: usize, dim: Option<i64>, ref_type: &str) {
     }
 }
 
+/// Whether the window's lane `%i<d>` (offsets `%o<d>`, extents `%dim<d>`)
+/// is inside the ref, as an `i1` name.
+fn emit_lane_inside(body: &mut String, rank: usize) -> String {
+    let mut inside = Vec::new();
+    for d in 0..rank {
+        // Unsigned: a position before the ref is a huge one.
+        emit_line!(body, "%p{d} = arith.addi %o{d}, %i{d} : index\n%in{d} = arith.cmpi ult, %p{d}, %dim{d} : index");
+        inside.push(format!("%in{d}"));
+    }
+    template::emit_conjunction(body, &inside, "%inall").expect("a window has dims")
+}
+
 /// The static shape of a ranked tensor type.
 fn tensor_shape(tensor: MlirType) -> Vec<i64> {
     // SAFETY: a live ranked tensor type (a block op's value).
@@ -356,15 +359,7 @@ fn masked_load(op: MlirOperation, window: &Window, block: MlirType, fill: Fill) 
     }
     let indices = join((0..rank).map(|d| format!("%i{d}: index")));
     let mut generated = String::new();
-    for d in 0..rank {
-        // Unsigned: a position before the ref is a huge one.
-        emit_line!(
-            generated,
-            "%p{d} = arith.addi %o{d}, %i{d} : index\n%in{d} = arith.cmpi ult, %p{d}, %dim{d} : index"
-        );
-    }
-    let conditions: Vec<String> = (0..rank).map(|d| format!("%in{d}")).collect();
-    let all = template::emit_conjunction(&mut generated, &conditions, "%inall").expect("a window has dims");
+    let all = emit_lane_inside(&mut generated, rank);
     let mask_type = shaped_type_text(ShapedKind::Tensor, &window.sizes, "i1", None);
     let text = format!(
         "func.func @template(%ref: {ref_type}, {offsets}) -> {block_type} {{\n{body}\

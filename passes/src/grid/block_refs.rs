@@ -38,6 +38,19 @@ fn affine_text(expr: &IndexExpr) -> String {
     }
 }
 
+/// Whether the program is the first of those along `revisits` (the
+/// revisiting axes all at 0), as an `i1` named from `prefix`.
+pub(super) fn emit_first_visit(text: &mut String, revisits: &[usize], prefix: &str) -> String {
+    let firsts: Vec<String> = revisits
+        .iter()
+        .map(|axis| {
+            emit_line!(text, "{prefix}_{axis} = arith.cmpi eq, %g{axis}, %c0 : index");
+            format!("{prefix}_{axis}")
+        })
+        .collect();
+    emit_conjunction(text, &firsts, &format!("{prefix}_all")).unwrap_or_default()
+}
+
 /// Text for one operand's ref, around the kernel call.
 pub(super) struct RefText {
     /// `%s<operand>_<dim>`: where the block starts, per array dimension.
@@ -289,14 +302,7 @@ pub(super) fn operand_ref(
     // revisiting loops, padded and filled where they are all at 0 (the
     // block's first visit); later visits find what the last one left.
     let kept = (is_output && !revisits.is_empty()).then(|| {
-        let firsts: Vec<String> = revisits
-            .iter()
-            .map(|axis| {
-                emit_line!(offsets, "%first{index}_{axis} = arith.cmpi eq, %g{axis}, %c0 : index");
-                format!("%first{index}_{axis}")
-            })
-            .collect();
-        let first = emit_conjunction(&mut offsets, &firsts, &format!("%first{index}_all")).unwrap_or_default();
+        let first = emit_first_visit(&mut offsets, revisits, &format!("%first{index}"));
         let outermost_axis = revisits.iter().copied().min().unwrap_or_default();
         (KeptBlock { outermost_axis, allocation: format!("%kept{index} = memref.alloc() : {buffer_type}\n") }, first)
     });

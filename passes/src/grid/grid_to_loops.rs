@@ -53,7 +53,7 @@ use crate::support::template::{emit, emit_conjunction, emit_line};
 use crate::support::uninitialized::Fill;
 use crate::{
     PassDefinition, PassError,
-    grid::block_refs::{BlockTarget, memref_text, operand_ref},
+    grid::block_refs::{BlockTarget, emit_first_visit, memref_text, operand_ref},
     grid::cores,
     grid::grid_verify_specs::infer_semantics,
     grid::{
@@ -442,15 +442,7 @@ fn lower_call(
                 Some(Snapshot { name, r#type: snapshot_type, revisits }) => {
                     // Allocated before the revisiting loops; taken where
                     // they are all at 0.
-                    let firsts: Vec<String> = revisits
-                        .iter()
-                        .map(|axis| {
-                            let first = format!("{name}_first{axis}");
-                            emit_line!(program, "{first} = arith.cmpi eq, %g{axis}, %c0 : index");
-                            first
-                        })
-                        .collect();
-                    let first = emit_conjunction(&mut program, &firsts, &format!("{name}_first")).unwrap_or_default();
+                    let first = emit_first_visit(&mut program, revisits, &format!("{name}_first"));
                     emit_line!(
                         program,
                         "scf.if {first} {{\nmemref.copy {value}, {name} : {type} to {snapshot_type}\n}}"
