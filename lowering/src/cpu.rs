@@ -104,6 +104,10 @@ pub const LOOPS: &[&str] = &[
     // or cannot lower them); before bf16 conversions are rewritten, as it
     // makes some.
     "tessel-libm-calls",
+    // bf16 arithmetic in f32 (LLVM would do so too, but round each result
+    // with compiler-rt's __truncsfbf2 where the CPU has no AVX-512 BF16,
+    // a symbol the JIT cannot resolve), its conversions then as bits.
+    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}",
     "tessel-widen-bf16",
     // A core mesh's cores on a thread each, before the other foralls
     // become OpenMP loops on the schedule's thread count.
