@@ -234,6 +234,20 @@ pub const UNINITIALIZED_MEMORY: Knob = Knob {
            (NaN, the integer maximum, true) or zero",
 };
 
+pub const DETECT_RACES: Knob = Knob {
+    flag: Some("detect-races"),
+    cli: Cli::Switch,
+    value_name: "",
+    attribute: "tessel.detect_races",
+    kind: Kind::Flag,
+    default: "off",
+    target: Target::Cpu,
+    help: "Report races between a kernel's accesses and its DMAs in flight (JAX's \
+           InterpretParams.detect_races): a read of a DMA's destination, or a write of its source or destination, \
+           before a wait on its semaphore saw it complete, and DMAs in flight on overlapping bytes. Reported, not \
+           raised",
+};
+
 pub const PAD_TILES: Knob = Knob {
     flag: Some("pad-tiles"),
     cli: Cli::Switch,
@@ -442,6 +456,7 @@ pub static ALL: &[&Knob] = &[
     &DMA_MODE,
     &OUT_OF_BOUNDS_READS,
     &UNINITIALIZED_MEMORY,
+    &DETECT_RACES,
     &PAD_TILES,
     &VECTOR_BITS,
     &VECTOR_REGISTERS,

@@ -103,6 +103,26 @@ pub const ACCESS_FAULT: &str = "__tessel_access_fault";
 /// the error says, the access's location included).
 pub const REF_ACCESSES: &str = "tessel.ref_accesses";
 
+/// The race detector's functions (`tessel.detect_races`,
+/// `tessel-detect-races`; the JIT provides them,
+/// runtime/src/race_detection.rs):
+/// - `dma_<element>(src, dst: memref<*x..>, sem: memref<*xi32>, bytes: i64, site: i64, shared: i1)`
+///   before a DMA's start: its two windows (elements of `bytes` bytes) and
+///   its semaphore's counter;
+/// - `access_<element>(window: memref<*x..>, bytes: i64, write: i1, site: i64, shared: i1)`
+///   before a kernel's load or store of a window;
+/// - `wait(sem: memref<*xi32>)` after a wait on a semaphore;
+/// - `signal(sem: memref<*xi32>)` before a signal of a semaphore.
+///
+/// `shared`: the kernel is a core mesh's, whose cores may race with each
+/// other. One DMA and one access function per element of `DMA_ELEMENTS`.
+pub const RACE_FUNCTIONS: [&str; 4] =
+    ["__tessel_race_dma_", "__tessel_race_access_", "__tessel_race_wait", "__tessel_race_signal"];
+
+/// The module attribute listing the accesses the race detector watches
+/// (strings: what the access is and its location), by site - 1.
+pub const RACE_SITES: &str = "tessel.race_sites";
+
 /// The module attribute listing the semaphore waits (strings: the op and
 /// its location).
 pub const SEMAPHORE_WAITS: &str = "tessel.semaphore_waits";

@@ -187,6 +187,12 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
     if let Some(mode) = options.schedule.explicit_integer(&tessel_dialects::knobs::DMA_MODE) {
         tessel_dialects::knobs::DMA_MODE.set_integer_on(&context, &mut module, mode);
     }
+    let races = options.schedule.explicit_integer(&tessel_dialects::knobs::DETECT_RACES) == Some(1);
+    if races && options.interpret {
+        return Err(DriverError::Usage(
+            "--detect-races instruments compiled code; the interpreter (--interpret) does not detect races".into(),
+        ));
+    }
     let interpreted = if options.interpret || options.check {
         let mut copies = arrays.clone();
         let printed = interpret(&module, &options.entry, &mut copies)?;
@@ -239,6 +245,7 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
                 let optimization = if options.device == Device::RocmEmulated { EMULATOR_OPTIMIZATION } else { 3 };
                 let compiled = Jit::new(&module, optimization)?;
                 compiled.call(&options.entry, &mut arrays)?;
+                report_races(&compiled);
                 jit = Some(compiled);
             }
             if let Some(reference) = reference {
@@ -267,6 +274,17 @@ fn run_checked(options: &RunOptions, sources: Vec<(usize, ArgSource)>) -> Result
         bench(jit, &options.entry, &mut arrays)?;
     }
     Ok(())
+}
+
+/// Under `--detect-races`, says on stderr whether the call raced (races
+/// are reported, not errors, as JAX's interpreter reports them).
+fn report_races(compiled: &Jit) {
+    if compiled.detects_races() {
+        match tessel_runtime::race_detection::take_race() {
+            Some(race) => eprintln!("tessel: race detected: {}", compiled.describe_race(&race)),
+            None => eprintln!("tessel: no race detected"),
+        }
+    }
 }
 
 /// Times calls (one warm-up, then at least 5 and up to 1000 runs or about

@@ -17,10 +17,20 @@ use tessel_dialects::knobs;
 /// Pallas semantics: check the specs, define integer division and shifts
 /// for every operand, check kernels' ref accesses when asked
 /// (`tessel.out_of_bounds_reads`), run the grid as loops over blocks,
-/// inline the per-call-site kernels; arbitrary-axis loops prefetch the
-/// blocks of later steps.
-pub const GRID: &[&str] =
-    &[SEMANTICS, "tessel-check-ref-accesses", "grid-to-loops", "tessel-prefetch", "inline", "symbol-dce"];
+/// report the kernels' DMAs, accesses and semaphores to the race detector
+/// when asked (`tessel.detect_races`: after grid-to-loops, which makes a
+/// core mesh's semaphore ops name the counters they use), inline the
+/// per-call-site kernels; arbitrary-axis loops prefetch the blocks of
+/// later steps.
+pub const GRID: &[&str] = &[
+    SEMANTICS,
+    "tessel-check-ref-accesses",
+    "grid-to-loops",
+    "tessel-detect-races",
+    "tessel-prefetch",
+    "inline",
+    "symbol-dce",
+];
 
 /// Kernel bodies to linalg, contractions as register tiles.
 pub const KERNELS: &[&str] = &[

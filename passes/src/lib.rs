@@ -36,6 +36,7 @@ pub static PASSES: &[&PassDefinition] = &[
     &transforms::tessel_saturating_shifts::PASS,
     &block::tessel_check_ref_accesses::PASS,
     &grid::grid_to_loops::PASS,
+    &block::tessel_detect_races::PASS,
     &grid::tessel_prefetch::PASS,
     &cpu::tessel_true_masks::PASS,
     &block::block_to_linalg::PASS,

@@ -45,6 +45,16 @@ impl Compiled {
     pub fn describe(&self, error: tessel_runtime::JitError) -> tessel_runtime::JitError {
         self.engine.describe(error)
     }
+
+    /// Whether the module detects races (`tessel.detect_races`).
+    pub fn detects_races(&self) -> bool {
+        self.engine.detects_races()
+    }
+
+    /// What a race its call found was, in words.
+    pub fn describe_race(&self, race: &tessel_runtime::race_detection::Race) -> String {
+        self.engine.describe_race(race)
+    }
 }
 
 // SAFETY: the engine is only read after construction (its entries were

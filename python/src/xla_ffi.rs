@@ -268,7 +268,23 @@ unsafe fn execute(frame: &CallFrame) -> Result<(), (i32, String)> {
     if !printed.is_empty() {
         emit_printed(id, &printed).map_err(|error| (ERROR_INTERNAL, format!("tessel: printing: {error}")))?;
     }
+    if kernel.compiled.detects_races() {
+        let race = tessel_runtime::race_detection::take_race().map(|race| kernel.compiled.describe_race(&race));
+        report_races(race).map_err(|error| (ERROR_INTERNAL, format!("tessel: reporting races: {error}")))?;
+    }
     outcome
+}
+
+/// Hands a race-detecting call's outcome (its first race, in words, if it
+/// raced) to Python, which records it where JAX's tests read it
+/// (`tessel.jax._interpret.report_races`).
+fn report_races(race: Option<String>) -> Result<(), String> {
+    use pyo3::prelude::*;
+    pyo3::Python::attach(|py| -> PyResult<()> {
+        py.import("tessel.jax._interpret")?.call_method1("report_races", (race,))?;
+        Ok(())
+    })
+    .map_err(|error| error.to_string())
 }
 
 /// Hands the lines a kernel printed (`pl.debug_print`) to Python, which

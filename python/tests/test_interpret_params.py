@@ -213,7 +213,7 @@ def test_unwritten_outputs_and_scratch_hold_the_fill(memory):
 
 
 @pytest.mark.parametrize("field, value", [
-    ("detect_races", True), ("skip_floating_point_ops", True), ("random_seed", 7),
+    ("skip_floating_point_ops", True), ("random_seed", 7),
     ("buffer_bounds", "padded"), ("grid_point_recorder", lambda token, point, core: token),
 ])
 def test_fields_tessel_cannot_honour_raise_naming_them(field, value):

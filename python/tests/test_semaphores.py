@@ -13,6 +13,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
 import tessel.jax as tessel_jax
+from kernel_calls import pipeline_kernel
 
 
 def test_signal_wait_and_read():
@@ -103,33 +104,6 @@ def test_scoped_semaphores_and_sync_copies():
                                  in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
                                  out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0))))(x)
     np.testing.assert_array_equal(np.asarray(out), np.asarray(x) + 1)
-
-
-def pipeline_kernel(pages: int, slots: int, ahead: int):
-    """A kernel streaming `pages` pages from HBM through `slots` buffers,
-    `ahead` copies in flight: program i starts page i + ahead's copy (the
-    first also pages 0..ahead-1), waits for its own page, computes."""
-
-    def kernel(x_hbm, o_ref, buf, sems):
-        i = pl.program_id(0)
-
-        def copy(page):
-            slot = page % slots
-            return pltpu.make_async_copy(x_hbm.at[page], buf.at[slot], sems.at[slot])
-
-        @pl.when(i == 0)
-        def _():
-            for page in range(ahead):
-                copy(page).start()
-
-        @pl.when(i + ahead < pages)
-        def _():
-            copy(i + ahead).start()
-
-        copy(i).wait()
-        o_ref[...] = buf[i % slots] * 2 + i.astype(o_ref.dtype)
-
-    return kernel
 
 
 @pytest.mark.parametrize("mode", ["eager", "on_wait"])

@@ -18,11 +18,11 @@ use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 /// A strided window as compiled code passes it (an unranked memref's
 /// ranked descriptor), in elements.
-struct View {
-    aligned: *mut u8,
-    offset: i64,
-    sizes: Vec<i64>,
-    strides: Vec<i64>,
+pub(crate) struct View {
+    pub(crate) aligned: *mut u8,
+    pub(crate) offset: i64,
+    pub(crate) sizes: Vec<i64>,
+    pub(crate) strides: Vec<i64>,
 }
 
 impl View {
@@ -32,7 +32,7 @@ impl View {
     /// `descriptor` points to a ranked memref descriptor of rank `rank`:
     /// allocated and aligned pointers, offset, then `rank` sizes and
     /// `rank` strides, all 64-bit.
-    unsafe fn read(rank: i64, descriptor: *const i64) -> View {
+    pub(crate) unsafe fn read(rank: i64, descriptor: *const i64) -> View {
         let rank = rank.max(0) as usize;
         // SAFETY: per the contract, 3 + 2 * rank words are readable.
         let fields = unsafe { std::slice::from_raw_parts(descriptor, 3 + 2 * rank) };
@@ -45,7 +45,7 @@ impl View {
     }
 
     /// The address of the element at `index` (elements of `bytes` bytes).
-    fn address(&self, index: &[i64], bytes: usize) -> *mut u8 {
+    pub(crate) fn address(&self, index: &[i64], bytes: usize) -> *mut u8 {
         let linear: i64 = self.offset + index.iter().zip(&self.strides).map(|(i, s)| i * s).sum::<i64>();
         self.aligned.wrapping_offset(linear as isize * bytes as isize)
     }
@@ -64,6 +64,11 @@ struct Copy {
 
 /// Entry calls so far: a copy queued by an earlier call is stale.
 static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// The current entry call (`CALLS`' count).
+pub(crate) fn current_call() -> u64 {
+    CALLS.load(Ordering::SeqCst)
+}
 
 /// Marks the start of an entry call.
 pub(crate) fn begin_call() {
@@ -155,6 +160,16 @@ pub(crate) unsafe extern "C" fn dma_wait(sem_rank: i64, sem: *const i64, amount:
             }
         }
     }
+}
+
+/// How many copies of the current call are still queued on the semaphore
+/// whose counter is at `counter` (the earliest started: a wait runs the
+/// last queued first).
+pub(crate) fn pending_on(counter: usize) -> usize {
+    let call = current_call();
+    QUEUED.with(|queued| {
+        queued.borrow().get(&counter).map_or(0, |copies| copies.iter().filter(|copy| copy.call == call).count())
+    })
 }
 
 /// Drops the copies queued on the semaphores of `sems` (being made anew).

@@ -10,7 +10,7 @@ use std::ffi::c_void;
 
 use tessel_dialects::{
     ACCESS_FAULT, BLOCK_OPERANDS, BOUNDS_FAULT, CHECKED_ACCESSES, OUT_OF_BOUNDS_FLAG, PRINT_FORMATS, PRINT_FUNCTIONS,
-    REF_ACCESSES, SEMAPHORE_WAITS, WAIT_FAULT,
+    RACE_SITES, REF_ACCESSES, SEMAPHORE_WAITS, WAIT_FAULT,
 };
 
 /// OpenMP, which runs the parallel grid of compiled code.
@@ -176,6 +176,7 @@ impl EntryPoint {
             }
         }
         crate::dma_queue::begin_call();
+        crate::race_detection::begin_call();
         let printing = self.prints.then(|| {
             let guard = crate::debug_print::PRINTING_CALL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             crate::debug_print::clear();
@@ -231,6 +232,10 @@ pub struct Jit {
     ref_accesses: Vec<String>,
     /// The module's print formats (its `tessel.print_formats`), by site.
     formats: Vec<String>,
+    /// Whether the module detects races (`tessel.detect_races`).
+    detects_races: bool,
+    /// The accesses the race detector watches (`tessel.race_sites`), by site - 1.
+    race_sites: Vec<String>,
     /// The print sites' value types (`tessel.print_types`), by site.
     print_types: Vec<String>,
 }
@@ -279,6 +284,10 @@ impl Jit {
             (module_strings(module, BLOCK_OPERANDS), module_strings(module, REF_ACCESSES));
         let formats = module_strings(module, PRINT_FORMATS);
         let print_types = module_strings(module, tessel_dialects::PRINT_TYPES);
+        // SAFETY: the module's operation is live while `module` is borrowed.
+        let module_op = unsafe { tessel_dialects::RawOp::from_raw(module.as_operation().to_raw()) };
+        let detects_races = tessel_dialects::knobs::DETECT_RACES.integer_or(module_op, 0) == 1;
+        let race_sites = module_strings(module, RACE_SITES);
         // Kernels allocate through a per-thread cache of freed blocks (see
         // kernel_alloc.rs). Registered before the first lookup, which is
         // when the module's references resolve.
@@ -327,13 +336,33 @@ impl Jit {
             .collect();
         queue.push((wait.to_string(), crate::dma_queue::dma_wait as *mut c_void));
         queue.push((forget.to_string(), crate::dma_queue::dma_forget as *mut c_void));
+        // The race detector's: one DMA and one access function per
+        // element type (one C signature each), and the wait.
+        let [race_dma, race_access, race_wait, race_signal] = tessel_dialects::RACE_FUNCTIONS;
+        for element in tessel_dialects::DMA_ELEMENTS {
+            queue.push((format!("{race_dma}{element}"), crate::race_detection::race_dma as *mut c_void));
+            queue.push((format!("{race_access}{element}"), crate::race_detection::race_access as *mut c_void));
+        }
+        queue.push((race_wait.to_string(), crate::race_detection::race_wait as *mut c_void));
+        queue.push((race_signal.to_string(), crate::race_detection::race_signal as *mut c_void));
         for (name, function) in &queue {
             // SAFETY: the engine is live and nothing was looked up yet; each
             // function has the C signature of its declaration (dma_on_wait.rs,
-            // grid/cores.rs), unranked memrefs passed as (rank, descriptor).
+            // grid/cores.rs, tessel_detect_races.rs), unranked memrefs passed
+            // as (rank, descriptor).
             unsafe { mlirExecutionEngineRegisterSymbol(engine, StringRef::new(name).to_raw(), *function) };
         }
-        Ok(Self { engine, accesses, waits, block_operands, ref_accesses, formats, print_types })
+        Ok(Self {
+            engine,
+            accesses,
+            waits,
+            block_operands,
+            ref_accesses,
+            formats,
+            print_types,
+            detects_races,
+            race_sites,
+        })
     }
 
     /// The compiled `entry` (a function with a C interface).
@@ -392,6 +421,36 @@ impl Jit {
             println!("{}", self.format_printed(&record));
         }
         outcome
+    }
+
+    /// Whether the module detects races (`tessel.detect_races`): its calls
+    /// report whether they raced (`race_detection::take_race`).
+    pub fn detects_races(&self) -> bool {
+        self.detects_races
+    }
+
+    /// What `race` was, in words: its two accesses and their lines.
+    pub fn describe_race(&self, race: &crate::race_detection::Race) -> String {
+        let site = |site: i64| {
+            usize::try_from(site - 1)
+                .ok()
+                .and_then(|k| self.race_sites.get(k))
+                .cloned()
+                .unwrap_or_else(|| format!("access #{site}"))
+        };
+        let verb = |writes: bool| if writes { "writes" } else { "reads" };
+        let unordered = if race.between_cores {
+            "on another core, and no semaphore orders the two"
+        } else {
+            "before a wait on that DMA's semaphore saw it complete"
+        };
+        format!(
+            "{} {} bytes that {} {}, {unordered}",
+            site(race.later),
+            verb(race.later_writes),
+            site(race.earlier),
+            verb(race.earlier_writes),
+        )
     }
 
     /// A printed line as its site's format says.

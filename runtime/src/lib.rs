@@ -14,6 +14,7 @@ mod kernel_alloc;
 pub mod openmp;
 pub mod pages;
 mod print;
+pub mod race_detection;
 pub mod semaphore_waits;
 
 pub use array::{ArrayError, ElementType, HostArray, compare};

@@ -40,7 +40,7 @@ fn wait_declaration() -> (String, String) {
 }
 
 /// `%sem_one`: the semaphore at `indices` as an unranked one-element view.
-fn semaphore_view(body: &mut String, sem: &str, sem_raw: mlir_sys::MlirType, indices: &str, rank: usize) {
+pub(super) fn semaphore_view(body: &mut String, sem: &str, sem_raw: mlir_sys::MlirType, indices: &str, rank: usize) {
     if rank == 0 {
         emit_line!(body, "%sem_one = memref.cast %sem : {sem} to memref<*xi32>");
         return;
@@ -61,6 +61,17 @@ fn semaphore_view(body: &mut String, sem: &str, sem_raw: mlir_sys::MlirType, ind
     );
 }
 
+/// `%src_any`, `%dst_any`: a DMA's windows (`%src_view`, `%dst_view` of
+/// types `src_view`, `dst_view`) as unranked memrefs of `element`, as the
+/// runtime's functions take them.
+pub(super) fn emit_unranked_windows(body: &mut String, src_view: &str, dst_view: &str, element: &str) {
+    emit_line!(
+        body,
+        "%src_any = memref.cast %src_view : {src_view} to memref<*x{element}>\n\
+         %dst_any = memref.cast %dst_view : {dst_view} to memref<*x{element}>"
+    );
+}
+
 /// A DMA's start: its copy queued on its semaphore.
 pub(super) fn dma_start(op: &Op, elements: &mut BTreeSet<String>) -> Lowering {
     let DmaWindows { params, mut body, src_view, dst_view, element, bytes, indices, sem, .. } = dma_windows(op)?;
@@ -72,11 +83,10 @@ pub(super) fn dma_start(op: &Op, elements: &mut BTreeSet<String>) -> Lowering {
     let sem_operand = op.operands()[2 + segments[1] + segments[3]];
     semaphore_view(&mut body, &sem, value_type(sem_operand), &indices, segments[5]);
     let start = format!("{}{element}", DMA_FUNCTIONS[0]);
+    emit_unranked_windows(&mut body, &src_view, &dst_view, &element);
     emit_line!(
         body,
-        "%src_any = memref.cast %src_view : {src_view} to memref<*x{element}>\n\
-         %dst_any = memref.cast %dst_view : {dst_view} to memref<*x{element}>\n\
-         %bytes = arith.constant {bytes} : i64\n\
+        "%bytes = arith.constant {bytes} : i64\n\
          %element = arith.constant {code} : i32\n\
          %add = arith.constant {} \n\
          func.call @{start}(%src_any, %dst_any, %sem_one, %bytes, %element, %add) \

@@ -6,3 +6,20 @@ mod predicated;
 mod prints;
 mod semaphores;
 pub mod tessel_check_ref_accesses;
+pub mod tessel_detect_races;
+
+use crate::support::handles::operation_ref;
+use crate::support::ir::collect_operations;
+use melior::ir::OperationRef;
+use tessel_dialects::{GridCall, find_symbol};
+
+/// The kernels of `module`: the functions its `grid.call`s call, once each.
+fn kernels<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut names: Vec<String> = collect_operations(module, |name| name == GridCall::NAME)
+        .into_iter()
+        .filter_map(|(raw, _)| GridCall::new(operation_ref(raw)).map(|call| call.callee()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names.iter().filter_map(|name| find_symbol(&module, name)).collect()
+}

@@ -184,7 +184,13 @@ fn concurrent_wait(op: &Op, site: usize) -> Lowering {
 /// unit dimensions dropped (both sides then have one shape), written into
 /// `body`; returns the view's type and rank. The window's offsets are the
 /// template's `%<side>o<d>` (none: the whole ref).
-fn side_view(body: &mut String, side: &str, raw: mlir_sys::MlirType, offsets: usize, sizes: &[i64]) -> (String, usize) {
+pub(super) fn side_view(
+    body: &mut String,
+    side: &str,
+    raw: mlir_sys::MlirType,
+    offsets: usize,
+    sizes: &[i64],
+) -> (String, usize) {
     let rank = sizes.len();
     let element = print_type(crate::support::handles::shaped_element(raw));
     let strides = strides_and_offset(raw).map_or(vec![i64::MIN; rank], |(strides, _)| strides);

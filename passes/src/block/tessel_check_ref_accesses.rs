@@ -29,16 +29,16 @@
 
 use crate::support::bounds_checks::{Guarded, guard_op, record_first_fault};
 use crate::support::diagnostics::location_text;
-use crate::support::handles::{context_of, location_of, operation_ref, raw_op, value_type};
+use crate::support::handles::{context_of, location_of, raw_op, value_type};
 use crate::support::ir::{
-    ShapedKind, collect_operations, constant_integer, element_name, join, print_type, shaped_type_text,
+    ShapedKind, collect_operations, constant_integer, element_name, join, print_type, shaped_type_text, tensor_shape,
 };
 use crate::support::template::{self, TemplateError, emit, emit_line};
 use crate::support::uninitialized::Fill;
 use crate::{PassDefinition, PassError};
 use melior::ir::OperationRef;
 use mlir_sys::*;
-use tessel_dialects::{ACCESS_FAULT, GridCall, REF_ACCESSES, find_symbol, knobs};
+use tessel_dialects::{ACCESS_FAULT, REF_ACCESSES, knobs};
 
 pub static PASS: PassDefinition = PassDefinition {
     argument: "tessel-check-ref-accesses",
@@ -211,14 +211,7 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     let fill = Fill::of(raw_op(module.to_raw()));
     let mut sites = raw_op(module.to_raw()).strings(REF_ACCESSES);
     let listed = sites.len();
-    let mut kernels: Vec<String> = collect_operations(module, |name| name == GridCall::NAME)
-        .into_iter()
-        .filter_map(|(raw, _)| GridCall::new(operation_ref(raw)).map(|call| call.callee()))
-        .collect();
-    kernels.sort();
-    kernels.dedup();
-    for kernel in kernels {
-        let Some(function) = find_symbol(&module, &kernel) else { continue };
+    for function in super::kernels(module) {
         for (op, name) in collect_operations(function, |name| ACCESSES.contains(&name)) {
             check(op, &name, mode, fill, &mut sites).map_err(|error| PassError::at(location_of(op), error.0))?;
         }
@@ -328,14 +321,6 @@ fn emit_lane_inside(body: &mut String, rank: usize) -> String {
         inside.push(format!("%in{d}"));
     }
     template::emit_conjunction(body, &inside, "%inall").expect("a window has dims")
-}
-
-/// The static shape of a ranked tensor type.
-fn tensor_shape(tensor: MlirType) -> Vec<i64> {
-    // SAFETY: a live ranked tensor type (a block op's value).
-    let rank = unsafe { mlirShapedTypeGetRank(tensor) };
-    // SAFETY: as above, `d` below the rank.
-    (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(tensor, d as isize) }).collect()
 }
 
 /// `dense<fill> : tensor<..>`, an `arith.constant` operand filling

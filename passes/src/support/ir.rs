@@ -349,6 +349,14 @@ pub fn static_shape(memref: MlirType) -> Option<Vec<i64>> {
     }
 }
 
+/// The static shape of a ranked tensor type (a block op's value).
+pub fn tensor_shape(tensor: MlirType) -> Vec<i64> {
+    // SAFETY: a live ranked tensor type.
+    let rank = unsafe { mlirShapedTypeGetRank(tensor) };
+    // SAFETY: as above, `d` below the rank.
+    (0..rank).map(|d| unsafe { mlirShapedTypeGetDimSize(tensor, d as isize) }).collect()
+}
+
 /// Whether the memref type `memref` has the identity layout (row-major,
 /// contiguous, offset 0).
 pub fn has_identity_layout(memref: MlirType) -> bool {

@@ -186,6 +186,8 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
     # (`_interpret.FIELDS`).
     checks = {}
     poison = interpret is True and _include_interpret
+    mesh = params.get("mesh")
+    cores = mesh is not None and getattr(mesh, "core_type", None) is not None
     if _include_interpret and _interpret.is_interpret_params(interpret):
         site = kernel_site(jaxpr, name or "kernel")
         checks = _interpret.interpret_knobs(interpret, site)
@@ -199,8 +201,6 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
             ctx, *args, jaxpr=jaxpr, grid_mapping=grid_mapping, interpret=interpret,
             input_output_aliases=input_output_aliases, compiler_params=compiler_params, name=name, **params)
     knobs = _knobs_of(compiler_params) | ({"poison": True} if poison else {}) | checks
-    mesh = params.get("mesh")
-    cores = mesh is not None and getattr(mesh, "core_type", None) is not None
     if cores:
         # A TensorCore mesh's cores (pl.kernel, core_map) run at once, a
         # thread each, with their own scratch but for VMEM_SHARED, and

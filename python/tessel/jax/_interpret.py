@@ -9,9 +9,12 @@ table does not know (a newer jax's) raises unless it has its default.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any, Callable
 
+from jax._src.pallas.mosaic.interpret import interpret_pallas_call as _tpu_interpreter
 from jax._src.pallas.mosaic.interpret import params as _tpu_params
+from jax._src.pallas.mosaic.interpret import race_detection_state as _race_state
 
 from tessel.jax._call import scopes
 from tessel.jax._emit import Unsupported
@@ -69,8 +72,12 @@ FIELDS: dict[str, tuple[str, Callable[[Any], dict]]] = {
     ),
     "vector_clock_size": ("accepted: sizes the race detector's clocks, used only with detect_races", _no_knob),
     "detect_races": (
-        "refused when True (Tessel has no race detector yet)",
-        _refused_unless(False, "InterpretParams(detect_races=True): Tessel does not detect races yet"),
+        "honoured: a core's reads of a DMA's destination and writes of its source or destination before a "
+        "wait on its semaphore saw it complete, DMAs in flight on overlapping bytes, and a core mesh's cores' "
+        "accesses no semaphore orders, are reported (`races_found`, and the two accesses' lines on stderr); "
+        "the grid's programs then run in order on one thread. Refused with `num_cores_or_threads` > 1 "
+        "(Tessel does not split a grid over emulated cores)",
+        lambda detect: {"detect_races": 1, "num_threads": 1} if detect else {},
     ),
     "skip_floating_point_ops": (
         "refused when True",
@@ -124,6 +131,10 @@ def interpret_knobs(params, where: str) -> dict:
     """Tessel's knobs for a call made with `params` (an `InterpretParams`);
     raises `Unsupported` naming a field Tessel cannot honour (and `where`,
     the kernel's line)."""
+    if params.detect_races and params.num_cores_or_threads > 1:
+        raise Unsupported(f"{where}: InterpretParams(detect_races=True) with num_cores_or_threads="
+                          f"{params.num_cores_or_threads}: Tessel does not split a grid over emulated cores "
+                          "to look for races between them (a core mesh's cores it checks)")
     knobs = {}
     for field in dataclasses.fields(params):
         value = getattr(params, field.name)
@@ -138,3 +149,16 @@ def interpret_knobs(params, where: str) -> dict:
         except (Unsupported, ValueError) as error:
             raise type(error)(f"{where}: {error}") from None
     return knobs
+
+
+def report_races(race: str | None) -> None:
+    """Records a race-detecting call's outcome where JAX's tests read it
+    (the TPU interpreter's `races.races_found`, fresh for each call as the
+    interpreter makes it) and, for a race, prints its two accesses (the
+    interpreter prints "RACE DETECTED" and its accesses too). Called by
+    the native module after each such call."""
+    state = _race_state.RaceDetectionState(num_cores=1)
+    state.races_found = race is not None
+    _tpu_interpreter.races = state
+    if race is not None:
+        print(f"RACE DETECTED (tessel): {race}", file=sys.stderr)
