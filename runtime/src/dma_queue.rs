@@ -185,29 +185,37 @@ pub(crate) unsafe extern "C" fn dma_forget(rank: i64, sems: *const i64) {
     QUEUED.with(|queued| queued.borrow_mut().retain(|&counter, _| !(first..end).contains(&counter)));
 }
 
-/// Copies (or adds) the source window into the destination one.
+/// Copies (or adds) the source window into the destination one: a row at
+/// a time where both windows' rows are contiguous (one `memmove` each),
+/// else element by element.
 ///
 /// # Safety
 /// Both windows are valid for their elements' reads and writes.
 unsafe fn run(copy: &Copy) {
     let bytes = copy.element.size();
-    let mut index = vec![0i64; copy.src.sizes.len()];
+    let rank = copy.src.sizes.len();
     if copy.src.sizes.iter().any(|&size| size <= 0) {
         return;
     }
+    let rows = rank > 0 && !copy.add && copy.src.strides[rank - 1] == 1 && copy.dst.strides[rank - 1] == 1;
+    // The dims walked one index at a time: all but a contiguous row's.
+    let outer = if rows { rank - 1 } else { rank };
+    let run_bytes = if rows { copy.src.sizes[rank - 1] as usize * bytes } else { bytes };
+    let mut index = vec![0i64; rank];
     loop {
         let (from, to) = (copy.src.address(&index, bytes), copy.dst.address(&index, bytes));
-        // SAFETY: both addresses are elements of their windows (the
-        // windows have one shape), per the contract.
+        // SAFETY: both addresses start a row (or an element) of their
+        // windows, which have one shape, per the contract; `copy` allows
+        // the two to overlap.
         unsafe {
             if copy.add {
                 add_element(copy.element, from, to);
             } else {
-                std::ptr::copy(from, to, bytes);
+                std::ptr::copy(from, to, run_bytes);
             }
         }
-        // The next index, last dimension fastest.
-        let mut d = index.len();
+        // The next index over the outer dims, the last fastest.
+        let mut d = outer;
         loop {
             if d == 0 {
                 return;
