@@ -280,3 +280,58 @@ def test_race_free_kernels_agree_with_and_without_checks(mode):
     expected = np.asarray(x) * 2 + 1
     np.testing.assert_array_equal(np.asarray(call(pltpu.InterpretParams(dma_execution_mode=mode))(x)), expected)
     np.testing.assert_array_equal(np.asarray(call(False)(x)), expected)
+
+
+@pytest.mark.parametrize("space", [pltpu.HBM, pl.ANY])
+def test_reading_or_writing_an_hbm_ref_itself_raises_as_the_interpreter_does(space):
+    # A TPU core only copies HBM by DMA: JAX's interpreter refuses a
+    # kernel's loads and stores of an HBM (or ANY) ref, and so does Tessel
+    # for calls with its parameters, naming the access's line.
+    def load_and_store(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+
+    def tpu_load_and_store(x_ref, o_ref):
+        pltpu.store(o_ref, pltpu.load(x_ref))
+
+    def copied(x_ref, o_ref):
+        pltpu.sync_copy(x_ref, o_ref)
+
+    def call(kernel, in_space, out_space):
+        return jax.jit(pl.pallas_call(
+            kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), grid=(1,),
+            in_specs=[pl.BlockSpec(memory_space=in_space)], out_specs=pl.BlockSpec(memory_space=out_space),
+            interpret=pltpu.InterpretParams()))
+
+    x = jnp.arange(8 * 128, dtype=jnp.float32).reshape(8, 128)
+    line = load_and_store.__code__.co_firstlineno + 1
+    message = r"Buffers with a memory space of HBM or ANY cannot be referenced directly"
+    with pytest.raises(ValueError, match=rf"test_interpret_params.py:{line}: get_p: {message}"):
+        call(load_and_store, space, pltpu.VMEM)(x)
+    with pytest.raises(ValueError, match=rf"test_interpret_params.py:{line}: swap_p: {message}"):
+        call(load_and_store, pltpu.VMEM, space)(x)
+    tpu_line = tpu_load_and_store.__code__.co_firstlineno + 1
+    with pytest.raises(ValueError, match=rf"test_interpret_params.py:{tpu_line}: load_p: {message}"):
+        call(tpu_load_and_store, space, pltpu.VMEM)(x)
+    with pytest.raises(ValueError, match=rf"test_interpret_params.py:{tpu_line}: swap_p: {message}"):
+        call(tpu_load_and_store, pltpu.VMEM, space)(x)
+    np.testing.assert_array_equal(np.asarray(call(copied, space, space)(x)), np.asarray(x))
+
+
+def test_a_call_can_ask_for_jaxs_interpreter_itself():
+    # Under install(include_interpret=True), interpret=jax_interpreted(...)
+    # keeps one call in JAX's TPU interpreter (no Tessel call in its HLO),
+    # with the same parameters; both give the same numbers.
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1
+
+    def call(params):
+        return jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                                      interpret=params))
+
+    x = jnp.zeros((8, 128), jnp.float32)
+    params = pltpu.InterpretParams(dma_execution_mode="eager")
+    kept = tessel.jax.jax_interpreted(params)
+    assert isinstance(kept, pltpu.InterpretParams) and kept.dma_execution_mode == "eager"
+    assert "tessel_pallas_call" in call(params).lower(x).as_text()
+    assert "tessel_pallas_call" not in call(kept).lower(x).as_text()
+    np.testing.assert_array_equal(np.asarray(call(kept)(x)), np.asarray(call(params)(x)))

@@ -56,10 +56,11 @@ from tessel.jax import _debug  # noqa: E402
 from tessel.jax import _interpret  # noqa: E402
 from tessel.jax._call import DMA_MODES, kernel_site, translate  # noqa: E402
 from tessel.jax._emit import Unsupported, is_float8, physical, sub_byte  # noqa: E402
+from tessel.jax._interpret import jax_interpreted  # noqa: E402
 from tessel.jax._registry import supported_primitives  # noqa: E402
 
 __all__ = ["CompilerParams", "DMA_MODES", "install", "installed", "uninstall", "is_installed", "translate_call",
-           "TARGET", "supported_primitives"]
+           "TARGET", "supported_primitives", "jax_interpreted"]
 
 #: The XLA custom-call target Tessel's kernels are called through.
 TARGET = "tessel_pallas_call"
@@ -192,6 +193,7 @@ def _lowering(ctx, *args, jaxpr, grid_mapping, interpret, input_output_aliases, 
         site = kernel_site(jaxpr, name or "kernel")
         checks = _interpret.interpret_knobs(interpret, site)
         _interpret.check_scopes(jaxpr, interpret, site)
+        _interpret.check_hbm_references(jaxpr, site)
         interpret = False
     if poison:
         interpret = False
@@ -312,6 +314,8 @@ def install(*, include_interpret: bool = False) -> None:
     unchanged. Tessel honours the parameters' checks (out-of-bounds reads
     and writes, uninitialized memory, the DMA execution mode) or raises
     naming a field it cannot honour (``tessel.jax._interpret.FIELDS``).
+    A call made with ``interpret=tessel.jax.jax_interpreted(params)``
+    stays JAX's interpreter's: the choice per call.
     """
     global _previous, _previous_mpmd, _installed, _include_interpret
     _register_target()

@@ -16,8 +16,11 @@ from jax._src.pallas.mosaic.interpret import interpret_pallas_call as _tpu_inter
 from jax._src.pallas.mosaic.interpret import params as _tpu_params
 from jax._src.pallas.mosaic.interpret import race_detection_state as _race_state
 
+from jax._src import core
+
 from tessel.jax._call import scopes
 from tessel.jax._emit import Unsupported
+from tessel.jax._kernel import _frame
 
 #: `InterpretParams`, the class whose instances Tessel takes.
 InterpretParams = _tpu_params.InterpretParams
@@ -123,8 +126,52 @@ def check_scopes(jaxpr, params, where: str) -> None:
             raise ValueError(f"{where}: Cannot allocate HBM in `run_scoped`.")
 
 
+#: The primitives reading or writing a ref's elements, as JAX's
+#: interpreter names them when it refuses an HBM ref.
+_REF_ACCESSES = {"get": "get_p", "swap": "swap_p", "masked_load": "load_p", "masked_swap": "swap_p"}
+
+
+def _equations(jaxpr):
+    """Every equation of a kernel, nested ones (loop bodies, branches,
+    scopes) included."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for inner in core.jaxprs_in_params(eqn.params):
+            yield from _equations(inner)
+
+
+def check_hbm_references(jaxpr, where: str) -> None:
+    """Raises as JAX's TPU interpreter does for a kernel reading or writing
+    the elements of an HBM (or ANY) ref itself (a TPU core can only copy
+    them, by DMA): naming the access's line, else `where`."""
+    for eqn in _equations(jaxpr):
+        name = _REF_ACCESSES.get(eqn.primitive.name)
+        if name is not None and eqn.invars and _in_hbm(eqn.invars[0].aval):
+            frame = _frame(eqn.source_info)
+            at = f"{frame.file_name}:{frame.start_line}" if frame is not None else where
+            raise ValueError(f"{at}: {name}: Buffers with a memory space of HBM or ANY cannot be referenced "
+                             "directly. Instead, use `pltpu.sync_copy` or `pltpu.async_copy`.")
+
+
+@dataclasses.dataclass(frozen=True)
+class JaxInterpretParams(InterpretParams):
+    """`InterpretParams` Tessel leaves to JAX's TPU interpreter, even under
+    `install(include_interpret=True)` (`tessel.jax.jax_interpreted`)."""
+
+
+def jax_interpreted(params=None) -> JaxInterpretParams:
+    """`params` (an `InterpretParams`, by default the default one) for a
+    call JAX's own TPU interpreter runs, whatever `install` says: the
+    per-call choice between Tessel and the interpreter."""
+    params = InterpretParams() if params is None else params
+    return JaxInterpretParams(**{field.name: getattr(params, field.name) for field in dataclasses.fields(params)})
+
+
 def is_interpret_params(interpret) -> bool:
-    return isinstance(interpret, InterpretParams)
+    """Whether Tessel takes a call made with `interpret` (under
+    `include_interpret`): JAX's TPU interpreter parameters, unless the call
+    asked for JAX's interpreter itself (`jax_interpreted`)."""
+    return isinstance(interpret, InterpretParams) and not isinstance(interpret, JaxInterpretParams)
 
 
 def interpret_knobs(params, where: str) -> dict:
