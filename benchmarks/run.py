@@ -372,8 +372,9 @@ def main():
     with open(os.path.join(ROOT, "benchmarks", "gaps.md")) as f:
         lines += ["", f.read().rstrip()]
     # Pallas kernels under jax.jit, measured by benchmarks/jax_pallas.py.
-    # ... and JAX's TPU kernels at serving sizes, by benchmarks/tpu_kernels.py.
-    for section in ("jax_pallas.md", "tpu_kernels.md"):
+    # ... JAX's TPU kernels at serving sizes, by benchmarks/tpu_kernels.py,
+    # and checked execution against JAX's interpreter, by benchmarks/checked.py.
+    for section in ("jax_pallas.md", "tpu_kernels.md", "checked.md"):
         path = os.path.join(ROOT, "benchmarks", section)
         if os.path.exists(path):
             with open(path) as f:
