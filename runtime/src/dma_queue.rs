@@ -49,6 +49,25 @@ impl View {
         let linear: i64 = self.offset + index.iter().zip(&self.strides).map(|(i, s)| i * s).sum::<i64>();
         self.aligned.wrapping_offset(linear as isize * bytes as isize)
     }
+
+    /// A semaphore view's first i32 counter (its address names the
+    /// semaphore in the queues and the race detector).
+    pub(crate) fn counter(&self) -> *mut i32 {
+        self.address(&vec![0; self.sizes.len()], 4).cast()
+    }
+}
+
+/// Steps `index` to the next position of a window of `sizes`, the last
+/// dim fastest; false once past the last one (at once for no dims).
+pub(crate) fn next_index(index: &mut [i64], sizes: &[i64]) -> bool {
+    for d in (0..index.len()).rev() {
+        index[d] += 1;
+        if index[d] < sizes[d] {
+            return true;
+        }
+        index[d] = 0;
+    }
+    false
 }
 
 /// A queued copy.
@@ -110,7 +129,7 @@ pub(crate) unsafe extern "C" fn dma_start(
     let (src, dst, sem) = unsafe { (View::read(src_rank, src), View::read(dst_rank, dst), View::read(sem_rank, sem)) };
     let Some(element) = element_of(element) else { return };
     let copy = Copy { src, dst, element, add: add & 1 != 0, bytes, call: CALLS.load(Ordering::SeqCst) };
-    let counter = sem.address(&vec![0; sem.sizes.len()], 4) as usize;
+    let counter = sem.counter() as usize;
     QUEUED.with(|queued| queued.borrow_mut().entry(counter).or_default().push(copy));
 }
 
@@ -124,10 +143,10 @@ pub(crate) unsafe extern "C" fn dma_start(
 pub(crate) unsafe extern "C" fn dma_wait(sem_rank: i64, sem: *const i64, amount: i32, concurrent: u8) -> i32 {
     // SAFETY: as for `dma_start`.
     let sem = unsafe { View::read(sem_rank, sem) };
-    let address = sem.address(&vec![0; sem.sizes.len()], 4);
+    let address = sem.counter();
     // SAFETY: the counter is an aligned i32 the kernel's semaphore scratch
     // holds for the call; other threads touch it only atomically.
-    let counter = unsafe { AtomicI32::from_ptr(address.cast::<i32>()) };
+    let counter = unsafe { AtomicI32::from_ptr(address) };
     let deadline = (concurrent & 1 != 0).then(|| crate::semaphore_waits::wait_deadline());
     let call = CALLS.load(Ordering::SeqCst);
     loop {
@@ -179,7 +198,7 @@ pub(crate) fn pending_on(counter: usize) -> usize {
 pub(crate) unsafe extern "C" fn dma_forget(rank: i64, sems: *const i64) {
     // SAFETY: as for `dma_start`.
     let sems = unsafe { View::read(rank, sems) };
-    let first = sems.address(&vec![0; sems.sizes.len()], 4) as usize;
+    let first = sems.counter() as usize;
     let count: i64 = sems.sizes.iter().product();
     let end = first + 4 * count.max(0) as usize;
     QUEUED.with(|queued| queued.borrow_mut().retain(|&counter, _| !(first..end).contains(&counter)));
@@ -214,18 +233,8 @@ unsafe fn run(copy: &Copy) {
                 std::ptr::copy(from, to, run_bytes);
             }
         }
-        // The next index over the outer dims, the last fastest.
-        let mut d = outer;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            if index[d] < copy.src.sizes[d] {
-                break;
-            }
-            index[d] = 0;
+        if !next_index(&mut index[..outer], &copy.src.sizes[..outer]) {
+            return;
         }
     }
 }

@@ -240,6 +240,11 @@ pub struct Jit {
     print_types: Vec<String>,
 }
 
+/// The text of site `site` (counted from 1) in a module's list `sites`.
+fn listed(sites: &[String], site: i64) -> Option<String> {
+    usize::try_from(site - 1).ok().and_then(|k| sites.get(k)).cloned()
+}
+
 /// The strings of `module`'s list attribute `name` (none without it).
 fn module_strings(module: &Module, name: &str) -> Vec<String> {
     // SAFETY: the module's operation is live while `module` is borrowed.
@@ -431,13 +436,7 @@ impl Jit {
 
     /// What `race` was, in words: its two accesses and their lines.
     pub fn describe_race(&self, race: &crate::race_detection::Race) -> String {
-        let site = |site: i64| {
-            usize::try_from(site - 1)
-                .ok()
-                .and_then(|k| self.race_sites.get(k))
-                .cloned()
-                .unwrap_or_else(|| format!("access #{site}"))
-        };
+        let site = |site: i64| listed(&self.race_sites, site).unwrap_or_else(|| format!("access #{site}"));
         let verb = |writes: bool| if writes { "writes" } else { "reads" };
         let unordered = if race.between_cores {
             "on another core, and no semaphore orders the two"
@@ -463,7 +462,6 @@ impl Jit {
     /// `error` with the site of a fault described (an entry point's faults
     /// carry only the site's number).
     pub fn describe(&self, error: JitError) -> JitError {
-        let listed = |sites: &[String], site: i64| usize::try_from(site - 1).ok().and_then(|k| sites.get(k)).cloned();
         match error {
             JitError::BoundsFault { site, .. } => JitError::BoundsFault { site, access: listed(&self.accesses, site) },
             JitError::OutOfBounds { code, .. } => {

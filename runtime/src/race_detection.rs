@@ -27,7 +27,7 @@
 //! Races are reported, not raised (as JAX's interpreter reports them): the
 //! first of a call is kept for the caller (`take_race`).
 
-use crate::dma_queue::{View, current_call, pending_on};
+use crate::dma_queue::{View, current_call, next_index, pending_on};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -67,28 +67,10 @@ fn ranges(view: &View, bytes: usize) -> Ranges {
         loop {
             let start = view.address(&index, bytes) as usize;
             ranges.push((start, start + run));
-            // The next index over the outer dims, the last fastest.
-            let mut d = outer;
-            loop {
-                if d == 0 {
-                    break;
-                }
-                d -= 1;
-                index[d] += 1;
-                if index[d] < view.sizes[d] {
-                    break;
-                }
-                index[d] = 0;
-                if d == 0 {
-                    d = usize::MAX;
-                    break;
-                }
-            }
-            if d == usize::MAX || outer == 0 {
-                break;
+            if !next_index(&mut index[..outer], &view.sizes[..outer]) {
+                break ranges;
             }
         }
-        ranges
     };
     ranges.sort_unstable();
     let mut merged: Ranges = Vec::with_capacity(ranges.len());
@@ -328,7 +310,7 @@ pub(crate) unsafe extern "C" fn race_dma(
         check_shared(source.clone(), false, site);
         check_shared(destination.clone(), true, site);
     }
-    let semaphore = sem.address(&vec![0; sem.sizes.len()], 4) as usize;
+    let semaphore = sem.counter() as usize;
     let call = current_call();
     IN_FLIGHT.with(|in_flight| {
         let mut in_flight = in_flight.borrow_mut();
@@ -369,7 +351,7 @@ pub(crate) unsafe extern "C" fn race_access(rank: i64, view: *const i64, bytes: 
 pub(crate) unsafe extern "C" fn race_signal(sem_rank: i64, sem: *const i64) {
     // SAFETY: as for `race_dma`.
     let sem = unsafe { View::read(sem_rank, sem) };
-    let semaphore = sem.address(&vec![0; sem.sizes.len()], 4) as usize;
+    let semaphore = sem.counter() as usize;
     let times = with_clock(|clock| {
         let times = clock.times.clone();
         clock.times[clock.entry] += 1;
@@ -390,7 +372,7 @@ pub(crate) unsafe extern "C" fn race_signal(sem_rank: i64, sem: *const i64) {
 pub(crate) unsafe extern "C" fn race_wait(sem_rank: i64, sem: *const i64) {
     // SAFETY: as for `race_dma`.
     let sem = unsafe { View::read(sem_rank, sem) };
-    let semaphore = sem.address(&vec![0; sem.sizes.len()], 4) as usize;
+    let semaphore = sem.counter() as usize;
     // What the signals of the semaphore saw happens before this core's next access.
     let carried = SEMAPHORE_CLOCKS
         .lock()

@@ -23,3 +23,10 @@ fn kernels<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     names.dedup();
     names.iter().filter_map(|name| find_symbol(&module, name)).collect()
 }
+
+/// Adds `text` to a module's list of sites; its number (from 1), which
+/// compiled code reports and the JIT looks up.
+fn site(sites: &mut Vec<String>, text: String) -> i64 {
+    sites.push(text);
+    sites.len() as i64
+}

@@ -27,6 +27,7 @@
 //! (gathers clamp their positions, JAX's rule).
 //! Without the knob, nothing changes.
 
+use super::site;
 use crate::support::bounds_checks::{Guarded, guard_op, record_first_fault};
 use crate::support::diagnostics::location_text;
 use crate::support::handles::{context_of, location_of, raw_op, value_type};
@@ -223,12 +224,6 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
         raw_op(module.to_raw()).set_strings(REF_ACCESSES, &sites);
     }
     Ok(())
-}
-
-/// Adds `text` to the sites; its number (from 1).
-fn site(sites: &mut Vec<String>, text: String) -> i64 {
-    sites.push(text);
-    sites.len() as i64
 }
 
 fn check(op: MlirOperation, name: &str, mode: Mode, fill: Fill, sites: &mut Vec<String>) -> Result<(), TemplateError> {

@@ -28,6 +28,7 @@
 
 use super::dma_on_wait::{emit_unranked_windows, semaphore_view};
 use super::semaphores::{DmaWindows, dma_windows, semaphore_params, side_view};
+use super::site;
 use crate::support::diagnostics::location_text;
 use crate::support::handles::{context_of, location_of, next_of, operation_ref, raw_op, shaped_element, value_type};
 use crate::support::ir::{collect_operations, element_bits, join, print_type, tensor_shape};
@@ -81,12 +82,6 @@ fn run(module: OperationRef<'static, '_>) -> Result<(), PassError> {
     }
     raw_op(module.to_raw()).set_strings(RACE_SITES, &sites);
     Ok(())
-}
-
-/// Adds `text` to the sites; its number (from 1).
-fn site(sites: &mut Vec<String>, text: String) -> i64 {
-    sites.push(text);
-    sites.len() as i64
 }
 
 /// The declarations of the functions (name, text).
